@@ -1,0 +1,50 @@
+package org.lightwire.transport.link;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The transport's view of the network for one connection: a point-to-point path for datagrams.
+ *
+ * <p>A link carries omniTransport packets (the 8-byte header and its payload). Whatever the
+ * medium needs around them (the UDP connection-id prefix, nothing on an ATM virtual circuit) is
+ * the link's business: {@link #send} is given the header and the payload, {@link #receive}
+ * returns the header and the payload.
+ *
+ * <p>A link is used by one thread at a time for sending and one at a time for receiving; the
+ * driver that owns it serialises access.
+ */
+public interface Link extends Closeable
+{
+    /** Returned by {@link #receive} when the timeout passed with nothing received. */
+    int TIMEOUT = -1;
+
+    /**
+     * Sends one packet as one datagram, gathering {@code header} and {@code payload} without
+     * copying the payload. Both buffers are read from their position to their limit; their
+     * positions are left unspecified.
+     *
+     * @param header the omniTransport header, {@code HeaderFlyweight.HEADER_LENGTH} bytes.
+     * @param payload the packet's payload, or null for a control packet.
+     * @throws IOException a hard network error (the paper's "BAD"): the connection is lost.
+     */
+    void send(ByteBuffer header, ByteBuffer payload) throws IOException;
+
+    /**
+     * Receives one packet into {@code dst} from its position on and advances the position past
+     * it. Datagrams the link drops itself (wrong connection id, wrong sender, malformed prefix)
+     * are counted by the link and never returned.
+     *
+     * @param timeoutNs how long to wait: 0 polls without blocking.
+     * @return the packet's length in bytes (header included), or {@link #TIMEOUT}.
+     * @throws IOException a hard network error, or the link was closed.
+     */
+    int receive(ByteBuffer dst, long timeoutNs) throws IOException;
+
+    /** @return the largest packet, header included, that one datagram carries on this link. */
+    int maxPacketBytes();
+
+    /** @return true when the medium delivers packets in the order they were sent (ATM VCs). */
+    boolean preservesOrder();
+}
