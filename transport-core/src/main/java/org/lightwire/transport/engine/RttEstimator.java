@@ -1,0 +1,96 @@
+package org.lightwire.transport.engine;
+
+/**
+ * Smoothed round-trip time and retransmission timeout in the manner of RFC 6298, bounded by
+ * configured minimum and maximum, with exponential backoff on timeouts.
+ *
+ * <p>Samples come from exchanges that measure the network alone (A1's SYNC idea): the UDP
+ * set-up exchange and RECLAIM answered by RECLAIM_ACK, never from a request and its reply,
+ * whose gap includes the servant's execution time. Retransmitted probes give no sample (Karn).
+ */
+public final class RttEstimator
+{
+    private final long minNs;
+    private final long maxNs;
+    private long srttNs;
+    private long rttvarNs;
+    private long rtoNs;
+    private long backedOffRtoNs;
+    private long samples;
+
+    public RttEstimator(final long minNs, final long maxNs, final long initialNs)
+    {
+        this.minNs = minNs;
+        this.maxNs = maxNs;
+        this.rtoNs = clamp(initialNs);
+        this.backedOffRtoNs = rtoNs;
+    }
+
+    /** Adds one round-trip sample and resets any backoff. */
+    public void onSample(final long rttNs)
+    {
+        if (rttNs < 0)
+        {
+            return;
+        }
+        if (samples == 0)
+        {
+            srttNs = rttNs;
+            rttvarNs = rttNs / 2;
+        }
+        else
+        {
+            final long err = Math.abs(srttNs - rttNs);
+            rttvarNs = rttvarNs - (rttvarNs >> 2) + (err >> 2);
+            srttNs = srttNs - (srttNs >> 3) + (rttNs >> 3);
+        }
+        samples++;
+        rtoNs = clamp(srttNs + 4 * rttvarNs);
+        backedOffRtoNs = rtoNs;
+    }
+
+    /** Doubles the timeout after a retransmission timer fired, up to the maximum. */
+    public void backOff()
+    {
+        backedOffRtoNs = Math.min(maxNs, backedOffRtoNs * 2);
+    }
+
+    /** Ends a backoff once the peer answered. */
+    public void resetBackoff()
+    {
+        backedOffRtoNs = rtoNs;
+    }
+
+    /** @return the current retransmission timeout, backoff included. */
+    public long rtoNs()
+    {
+        return backedOffRtoNs;
+    }
+
+    /** @return the smoothed round-trip time, or 0 before the first sample. */
+    public long srttNs()
+    {
+        return srttNs;
+    }
+
+    public long rttvarNs()
+    {
+        return rttvarNs;
+    }
+
+    public long samples()
+    {
+        return samples;
+    }
+
+    private long clamp(final long ns)
+    {
+        return Math.max(minNs, Math.min(maxNs, ns));
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Rtt{srttNs=" + srttNs + ", rttvarNs=" + rttvarNs + ", rtoNs=" + rtoNs + ", backedOffRtoNs=" + backedOffRtoNs + ", samples=" + samples + '}';
+    }
+}
