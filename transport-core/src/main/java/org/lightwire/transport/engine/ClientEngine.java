@@ -153,6 +153,7 @@ public final class ClientEngine extends ProtocolEngine
      *
      * @return true when a RECLAIM is outstanding after this call.
      */
+    @Override
     public boolean reclaim(final long nowNs)
     {
         checkNotZombie();

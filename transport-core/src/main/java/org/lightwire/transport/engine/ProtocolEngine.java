@@ -81,6 +81,14 @@ public abstract class ProtocolEngine
     /** Input: the time has reached (or passed) {@link #nextDeadlineNs()}. Early calls do nothing harmful. */
     public abstract void onTimer(long nowNs);
 
+    /**
+     * The paper's reclaim (section 4.3): asks the peer to acknowledge the held packets at once,
+     * so that their buffers return to the pool.
+     *
+     * @return true when a RECLAIM is outstanding after this call; false when nothing is held.
+     */
+    public abstract boolean reclaim(long nowNs);
+
     /** Input: the link reported a hard network error (the paper's BAD): move to ZOMBIE. */
     public void onHardError(final String reason)
     {

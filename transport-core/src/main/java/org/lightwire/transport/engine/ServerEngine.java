@@ -129,6 +129,7 @@ public final class ServerEngine extends ProtocolEngine
      *
      * @return true when a RECLAIM is outstanding after this call.
      */
+    @Override
     public boolean reclaim(final long nowNs)
     {
         checkNotZombie();

@@ -1,0 +1,404 @@
+package org.lightwire.transport.channel;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.lightwire.transport.engine.BufferReleaser;
+import org.lightwire.transport.engine.ClientEngine;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.engine.MessageHandler;
+import org.lightwire.transport.engine.MessageWriter;
+import org.lightwire.transport.engine.PacketBatch;
+import org.lightwire.transport.engine.ProtocolEngine;
+import org.lightwire.transport.engine.ZombieConnectionException;
+import org.lightwire.transport.link.Link;
+import org.lightwire.transport.protocol.HeaderFlyweight;
+import org.lightwire.transport.protocol.MessageType;
+
+/**
+ * The client's driver of one connection: a {@link ClientEngine} over a {@link Link}, driven by
+ * the calling thread itself. The caller sends its request and then reads the link until its
+ * reply is whole, so no other thread and no queue sits on the call path (the paper's central
+ * finding, section 1). Only an idle connection with an acknowledgement due is serviced by
+ * another thread, through {@link #serviceIdle(long)}.
+ *
+ * <p>One call at a time: concurrent callers use separate connections ({@link ConnectionPool}).
+ */
+public final class ClientConnection implements AutoCloseable
+{
+    private static final int BATCH_PACKETS = 8;
+
+    private final Link link;
+    private final ClientEngine engine;
+    private final MessageWriter writer;
+    private final PacketBatch batch;
+    private final ReplyBuffer reply;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final String peer;
+    private final HeaderFlyweight peek = new HeaderFlyweight();
+    private IOException sendFailure;
+    private volatile String failure;
+    private volatile boolean closed;
+
+    /**
+     * @param link a connected link; this connection owns and closes it.
+     * @param config engine settings; the packet size is lowered to the link's maximum.
+     * @param peer how messages name the server, e.g. "127.0.0.1:4000 (connection 0x1f...)".
+     * @param maxReplyBytes the largest reply accepted; a larger one fails the call.
+     */
+    public ClientConnection(final Link link, final EngineConfig config, final String peer, final int maxReplyBytes)
+    {
+        this.link = link;
+        this.peer = peer;
+        final EngineConfig effective = config.maxPacketBytes() <= link.maxPacketBytes() ? config :
+            config.toBuilder().maxPacketBytes(link.maxPacketBytes()).build();
+        this.reply = new ReplyBuffer(Math.min(64 * 1024, maxReplyBytes), maxReplyBytes, false);
+        this.engine = new ClientEngine(effective, this::sendPacket, new ReplyHandler(), BufferReleaser.NONE);
+        this.writer = MessageWriter.forClient(engine);
+        this.batch = new PacketBatch(BATCH_PACKETS, link.maxPacketBytes(), true);
+    }
+
+    private void sendPacket(final ByteBuffer header, final ByteBuffer payload)
+    {
+        if (sendFailure != null)
+        {
+            return;
+        }
+        try
+        {
+            link.send(header, payload);
+        }
+        catch (final IOException e)
+        {
+            sendFailure = e;
+        }
+    }
+
+    /** Feeds a round-trip sample measured by the link's set-up exchange to the engine. */
+    public void onSetupRtt(final long rttNs)
+    {
+        if (rttNs > 0)
+        {
+            lock.lock();
+            try
+            {
+                engine.onRttSample(rttNs);
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Makes one exactly-once call and waits for its reply.
+     *
+     * @param request the request bytes from position to limit; the bytes are not modified, but the
+     *                buffer's position and limit are undefined when the call returns (the engine
+     *                sends slices of it without copying).
+     * @param timeoutNs how long to wait for the reply.
+     * @return the reply, from position to limit, valid until the next call on this connection.
+     * @throws CallTimeoutException no reply within {@code timeoutNs}; the connection is closed.
+     * @throws ConnectionFailedException the connection failed; it is closed.
+     */
+    public ByteBuffer call(final ByteBuffer request, final long timeoutNs) throws IOException
+    {
+        lock.lock();
+        try
+        {
+            checkUsable();
+            reply.reset();
+            final long startNs = System.nanoTime();
+            final long callDeadlineNs = startNs + timeoutNs;
+            writer.start(request, true);
+            writer.pump(startNs);
+            checkSendFailure();
+            while (!reply.isComplete())
+            {
+                awaitEvent(callDeadlineNs, startNs);
+            }
+            if (reply.overflowed())
+            {
+                throw fail(new ConnectionFailedException("the reply from " + peer + " is larger than maxMessageBytes = " +
+                    reply.maxMessageBytes() + "; raise it"));
+            }
+            return reply.flipInPlace();
+        }
+        catch (final ZombieConnectionException e)
+        {
+            throw fail(new ConnectionFailedException(e.getMessage() + " (server " + peer + ")", e));
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sends one one-way (at-most-once) call. It returns once the request is on the network; no
+     * reply comes, and a lost packet is never retransmitted. The buffer's position and limit are
+     * undefined afterwards, as for {@link #call}.
+     */
+    public void send(final ByteBuffer request) throws IOException
+    {
+        lock.lock();
+        try
+        {
+            checkUsable();
+            final long nowNs = System.nanoTime();
+            writer.start(request, false);
+            writer.pump(nowNs);
+            checkSendFailure();
+        }
+        catch (final ZombieConnectionException e)
+        {
+            throw fail(new ConnectionFailedException(e.getMessage() + " (server " + peer + ")", e));
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void awaitEvent(final long callDeadlineNs, final long startNs) throws IOException
+    {
+        long nowNs = System.nanoTime();
+        if (writer.isActive())
+        {
+            writer.pump(nowNs);
+            checkSendFailure();
+        }
+        final long deadlineNs = engine.nextDeadlineNs();
+        final long wakeNs = deadlineNs == ProtocolEngine.NO_DEADLINE || deadlineNs - callDeadlineNs > 0 ? callDeadlineNs : deadlineNs;
+        final ByteBuffer slot = batch.nextSlot();
+        final int length;
+        try
+        {
+            length = link.receive(slot, Math.max(0, wakeNs - nowNs));
+        }
+        catch (final IOException e)
+        {
+            engine.onHardError(e.getMessage());
+            throw fail(new ConnectionFailedException("connection to " + peer + " failed: " + e.getMessage(), e));
+        }
+        if (length >= 0)
+        {
+            batch.commit();
+            if (moreDataLikely(slot))
+            {
+                drainInto();
+            }
+            nowNs = System.nanoTime();
+            batch.dispatch(engine, nowNs);
+        }
+        else
+        {
+            nowNs = System.nanoTime();
+        }
+        final long due = engine.nextDeadlineNs();
+        if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+        {
+            engine.onTimer(nowNs);
+        }
+        checkSendFailure();
+        if (engine.isZombie())
+        {
+            throw fail(new ConnectionFailedException(engine.zombieReason() + " (server " + peer + ")"));
+        }
+        if (!reply.isComplete() && callDeadlineNs - nowNs <= 0)
+        {
+            throw fail(new CallTimeoutException("no reply from " + peer + " within " + ((nowNs - startNs) / 1_000_000L) +
+                " ms (the caller's timeout); the server is alive but has not answered call " + engine.callSeq()));
+        }
+    }
+
+    /**
+     * A packet of a multi-packet message other than its last: more are probably queued behind
+     * it, and reading them now lets control packets among them go first. For the common
+     * one-packet reply this costs no extra system call.
+     */
+    private boolean moreDataLikely(final ByteBuffer slot)
+    {
+        if (slot.remaining() < HeaderFlyweight.HEADER_LENGTH)
+        {
+            return false;
+        }
+        peek.wrap(slot, slot.position());
+        return peek.typeCode() == MessageType.PARTIAL.code();
+    }
+
+    private void drainInto() throws IOException
+    {
+        ByteBuffer slot;
+        while ((slot = batch.nextSlot()) != null)
+        {
+            final int length;
+            try
+            {
+                length = link.receive(slot, 0);
+            }
+            catch (final IOException e)
+            {
+                engine.onHardError(e.getMessage());
+                throw fail(new ConnectionFailedException("connection to " + peer + " failed: " + e.getMessage(), e));
+            }
+            if (length < 0)
+            {
+                return;
+            }
+            batch.commit();
+        }
+    }
+
+    /**
+     * Services an idle connection from a maintenance thread: reads what arrived, and fires the
+     * acknowledgement timer when it is due. Does nothing if a call holds the connection.
+     *
+     * @return false when the connection failed and should be discarded.
+     */
+    public boolean serviceIdle(final long nowNs)
+    {
+        if (!lock.tryLock())
+        {
+            return true;
+        }
+        try
+        {
+            if (closed)
+            {
+                return false;
+            }
+            drainInto();
+            batch.dispatch(engine, nowNs);
+            final long due = engine.nextDeadlineNs();
+            if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+            {
+                engine.onTimer(nowNs);
+            }
+            checkSendFailure();
+            if (engine.isZombie())
+            {
+                fail(new ConnectionFailedException(engine.zombieReason()));
+                return false;
+            }
+            return true;
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** @return when {@link #serviceIdle} should next run, or {@link ProtocolEngine#NO_DEADLINE}. */
+    public long nextDeadlineNs()
+    {
+        return engine.nextDeadlineNs();
+    }
+
+    /** @return true while calls can be made: not closed, not failed. */
+    public boolean isUsable()
+    {
+        return !closed && failure == null;
+    }
+
+    public String failure()
+    {
+        return failure;
+    }
+
+    public org.lightwire.transport.engine.ConnectionCounters counters()
+    {
+        return engine.counters();
+    }
+
+    public Link link()
+    {
+        return link;
+    }
+
+    private void checkUsable() throws IOException
+    {
+        if (failure != null)
+        {
+            throw new ConnectionFailedException("connection to " + peer + " failed earlier: " + failure);
+        }
+        if (closed)
+        {
+            throw new ConnectionFailedException("connection to " + peer + " is closed");
+        }
+    }
+
+    private void checkSendFailure() throws IOException
+    {
+        if (sendFailure != null)
+        {
+            final IOException e = sendFailure;
+            engine.onHardError(e.getMessage());
+            throw fail(new ConnectionFailedException("sending to " + peer + " failed: " + e.getMessage(), e));
+        }
+    }
+
+    private ConnectionFailedException fail(final ConnectionFailedException e)
+    {
+        if (failure == null)
+        {
+            failure = e.getMessage();
+        }
+        closeQuietly();
+        return e;
+    }
+
+    private void closeQuietly()
+    {
+        closed = true;
+        try
+        {
+            link.close();
+        }
+        catch (final IOException ignored)
+        {
+            // Closing a failed link: nothing more to report than the failure itself.
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        lock.lock();
+        try
+        {
+            closeQuietly();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ClientConnection{peer=" + peer + ", engine=" + engine + ", failure=" + failure + '}';
+    }
+
+    private final class ReplyHandler implements MessageHandler
+    {
+        @Override
+        public void onMessageData(final ByteBuffer payload, final boolean endOfMessage, final boolean exactlyOnce)
+        {
+            reply.append(payload, endOfMessage);
+        }
+
+        @Override
+        public void onMessageAborted(final String reason)
+        {
+            // A client engine never aborts: only one-way requests, at the server, are aborted.
+        }
+    }
+}

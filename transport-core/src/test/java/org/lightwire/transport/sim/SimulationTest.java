@@ -1,0 +1,115 @@
+package org.lightwire.transport.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.memory.Faults;
+import org.lightwire.transport.link.memory.SeedReporter;
+import org.lightwire.transport.link.memory.Side;
+import org.lightwire.transport.protocol.MessageType;
+
+/**
+ * The second test tier: a client and a server engine over a seeded lossy network, many calls,
+ * exact outcomes. A failure prints its seed (SeedReporter) and replays exactly.
+ */
+@ExtendWith(SeedReporter.class)
+class SimulationTest
+{
+    static final long MS = 1_000_000L;
+    static final EngineConfig CONFIG = EngineConfig.builder()
+        .ackDelayNs(2 * MS)
+        .retransmitMinNs(MS)
+        .retransmitMaxNs(200 * MS)
+        .retransmitInitialNs(5 * MS)
+        .peerTimeoutNs(60_000 * MS)
+        .rttProbeIntervalNs(100 * MS)
+        .build();
+
+    static EngineSimulation.Settings settings(final long seed, final int calls, final Faults faults, final double oneWayRate)
+    {
+        return new EngineSimulation.Settings(
+            seed, calls,
+            oneWayRate,
+            0.07, 16 * 1024,
+            0.01, 256 * 1024,
+            1024,
+            0.05, 10 * MS,
+            50_000,
+            faults, faults, CONFIG);
+    }
+
+    static final Faults HOSTILE = Faults.builder()
+        .dropRate(0.20)
+        .duplicateRate(0.05)
+        .reorderRate(0.05)
+        .delayNs(0, 20_000)
+        .build();
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void hundredThousandMixedCallsAtTwentyPercentLossExecuteExactlyOnceWithIdenticalReplies(final long seed)
+    {
+        SeedReporter.register(seed, "EngineSimulation seed (network and workload)");
+        final EngineSimulation.Result r = new EngineSimulation(settings(seed, 100_000, HOSTILE, 0.3)).run();
+        System.out.printf("simulation seed %d: %d calls (%d exactly-once, %d one-way of which %d executed), %d retransmissions, %d NACKs, %.1f s virtual%n",
+            seed, r.calls(), r.exactlyOnceCalls(), r.oneWayCalls(), r.oneWayExecuted(), r.retransmissions(), r.nacks(), r.virtualNs() / 1e9);
+        assertEquals(r.exactlyOnceCalls(), r.repliesVerified());
+        assertEquals(100_000, r.exactlyOnceCalls() + r.oneWayCalls());
+        assertTrue(r.retransmissions() > 0, "at 20% loss something was retransmitted");
+    }
+
+    @Test
+    void losslessRunNeedsNoRetransmissionAndExecutesEveryOneWayCall()
+    {
+        final EngineSimulation.Result r = new EngineSimulation(settings(11, 5_000, Faults.NONE, 0.3)).run();
+        assertEquals(0, r.retransmissions());
+        assertEquals(0, r.nacks());
+        assertEquals(r.oneWayCalls(), r.oneWayExecuted());
+    }
+
+    @Test
+    void firstCallOfARunLost()
+    {
+        final int[] drops = new int[1];
+        final EngineSimulation sim = new EngineSimulation(settings(12, 3, Faults.NONE, 0)).dropRule((from, h) ->
+            // The first transmission of call 1's request: the first packet of the connection.
+            from == Side.A && h.type().isData() && h.callSeq() == 1 && drops[0]++ == 0);
+        final EngineSimulation.Result r = sim.run();
+        assertEquals(1, r.packetsDroppedByRule());
+        assertEquals(3, r.repliesVerified());
+        // The client timed out and NACKed (case i); the server, which never saw call 1, NACKed
+        // back for packet 0 (case iv); the client retransmitted the request once (case ii).
+        assertEquals(1, sim.client().counters().timeouts());
+        assertEquals(1, sim.server().counters().nacksSent());
+        assertEquals(1, sim.client().counters().retransmissions());
+        assertEquals(0, sim.server().counters().retransmissions());
+    }
+
+    @Test
+    void lastCallOfARunLost()
+    {
+        // Fewer than 256 calls, so that the last call's sequence number names it alone.
+        final int calls = 200;
+        final int[] drops = new int[2];
+        final EngineSimulation sim = new EngineSimulation(settings(13, calls, Faults.NONE, 0)).dropRule((from, h) ->
+        {
+            final boolean lastRequest = from == Side.A && h.type().isData() && h.callSeq() == calls;
+            final boolean lastAck = from == Side.A && h.type() == MessageType.CALL_ACK && h.callSeq() == calls;
+            // The first transmission of the last request, and the first CALL_ACK of its reply:
+            // no later call follows to acknowledge either implicitly.
+            return (lastRequest && drops[0]++ == 0) || (lastAck && drops[1]++ == 0);
+        });
+        final EngineSimulation.Result r = sim.run();
+        assertEquals(2, r.packetsDroppedByRule());
+        assertEquals(calls, r.repliesVerified());
+        assertEquals(0, sim.server().heldPackets(), "the last reply was acknowledged in the end");
+        assertEquals(1, sim.client().counters().retransmissions(), "the last request was sent again once");
+        assertEquals(2, drops[1], "the CALL_ACK of the last reply was lost, then sent again");
+        assertEquals(1, sim.server().counters().timeouts(), "the server retransmitted its unacknowledged reply once");
+    }
+}
