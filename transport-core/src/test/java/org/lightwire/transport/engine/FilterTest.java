@@ -62,6 +62,12 @@ class FilterTest
             }
 
             @Override
+            public boolean reclaim(final long nowNs)
+            {
+                return false;
+            }
+
+            @Override
             protected boolean awaitingPeer()
             {
                 return false;

@@ -1,0 +1,267 @@
+package org.lightwire.transport.channel;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.lightwire.transport.engine.ProtocolEngine;
+
+/**
+ * The client's connections to one server, as omniORB keeps its channels: created on demand, one
+ * per concurrent call, bounded, and reused when idle (most recently used first, as its socket
+ * and engine are warm).
+ *
+ * <p>A daemon thread services idle connections: it sends the CALL_ACK of a connection that
+ * stayed idle for the ack delay and reads what arrives meanwhile. It sleeps until the earliest
+ * idle deadline and is never on the call path.
+ */
+public final class ConnectionPool implements AutoCloseable
+{
+    /** Opens a new connection to the pool's server. */
+    @FunctionalInterface
+    public interface Connector
+    {
+        ClientConnection connect() throws IOException;
+    }
+
+    private final Connector connector;
+    private final String server;
+    private final int maxConnections;
+    private final long acquireTimeoutNs;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition released = lock.newCondition();
+    private final ArrayDeque<ClientConnection> idle = new ArrayDeque<>();
+    private final List<ClientConnection> scratch = new ArrayList<>();
+    private final Thread servicer;
+    private int open;
+    private int pendingConnects;
+    private volatile long plannedWakeNs;
+    private volatile boolean closed;
+    private long connectsMade;
+    private long connectionsDiscarded;
+
+    /**
+     * @param connector opens connections.
+     * @param server the server's name, for messages.
+     * @param maxConnections the most connections (concurrent calls) to this server.
+     * @param acquireTimeoutNs how long a caller waits for a connection when all are busy.
+     */
+    public ConnectionPool(final Connector connector, final String server, final int maxConnections, final long acquireTimeoutNs)
+    {
+        if (maxConnections < 1)
+        {
+            throw new IllegalArgumentException("maxConnections = " + maxConnections + " must be at least 1");
+        }
+        this.connector = connector;
+        this.server = server;
+        this.maxConnections = maxConnections;
+        this.acquireTimeoutNs = acquireTimeoutNs;
+        this.servicer = new Thread(this::serviceLoop, "lightwire-idle-" + server);
+        servicer.setDaemon(true);
+        servicer.start();
+    }
+
+    /**
+     * @return an idle connection, or a new one while fewer than the maximum are open.
+     * @throws IOException when none is free within the acquire timeout, or connecting failed.
+     */
+    public ClientConnection acquire() throws IOException
+    {
+        final long deadlineNs = System.nanoTime() + acquireTimeoutNs;
+        lock.lock();
+        try
+        {
+            while (true)
+            {
+                if (closed)
+                {
+                    throw new IOException("the connection pool to " + server + " is closed");
+                }
+                ClientConnection c;
+                while ((c = idle.pollFirst()) != null)
+                {
+                    if (c.isUsable())
+                    {
+                        return c;
+                    }
+                    discard(c);
+                }
+                if (open + pendingConnects < maxConnections)
+                {
+                    pendingConnects++;
+                    break;
+                }
+                final long waitNs = deadlineNs - System.nanoTime();
+                if (waitNs <= 0)
+                {
+                    throw new IOException("all " + maxConnections + " connections to " + server + " stayed busy for " +
+                        TimeUnit.NANOSECONDS.toMillis(acquireTimeoutNs) + " ms; raise the connection limit (maxConnections)");
+                }
+                released.awaitNanos(waitNs);
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for a connection to " + server, e);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        return connectOutsideLock();
+    }
+
+    private ClientConnection connectOutsideLock() throws IOException
+    {
+        ClientConnection c = null;
+        try
+        {
+            c = connector.connect();
+            return c;
+        }
+        finally
+        {
+            lock.lock();
+            try
+            {
+                pendingConnects--;
+                if (c != null)
+                {
+                    open++;
+                    connectsMade++;
+                }
+                else
+                {
+                    released.signal();
+                }
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Gives a connection back after a call; a failed one is closed and forgotten. */
+    public void release(final ClientConnection c)
+    {
+        lock.lock();
+        try
+        {
+            if (closed || !c.isUsable())
+            {
+                discard(c);
+            }
+            else
+            {
+                idle.addFirst(c);
+            }
+            released.signal();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        final long deadlineNs = c.nextDeadlineNs();
+        if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - plannedWakeNs < 0)
+        {
+            LockSupport.unpark(servicer);
+        }
+    }
+
+    private void discard(final ClientConnection c)
+    {
+        open--;
+        connectionsDiscarded++;
+        c.close();
+    }
+
+    private void serviceLoop()
+    {
+        while (!closed)
+        {
+            final long nowNs = System.nanoTime();
+            long wakeNs = nowNs + TimeUnit.SECONDS.toNanos(1);
+            scratch.clear();
+            lock.lock();
+            try
+            {
+                scratch.addAll(idle);
+            }
+            finally
+            {
+                lock.unlock();
+            }
+            for (final ClientConnection c : scratch)
+            {
+                final long deadlineNs = c.nextDeadlineNs();
+                if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
+                {
+                    c.serviceIdle(nowNs);
+                }
+                final long next = c.nextDeadlineNs();
+                if (next != ProtocolEngine.NO_DEADLINE && next - wakeNs < 0)
+                {
+                    wakeNs = next;
+                }
+            }
+            plannedWakeNs = wakeNs;
+            final long sleepNs = wakeNs - System.nanoTime();
+            if (sleepNs > 0)
+            {
+                LockSupport.parkNanos(this, sleepNs);
+            }
+        }
+    }
+
+    /** @return connections open now, idle or in a call. */
+    public int openConnections()
+    {
+        lock.lock();
+        try
+        {
+            return open;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    public long connectsMade()
+    {
+        return connectsMade;
+    }
+
+    public long connectionsDiscarded()
+    {
+        return connectionsDiscarded;
+    }
+
+    @Override
+    public void close()
+    {
+        lock.lock();
+        try
+        {
+            closed = true;
+            ClientConnection c;
+            while ((c = idle.pollFirst()) != null)
+            {
+                discard(c);
+            }
+            released.signalAll();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        LockSupport.unpark(servicer);
+    }
+}

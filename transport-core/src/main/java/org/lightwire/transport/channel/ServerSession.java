@@ -1,0 +1,237 @@
+package org.lightwire.transport.channel;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.lightwire.transport.engine.BufferReleaser;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.engine.MessageHandler;
+import org.lightwire.transport.engine.MessageWriter;
+import org.lightwire.transport.engine.PacketSender;
+import org.lightwire.transport.engine.ProtocolEngine;
+import org.lightwire.transport.engine.ServerEngine;
+import org.lightwire.transport.engine.ZombieConnectionException;
+
+/**
+ * The server's driver of one connection: a {@link ServerEngine} fed by whatever thread receives
+ * the connection's packets, requests handed whole to a {@link RequestHandler}, replies fed back
+ * through the buffer pool. The engine is guarded by a lock, since a reply may come from a worker
+ * thread while the receiving thread handles the next packet.
+ */
+public final class ServerSession
+{
+    private final String name;
+    private final ServerEngine engine;
+    private final MessageWriter replyWriter;
+    private final ReplyBuffer request;
+    private final RequestHandler handler;
+    private final Executor executor;
+    private final ReentrantLock lock = new ReentrantLock();
+    private long requestsTooLarge;
+
+    /**
+     * @param executor where the handler runs; null runs it on the receiving thread, inside
+     *                 {@link #onPacket}, with no hand-off.
+     */
+    public ServerSession(
+        final String name,
+        final EngineConfig config,
+        final PacketSender sender,
+        final RequestHandler handler,
+        final Executor executor,
+        final int maxRequestBytes)
+    {
+        this.name = name;
+        this.handler = handler;
+        this.executor = executor;
+        this.request = new ReplyBuffer(Math.min(16 * 1024, maxRequestBytes), maxRequestBytes, false);
+        this.engine = new ServerEngine(config, sender, new RequestAssembler(), BufferReleaser.NONE);
+        this.replyWriter = MessageWriter.forServer(engine);
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    /** Feeds one received packet (header first) to the engine. Never throws for what the network sent. */
+    public void onPacket(final ByteBuffer packet, final long nowNs)
+    {
+        lock.lock();
+        try
+        {
+            engine.onPacket(packet, nowNs);
+            pumpReply(nowNs);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Fires the engine's timer if it is due.
+     *
+     * @return false when the connection has become a zombie and should be removed.
+     */
+    public boolean onTick(final long nowNs)
+    {
+        lock.lock();
+        try
+        {
+            final long due = engine.nextDeadlineNs();
+            if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+            {
+                engine.onTimer(nowNs);
+            }
+            pumpReply(nowNs);
+            return !engine.isZombie();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Reports a hard error on the connection's link. */
+    public void onHardError(final String reason)
+    {
+        lock.lock();
+        try
+        {
+            engine.onHardError(reason);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    void reply(final ByteBuffer reply)
+    {
+        lock.lock();
+        try
+        {
+            if (engine.isZombie())
+            {
+                return;
+            }
+            replyWriter.start(reply, true);
+            pumpReply(System.nanoTime());
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void pumpReply(final long nowNs)
+    {
+        if (replyWriter.isActive() && !engine.isZombie())
+        {
+            try
+            {
+                replyWriter.pump(nowNs);
+            }
+            catch (final ZombieConnectionException e)
+            {
+                // The connection died while the reply was being sent: nobody is left to tell.
+            }
+        }
+    }
+
+    public ServerEngine.State state()
+    {
+        lock.lock();
+        try
+        {
+            return engine.state();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    public boolean isZombie()
+    {
+        return engine.isZombie();
+    }
+
+    public String zombieReason()
+    {
+        return engine.zombieReason();
+    }
+
+    public long nextDeadlineNs()
+    {
+        return engine.nextDeadlineNs();
+    }
+
+    public org.lightwire.transport.engine.ConnectionCounters counters()
+    {
+        return engine.counters();
+    }
+
+    /** Requests dropped because they exceeded the largest request size. */
+    public long requestsTooLarge()
+    {
+        return requestsTooLarge;
+    }
+
+    private final class RequestAssembler implements MessageHandler
+    {
+        @Override
+        public void onMessageData(final ByteBuffer payload, final boolean endOfMessage, final boolean exactlyOnce)
+        {
+            request.append(payload, endOfMessage);
+            if (!endOfMessage)
+            {
+                return;
+            }
+            if (request.overflowed())
+            {
+                requestsTooLarge++;
+                request.reset();
+                // The request cannot be served; the client learns it through its call timeout
+                // or the zombie that follows (the connection is closed).
+                engine.onHardError("request larger than maxMessageBytes = " + request.maxMessageBytes());
+                return;
+            }
+            final ByteBuffer bytes;
+            if (executor == null)
+            {
+                bytes = request.flipInPlace();
+            }
+            else
+            {
+                final ByteBuffer view = request.flipInPlace();
+                bytes = ByteBuffer.allocate(view.remaining()).put(view).flip();
+            }
+            final ServerCall call = new ServerCall(ServerSession.this, bytes, exactlyOnce);
+            if (executor == null)
+            {
+                try
+                {
+                    handler.onRequest(call);
+                }
+                finally
+                {
+                    request.reset();
+                }
+            }
+            else
+            {
+                request.reset();
+                executor.execute(() -> handler.onRequest(call));
+            }
+        }
+
+        @Override
+        public void onMessageAborted(final String reason)
+        {
+            request.reset();
+        }
+    }
+}
