@@ -29,6 +29,7 @@ public final class ServerSession
     private final Executor executor;
     private final ReentrantLock lock = new ReentrantLock();
     private long requestsTooLarge;
+    private final java.util.concurrent.atomic.LongAdder handlerFailures = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param executor where the handler runs; null runs it on the receiving thread, inside
@@ -180,6 +181,12 @@ public final class ServerSession
         return requestsTooLarge;
     }
 
+    /** Requests whose handler threw; an exactly-once one among them was never answered. */
+    public long handlerFailures()
+    {
+        return handlerFailures.sum();
+    }
+
     private final class RequestAssembler implements MessageHandler
     {
         @Override
@@ -216,6 +223,12 @@ public final class ServerSession
                 {
                     handler.onRequest(call);
                 }
+                catch (final RuntimeException e)
+                {
+                    // The application's fault must not stop the receiving thread; the client
+                    // of an unanswered call learns of it through its own timeout.
+                    handlerFailures.increment();
+                }
                 finally
                 {
                     request.reset();
@@ -224,7 +237,17 @@ public final class ServerSession
             else
             {
                 request.reset();
-                executor.execute(() -> handler.onRequest(call));
+                executor.execute(() ->
+                {
+                    try
+                    {
+                        handler.onRequest(call);
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        handlerFailures.increment();
+                    }
+                });
             }
         }
 

@@ -277,7 +277,7 @@ public final class ClientEngine extends ProtocolEngine
                 acknowledgeRequest();
                 peerAnswered();
                 expectedReplySeq = SequenceSpace.next(expectedReplySeq);
-                deliver(packet, complete, true);
+                // The state moves before the upcall, so that a handler may begin the next call.
                 if (complete)
                 {
                     replyComplete(nowNs);
@@ -286,6 +286,7 @@ public final class ClientEngine extends ProtocolEngine
                 {
                     armTimer(nowNs + rtt.rtoNs());
                 }
+                deliver(packet, complete, true);
                 break;
             case OUT_OF_SEQUENCE:
                 // Client error case (i): an out-of-sequence packet. Any reply packet shows the

@@ -316,13 +316,17 @@ public final class ServerEngine extends ProtocolEngine
             disarmTimer();
             peerAnswered();
         }
-        transitionTo(State.REQUEST_IN_PROGRESS);
-        deliver(packet, complete, exactlyOnce);
+        // The state moves before the upcall, so that a handler may reply from inside it.
         if (complete)
         {
             callDone = true;
             transitionTo(exactlyOnce ? State.EXECUTING : State.IDLE);
         }
+        else
+        {
+            transitionTo(State.REQUEST_IN_PROGRESS);
+        }
+        deliver(packet, complete, exactlyOnce);
     }
 
     private void nackForMissing(final int c, final int seq, final long nowNs, final boolean force)
