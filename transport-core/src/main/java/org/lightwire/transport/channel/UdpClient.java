@@ -1,0 +1,116 @@
+package org.lightwire.transport.channel;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.udp.UdpClientLink;
+import org.lightwire.transport.link.udp.UdpLinkConfig;
+import org.lightwire.transport.link.udp.UdpPrefixFlyweight;
+
+/**
+ * A Lightwire client over UDP: a {@link ConnectionPool} per server, each connection a
+ * {@link UdpClientLink} (its own socket, read by the calling thread) and a client engine.
+ * Thread-safe: concurrent calls to one server use separate connections.
+ */
+public final class UdpClient implements AutoCloseable
+{
+    /** Default most connections (concurrent calls) per server. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 64;
+
+    private final EngineConfig engineConfig;
+    private final UdpLinkConfig linkConfig;
+    private final int maxConnections;
+    private final long acquireTimeoutNs;
+    private final int maxReplyBytes;
+    private final ConcurrentHashMap<InetSocketAddress, ConnectionPool> pools = new ConcurrentHashMap<>();
+
+    /** Reads the reply before the connection goes back to the pool. */
+    @FunctionalInterface
+    public interface ReplyReader<T>
+    {
+        T read(ByteBuffer reply);
+    }
+
+    public UdpClient(
+        final EngineConfig engineConfig,
+        final UdpLinkConfig linkConfig,
+        final int maxConnections,
+        final long acquireTimeoutNs,
+        final int maxReplyBytes)
+    {
+        this.engineConfig = engineConfig;
+        this.linkConfig = linkConfig;
+        this.maxConnections = maxConnections;
+        this.acquireTimeoutNs = acquireTimeoutNs;
+        this.maxReplyBytes = maxReplyBytes;
+    }
+
+    /** A client with default settings. */
+    public static UdpClient withDefaults()
+    {
+        return new UdpClient(EngineConfig.defaults(), UdpLinkConfig.defaults(), DEFAULT_MAX_CONNECTIONS,
+            TimeUnit.SECONDS.toNanos(30), UdpServer.DEFAULT_MAX_MESSAGE_BYTES);
+    }
+
+    /** @return the pool of connections to {@code server}, made on first use. */
+    public ConnectionPool pool(final InetSocketAddress server)
+    {
+        return pools.computeIfAbsent(server, s -> new ConnectionPool(() -> connect(s), s.toString(), maxConnections, acquireTimeoutNs));
+    }
+
+    private ClientConnection connect(final InetSocketAddress server) throws IOException
+    {
+        final UdpClientLink link = UdpClientLink.connect(server, linkConfig);
+        final ClientConnection c = new ClientConnection(link, engineConfig,
+            server + " (connection " + UdpPrefixFlyweight.formatId(link.connectionId()) + ")", maxReplyBytes);
+        c.onSetupRtt(link.setupRttNs());
+        return c;
+    }
+
+    /**
+     * One exactly-once call.
+     *
+     * @param request from position to limit; its position and limit are undefined afterwards.
+     * @param reader reads the reply (valid only during {@code read}).
+     */
+    public <T> T call(final InetSocketAddress server, final ByteBuffer request, final long timeoutNs, final ReplyReader<T> reader)
+        throws IOException
+    {
+        final ConnectionPool pool = pool(server);
+        final ClientConnection c = pool.acquire();
+        try
+        {
+            return reader.read(c.call(request, timeoutNs));
+        }
+        finally
+        {
+            pool.release(c);
+        }
+    }
+
+    /** One one-way (at-most-once) call. */
+    public void send(final InetSocketAddress server, final ByteBuffer request) throws IOException
+    {
+        final ConnectionPool pool = pool(server);
+        final ClientConnection c = pool.acquire();
+        try
+        {
+            c.send(request);
+        }
+        finally
+        {
+            pool.release(c);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        pools.values().forEach(ConnectionPool::close);
+        pools.clear();
+    }
+}

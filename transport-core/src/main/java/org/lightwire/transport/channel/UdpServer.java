@@ -1,0 +1,213 @@
+package org.lightwire.transport.channel;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.engine.ProtocolEngine;
+import org.lightwire.transport.engine.ServerEngine;
+import org.lightwire.transport.link.udp.ServerPacketHandler;
+import org.lightwire.transport.link.udp.UdpLinkConfig;
+import org.lightwire.transport.link.udp.UdpServerConnection;
+import org.lightwire.transport.link.udp.UdpServerEndpoint;
+
+/**
+ * A Lightwire server over UDP: one socket ({@link UdpServerEndpoint}), one {@link ServerSession}
+ * per client connection, demultiplexed by connection id. Packets are handed to the engine on the
+ * endpoint's event-loop thread; the {@link RequestHandler} runs there too unless an executor is
+ * given. A timer thread fires the engines' retransmission timers, removes connections that became
+ * zombies, and closes connections idle for longer than {@code idleTimeoutNs}.
+ */
+public final class UdpServer implements AutoCloseable
+{
+    /** Default time a connection with nothing in progress is kept: a client may come back. */
+    public static final long DEFAULT_IDLE_TIMEOUT_NS = TimeUnit.MINUTES.toNanos(10);
+    /** Default largest request. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+    private final EngineConfig engineConfig;
+    private final RequestHandler handler;
+    private final Executor executor;
+    private final int maxMessageBytes;
+    private final long idleTimeoutNs;
+    /** Touched only on the endpoint's event loop. */
+    private final Map<UdpServerConnection, Entry> byConnection = new IdentityHashMap<>();
+    /** For the timer thread. */
+    private final Map<UdpServerConnection, Entry> entries = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer;
+    private final UdpServerEndpoint endpoint;
+    private volatile long zombiesRemoved;
+    private volatile long idleClosed;
+
+    private static final class Entry
+    {
+        final ServerSession session;
+        volatile long lastPacketNs;
+
+        Entry(final ServerSession session, final long nowNs)
+        {
+            this.session = session;
+            this.lastPacketNs = nowNs;
+        }
+    }
+
+    /**
+     * Binds and starts a server.
+     *
+     * @param bind where to listen (port 0 picks one).
+     * @param engineConfig the engines' settings; their packet size is the link's.
+     * @param linkConfig the socket's settings.
+     * @param handler the application.
+     * @param executor where the handler runs; null runs it on the event loop (no hand-off:
+     *                 right for short handlers, wrong for ones that block).
+     * @param maxMessageBytes the largest request accepted.
+     * @param idleTimeoutNs how long an idle connection is kept.
+     */
+    public UdpServer(
+        final InetSocketAddress bind,
+        final EngineConfig engineConfig,
+        final UdpLinkConfig linkConfig,
+        final RequestHandler handler,
+        final Executor executor,
+        final int maxMessageBytes,
+        final long idleTimeoutNs) throws IOException
+    {
+        this.engineConfig = engineConfig.maxPacketBytes() <= linkConfig.maxPacketBytes() ? engineConfig :
+            engineConfig.toBuilder().maxPacketBytes(linkConfig.maxPacketBytes()).build();
+        this.handler = handler;
+        this.executor = executor;
+        this.maxMessageBytes = maxMessageBytes;
+        this.idleTimeoutNs = idleTimeoutNs;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "lightwire-server-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        this.endpoint = UdpServerEndpoint.bind(bind, linkConfig, new Handler());
+        final long tickNs = Math.max(TimeUnit.MICROSECONDS.toNanos(500), this.engineConfig.retransmitMinNs() / 2);
+        timer.scheduleAtFixedRate(this::tick, tickNs, tickNs, TimeUnit.NANOSECONDS);
+    }
+
+    /** A server with default settings and the handler on the event loop. */
+    public static UdpServer start(final InetSocketAddress bind, final RequestHandler handler) throws IOException
+    {
+        return new UdpServer(bind, EngineConfig.defaults(), UdpLinkConfig.defaults(), handler, null,
+            DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_IDLE_TIMEOUT_NS);
+    }
+
+    public InetSocketAddress localAddress()
+    {
+        return endpoint.localAddress();
+    }
+
+    public UdpServerEndpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    /** @return connections open now. */
+    public int connections()
+    {
+        return entries.size();
+    }
+
+    public long zombiesRemoved()
+    {
+        return zombiesRemoved;
+    }
+
+    public long idleClosed()
+    {
+        return idleClosed;
+    }
+
+    /** @return the sum of a counter over every open connection, for tests and reports. */
+    public long sum(final java.util.function.ToLongFunction<org.lightwire.transport.engine.ConnectionCounters> counter)
+    {
+        long total = 0;
+        for (final Entry e : entries.values())
+        {
+            total += counter.applyAsLong(e.session.counters());
+        }
+        return total;
+    }
+
+    private void tick()
+    {
+        final long nowNs = System.nanoTime();
+        for (final Map.Entry<UdpServerConnection, Entry> e : entries.entrySet())
+        {
+            final Entry entry = e.getValue();
+            final ServerSession session = entry.session;
+            final long deadlineNs = session.nextDeadlineNs();
+            if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
+            {
+                if (!session.onTick(nowNs))
+                {
+                    zombiesRemoved++;
+                    e.getKey().close();
+                    continue;
+                }
+            }
+            if (deadlineNs == ProtocolEngine.NO_DEADLINE && session.state() == ServerEngine.State.IDLE &&
+                nowNs - entry.lastPacketNs > idleTimeoutNs)
+            {
+                idleClosed++;
+                e.getKey().close();
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        timer.shutdownNow();
+        endpoint.close();
+    }
+
+    private final class Handler implements ServerPacketHandler
+    {
+        @Override
+        public void onConnect(final UdpServerConnection connection)
+        {
+            final String name = connection.remoteAddress() + "#" + Long.toHexString(connection.connectionId());
+            final ServerSession session = new ServerSession(name, engineConfig, connection::send, handler, executor, maxMessageBytes);
+            final Entry entry = new Entry(session, System.nanoTime());
+            byConnection.put(connection, entry);
+            entries.put(connection, entry);
+        }
+
+        @Override
+        public void onPacket(final UdpServerConnection connection, final ByteBuffer packet, final long nowNs)
+        {
+            final Entry entry = byConnection.get(connection);
+            if (entry == null)
+            {
+                return;
+            }
+            entry.lastPacketNs = nowNs;
+            entry.session.onPacket(packet, nowNs);
+            if (entry.session.isZombie())
+            {
+                zombiesRemoved++;
+                connection.close();
+            }
+        }
+
+        @Override
+        public void onClose(final UdpServerConnection connection, final String reason)
+        {
+            byConnection.remove(connection);
+            entries.remove(connection);
+        }
+    }
+}
