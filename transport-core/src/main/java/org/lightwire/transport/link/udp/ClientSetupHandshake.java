@@ -1,0 +1,228 @@
+package org.lightwire.transport.link.udp;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The client half of the UDP set-up exchange as a pure state machine: it does no I/O and reads
+ * no clock. Its driver ({@link AbstractUdpClientLink}) sends the CONNECT it writes, feeds it
+ * every valid set-up body that arrives ({@link #onSetup}) and calls {@link #onTimer} at
+ * {@link #nextDeadlineNs()}.
+ *
+ * <p>CONNECT is retransmitted at {@code setupRetryNs}, then at twice the previous interval,
+ * until an ACCEPT echoing the nonce arrives or {@code connectTimeoutNs} has passed since the
+ * first CONNECT. The set-up round-trip time is measured only when the answered CONNECT was
+ * the only one sent (Karn's rule: with retransmissions the ACCEPT cannot be matched to a send).
+ */
+final class ClientSetupHandshake
+{
+    /** States of the exchange. */
+    enum State
+    {
+        IDLE,
+        CONNECTING,
+        ACCEPTED,
+        TIMED_OUT
+    }
+
+    /** What the driver must do after {@link #onTimer}. */
+    enum Action
+    {
+        NONE,
+        RETRANSMIT,
+        TIMED_OUT
+    }
+
+    /** What a set-up body meant to the exchange. */
+    enum Outcome
+    {
+        /** The ACCEPT of this attempt: the connection is open. */
+        ACCEPTED,
+        /** An ACCEPT that is not (or no longer) the answer awaited: a duplicate or a stray. */
+        STRAY_ACCEPT,
+        /** A CONNECT or REJECT: nothing to do with this exchange. */
+        IGNORED
+    }
+
+    private final long nonce;
+    private final int maxPacketBytes;
+    private final long connectTimeoutNs;
+    private final long setupRetryNs;
+    private final SetupFlyweight setup = new SetupFlyweight();
+    private final UdpPrefixFlyweight prefix = new UdpPrefixFlyweight();
+
+    private State state = State.IDLE;
+    private long firstSendNs;
+    private long lastSendNs;
+    private long giveUpDeadlineNs;
+    private long retryDeadlineNs;
+    private long retryIntervalNs;
+    private int connectsSent;
+    private long connectionId;
+    private int negotiatedMaxPacketBytes;
+    private long setupRttNs = -1;
+
+    /**
+     * @param nonce nonzero random nonce of this connect attempt.
+     * @param maxPacketBytes largest packet, header included, this client accepts.
+     * @param connectTimeoutNs how long after the first CONNECT to give up.
+     * @param setupRetryNs the first retransmission interval.
+     */
+    ClientSetupHandshake(final long nonce, final int maxPacketBytes, final long connectTimeoutNs, final long setupRetryNs)
+    {
+        if (nonce == 0)
+        {
+            throw new IllegalArgumentException("nonce must be nonzero");
+        }
+        this.nonce = nonce;
+        this.maxPacketBytes = maxPacketBytes;
+        this.connectTimeoutNs = connectTimeoutNs;
+        this.setupRetryNs = setupRetryNs;
+    }
+
+    /** Starts the exchange: the driver sends the first CONNECT at {@code nowNs}. */
+    void start(final long nowNs)
+    {
+        if (state != State.IDLE)
+        {
+            throw new IllegalStateException("handshake already started, state " + state);
+        }
+        firstSendNs = nowNs;
+        lastSendNs = nowNs;
+        giveUpDeadlineNs = nowNs + connectTimeoutNs;
+        retryIntervalNs = setupRetryNs;
+        retryDeadlineNs = nowNs + retryIntervalNs;
+        connectsSent = 1;
+        transitionTo(State.CONNECTING);
+    }
+
+    /**
+     * Writes a whole CONNECT datagram (zero prefix and body) at {@code offset}.
+     *
+     * @return its length, {@link SetupFlyweight#DATAGRAM_LENGTH}.
+     */
+    int writeConnect(final ByteBuffer buffer, final int offset)
+    {
+        prefix.wrap(buffer, offset).connectionId(UdpPrefixFlyweight.SETUP_CONNECTION_ID);
+        setup.wrap(buffer, offset + UdpPrefixFlyweight.HEADER_LENGTH)
+            .set(SetupFlyweight.Kind.CONNECT, maxPacketBytes, nonce, 0L);
+        return SetupFlyweight.DATAGRAM_LENGTH;
+    }
+
+    /** Time passes: retransmit CONNECT, give up, or nothing yet. */
+    Action onTimer(final long nowNs)
+    {
+        switch (state)
+        {
+            case CONNECTING:
+                if (giveUpDeadlineNs - nowNs <= 0)
+                {
+                    transitionTo(State.TIMED_OUT);
+                    return Action.TIMED_OUT;
+                }
+                if (retryDeadlineNs - nowNs <= 0)
+                {
+                    connectsSent++;
+                    lastSendNs = nowNs;
+                    // Doubling, capped so that a long timeout never overflows the interval.
+                    retryIntervalNs = Math.min(retryIntervalNs * 2, connectTimeoutNs);
+                    retryDeadlineNs = nowNs + retryIntervalNs;
+                    return Action.RETRANSMIT;
+                }
+                return Action.NONE;
+            case TIMED_OUT:
+                return Action.TIMED_OUT;
+            default:
+                return Action.NONE;
+        }
+    }
+
+    /**
+     * A valid set-up body arrived (the driver ran {@link SetupFlyweight#validate} first).
+     *
+     * @param setup the body, validated.
+     */
+    Outcome onSetup(final SetupFlyweight setup, final long nowNs)
+    {
+        final SetupFlyweight.Kind kind = setup.kind();
+        if (kind != SetupFlyweight.Kind.ACCEPT)
+        {
+            return Outcome.IGNORED;
+        }
+        if (state != State.CONNECTING || setup.nonce() != nonce)
+        {
+            return Outcome.STRAY_ACCEPT;
+        }
+        connectionId = setup.connectionId();
+        negotiatedMaxPacketBytes = Math.min(maxPacketBytes, setup.maxPacketBytes());
+        setupRttNs = connectsSent == 1 ? nowNs - firstSendNs : -1;
+        transitionTo(State.ACCEPTED);
+        return Outcome.ACCEPTED;
+    }
+
+    /** @return when {@link #onTimer} must next run (absolute, compare wrap-safely). */
+    long nextDeadlineNs()
+    {
+        return retryDeadlineNs - giveUpDeadlineNs < 0 ? retryDeadlineNs : giveUpDeadlineNs;
+    }
+
+    State state()
+    {
+        return state;
+    }
+
+    long nonce()
+    {
+        return nonce;
+    }
+
+    int connectsSent()
+    {
+        return connectsSent;
+    }
+
+    long firstSendNs()
+    {
+        return firstSendNs;
+    }
+
+    long lastSendNs()
+    {
+        return lastSendNs;
+    }
+
+    /** @return the id from the ACCEPT, valid in state ACCEPTED. */
+    long connectionId()
+    {
+        return connectionId;
+    }
+
+    /** @return min(this side's, the server's max packet bytes), valid in state ACCEPTED. */
+    int negotiatedMaxPacketBytes()
+    {
+        return negotiatedMaxPacketBytes;
+    }
+
+    /** @return the set-up RTT, or -1 when CONNECT was retransmitted (Karn's rule). */
+    long setupRttNs()
+    {
+        return setupRttNs;
+    }
+
+    private void transitionTo(final State next)
+    {
+        state = next;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ClientSetupHandshake{state=" + state +
+            ", nonce=" + UdpPrefixFlyweight.formatId(nonce) +
+            ", maxPacketBytes=" + maxPacketBytes +
+            ", connectsSent=" + connectsSent +
+            ", retryIntervalNs=" + retryIntervalNs +
+            ", connectionId=" + UdpPrefixFlyweight.formatId(connectionId) +
+            ", negotiatedMaxPacketBytes=" + negotiatedMaxPacketBytes +
+            ", setupRttNs=" + setupRttNs + '}';
+    }
+}

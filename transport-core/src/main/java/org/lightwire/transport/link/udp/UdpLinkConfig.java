@@ -1,0 +1,280 @@
+package org.lightwire.transport.link.udp;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Immutable settings of the Lightwire UDP link, client and server side (see
+ * {@code docs/udp-link.md}). Build one with {@link #builder()}; {@link Builder#build()} checks
+ * every setting and throws {@link IllegalArgumentException} naming the setting and its allowed
+ * range.
+ *
+ * <table>
+ *   <caption>Settings</caption>
+ *   <tr><th>setting</th><th>default</th><th>allowed</th><th>meaning</th></tr>
+ *   <tr><td>maxPacketBytes</td><td>8192</td><td>64..65499</td><td>largest omniTransport packet,
+ *       header included, this side accepts; a connection uses the smaller of both sides'</td></tr>
+ *   <tr><td>connectTimeoutNs</td><td>5 s</td><td>1 ms..1 h</td><td>how long a client waits for
+ *       ACCEPT before it gives up</td></tr>
+ *   <tr><td>setupRetryNs</td><td>200 ms</td><td>1 ms..connectTimeoutNs</td><td>first CONNECT
+ *       retransmission interval; doubles after each retransmission</td></tr>
+ *   <tr><td>receiveSpinNs</td><td>0</td><td>0..1 s</td><td>how long a client receive busy-polls
+ *       before it parks</td></tr>
+ *   <tr><td>socketReceiveBufferBytes</td><td>4 MiB</td><td>4096..1 GiB</td><td>SO_RCVBUF
+ *       requested (the kernel may grant less)</td></tr>
+ *   <tr><td>socketSendBufferBytes</td><td>4 MiB</td><td>4096..1 GiB</td><td>SO_SNDBUF
+ *       requested (the kernel may grant less)</td></tr>
+ *   <tr><td>bindAddress</td><td>null</td><td>any</td><td>client's local address; null binds
+ *       the wildcard address and an ephemeral port</td></tr>
+ *   <tr><td>maxConnections</td><td>4096</td><td>1..1048576</td><td>server: connections it
+ *       holds at once; CONNECTs beyond are not answered</td></tr>
+ *   <tr><td>reusePort</td><td>false</td><td>-</td><td>server: set SO_REUSEPORT before binding
+ *       so several endpoints can share a port</td></tr>
+ *   <tr><td>nativeTransport</td><td>true</td><td>-</td><td>server: use Netty's epoll transport
+ *       when {@code Epoll.isAvailable()}, NIO otherwise</td></tr>
+ * </table>
+ */
+public final class UdpLinkConfig
+{
+    public static final int DEFAULT_MAX_PACKET_BYTES = 8192;
+    public static final long DEFAULT_CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(5);
+    public static final long DEFAULT_SETUP_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    public static final long DEFAULT_RECEIVE_SPIN_NS = 0;
+    public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
+    public static final long MIN_CONNECT_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    public static final long MAX_CONNECT_TIMEOUT_NS = TimeUnit.HOURS.toNanos(1);
+    public static final long MIN_SETUP_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    public static final long MAX_RECEIVE_SPIN_NS = TimeUnit.SECONDS.toNanos(1);
+    public static final int MIN_SOCKET_BUFFER_BYTES = 4096;
+    public static final int MAX_SOCKET_BUFFER_BYTES = 1 << 30;
+    public static final int MAX_MAX_CONNECTIONS = 1 << 20;
+
+    private final int maxPacketBytes;
+    private final long connectTimeoutNs;
+    private final long setupRetryNs;
+    private final long receiveSpinNs;
+    private final int socketReceiveBufferBytes;
+    private final int socketSendBufferBytes;
+    private final InetSocketAddress bindAddress;
+    private final int maxConnections;
+    private final boolean reusePort;
+    private final boolean nativeTransport;
+
+    private UdpLinkConfig(final Builder builder)
+    {
+        maxPacketBytes = builder.maxPacketBytes;
+        connectTimeoutNs = builder.connectTimeoutNs;
+        setupRetryNs = builder.setupRetryNs;
+        receiveSpinNs = builder.receiveSpinNs;
+        socketReceiveBufferBytes = builder.socketReceiveBufferBytes;
+        socketSendBufferBytes = builder.socketSendBufferBytes;
+        bindAddress = builder.bindAddress;
+        maxConnections = builder.maxConnections;
+        reusePort = builder.reusePort;
+        nativeTransport = builder.nativeTransport;
+    }
+
+    /** @return a builder holding the defaults. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return the configuration with every setting at its default. */
+    public static UdpLinkConfig defaults()
+    {
+        return builder().build();
+    }
+
+    /** @return a builder holding this configuration's values. */
+    public Builder toBuilder()
+    {
+        return new Builder()
+            .maxPacketBytes(maxPacketBytes)
+            .connectTimeoutNs(connectTimeoutNs)
+            .setupRetryNs(setupRetryNs)
+            .receiveSpinNs(receiveSpinNs)
+            .socketReceiveBufferBytes(socketReceiveBufferBytes)
+            .socketSendBufferBytes(socketSendBufferBytes)
+            .bindAddress(bindAddress)
+            .maxConnections(maxConnections)
+            .reusePort(reusePort)
+            .nativeTransport(nativeTransport);
+    }
+
+    public int maxPacketBytes()
+    {
+        return maxPacketBytes;
+    }
+
+    public long connectTimeoutNs()
+    {
+        return connectTimeoutNs;
+    }
+
+    public long setupRetryNs()
+    {
+        return setupRetryNs;
+    }
+
+    public long receiveSpinNs()
+    {
+        return receiveSpinNs;
+    }
+
+    public int socketReceiveBufferBytes()
+    {
+        return socketReceiveBufferBytes;
+    }
+
+    public int socketSendBufferBytes()
+    {
+        return socketSendBufferBytes;
+    }
+
+    /** @return the client's local bind address, or null for the wildcard and an ephemeral port. */
+    public InetSocketAddress bindAddress()
+    {
+        return bindAddress;
+    }
+
+    public int maxConnections()
+    {
+        return maxConnections;
+    }
+
+    public boolean reusePort()
+    {
+        return reusePort;
+    }
+
+    public boolean nativeTransport()
+    {
+        return nativeTransport;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "UdpLinkConfig{maxPacketBytes=" + maxPacketBytes +
+            ", connectTimeoutNs=" + connectTimeoutNs +
+            ", setupRetryNs=" + setupRetryNs +
+            ", receiveSpinNs=" + receiveSpinNs +
+            ", socketReceiveBufferBytes=" + socketReceiveBufferBytes +
+            ", socketSendBufferBytes=" + socketSendBufferBytes +
+            ", bindAddress=" + bindAddress +
+            ", maxConnections=" + maxConnections +
+            ", reusePort=" + reusePort +
+            ", nativeTransport=" + nativeTransport + '}';
+    }
+
+    /** Mutable builder of {@link UdpLinkConfig}; not thread-safe. */
+    public static final class Builder
+    {
+        private int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
+        private long connectTimeoutNs = DEFAULT_CONNECT_TIMEOUT_NS;
+        private long setupRetryNs = DEFAULT_SETUP_RETRY_NS;
+        private long receiveSpinNs = DEFAULT_RECEIVE_SPIN_NS;
+        private int socketReceiveBufferBytes = DEFAULT_SOCKET_BUFFER_BYTES;
+        private int socketSendBufferBytes = DEFAULT_SOCKET_BUFFER_BYTES;
+        private InetSocketAddress bindAddress;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private boolean reusePort;
+        private boolean nativeTransport = true;
+
+        private Builder()
+        {
+        }
+
+        public Builder maxPacketBytes(final int maxPacketBytes)
+        {
+            this.maxPacketBytes = maxPacketBytes;
+            return this;
+        }
+
+        public Builder connectTimeoutNs(final long connectTimeoutNs)
+        {
+            this.connectTimeoutNs = connectTimeoutNs;
+            return this;
+        }
+
+        public Builder setupRetryNs(final long setupRetryNs)
+        {
+            this.setupRetryNs = setupRetryNs;
+            return this;
+        }
+
+        public Builder receiveSpinNs(final long receiveSpinNs)
+        {
+            this.receiveSpinNs = receiveSpinNs;
+            return this;
+        }
+
+        public Builder socketReceiveBufferBytes(final int socketReceiveBufferBytes)
+        {
+            this.socketReceiveBufferBytes = socketReceiveBufferBytes;
+            return this;
+        }
+
+        public Builder socketSendBufferBytes(final int socketSendBufferBytes)
+        {
+            this.socketSendBufferBytes = socketSendBufferBytes;
+            return this;
+        }
+
+        public Builder bindAddress(final InetSocketAddress bindAddress)
+        {
+            this.bindAddress = bindAddress;
+            return this;
+        }
+
+        public Builder maxConnections(final int maxConnections)
+        {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        public Builder reusePort(final boolean reusePort)
+        {
+            this.reusePort = reusePort;
+            return this;
+        }
+
+        public Builder nativeTransport(final boolean nativeTransport)
+        {
+            this.nativeTransport = nativeTransport;
+            return this;
+        }
+
+        /**
+         * @return the configuration.
+         * @throws IllegalArgumentException naming the first setting outside its allowed range.
+         */
+        public UdpLinkConfig build()
+        {
+            checkRange("maxPacketBytes", maxPacketBytes, SetupFlyweight.MIN_PACKET_BYTES, SetupFlyweight.MAX_PACKET_BYTES);
+            checkRange("connectTimeoutNs", connectTimeoutNs, MIN_CONNECT_TIMEOUT_NS, MAX_CONNECT_TIMEOUT_NS);
+            if (setupRetryNs < MIN_SETUP_RETRY_NS || setupRetryNs > connectTimeoutNs)
+            {
+                throw new IllegalArgumentException("setupRetryNs = " + setupRetryNs + " is outside the allowed range " +
+                    MIN_SETUP_RETRY_NS + "..connectTimeoutNs (" + connectTimeoutNs + ")");
+            }
+            checkRange("receiveSpinNs", receiveSpinNs, 0, MAX_RECEIVE_SPIN_NS);
+            checkRange("socketReceiveBufferBytes", socketReceiveBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
+            checkRange("socketSendBufferBytes", socketSendBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
+            checkRange("maxConnections", maxConnections, 1, MAX_MAX_CONNECTIONS);
+            return new UdpLinkConfig(this);
+        }
+
+        private static void checkRange(final String name, final long value, final long min, final long max)
+        {
+            if (value < min || value > max)
+            {
+                throw new IllegalArgumentException(
+                    name + " = " + value + " is outside the allowed range " + min + ".." + max);
+            }
+        }
+    }
+}
