@@ -67,7 +67,9 @@ public final class UdpClient implements AutoCloseable
         final UdpClientLink link = UdpClientLink.connect(server, linkConfig);
         final ClientConnection c = new ClientConnection(link, engineConfig,
             server + " (connection " + UdpPrefixFlyweight.formatId(link.connectionId()) + ")", maxReplyBytes);
-        c.onSetupRtt(link.setupRttNs());
+        // The set-up round trip is not fed to the engine: the server's first CONNECT runs cold
+        // code (class loading, SecureRandom seeding) and would inflate the estimate for minutes
+        // at one probe a second. The first call's probe measures the warm path instead.
         return c;
     }
 

@@ -4,8 +4,8 @@ package org.lightwire.transport.engine;
  * Smoothed round-trip time and retransmission timeout in the manner of RFC 6298, bounded by
  * configured minimum and maximum, with exponential backoff on timeouts.
  *
- * <p>Samples come from exchanges that measure the network alone (A1's SYNC idea): the UDP
- * set-up exchange and RECLAIM answered by RECLAIM_ACK, never from a request and its reply,
+ * <p>Samples come from exchanges that measure the network alone (A1's SYNC idea): RECLAIM
+ * answered by RECLAIM_ACK (a client probes this way once per interval), never from a request and its reply,
  * whose gap includes the servant's execution time. Retransmitted probes give no sample (Karn).
  */
 public final class RttEstimator
