@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Benchmarks (not part of the test run): the interleaved loopback comparison with more rounds,
+# then JMH's null call by client path with the allocation profiler.
+# Usage: scripts/bench.sh [extra JMH arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mvn -B -q -ntp -pl bench -am package -DskipTests
+java -cp bench/target/lightwire-bench.jar org.lightwire.bench.LoopbackDemo 40 2000 10
+exec java -jar bench/target/lightwire-bench.jar NullCallBenchmark -prof gc "$@"

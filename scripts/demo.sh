@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The main job: builds Lightwire and runs the loopback demo, a server JVM and a client JVM making
+# calls over Lightwire/UDP, side by side with a raw UDP ping-pong measured in the same run.
+# Usage: scripts/demo.sh [rounds] [callsPerBlock] [megabytes]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mvn -B -q -ntp -pl bench -am package -DskipTests
+exec java -cp bench/target/lightwire-bench.jar org.lightwire.bench.LoopbackDemo "$@"
