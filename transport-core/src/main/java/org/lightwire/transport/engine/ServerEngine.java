@@ -372,16 +372,12 @@ public final class ServerEngine extends ProtocolEngine
         }
         if (distance > 0)
         {
-            if (!newCallAllowed(nowNs))
-            {
-                counters.unexpected++;
-                return;
-            }
             // Case (iv): the client waits for a reply to a call whose request never arrived. Its
             // NACK shows it has our previous reply: free it, and NACK for the lost request.
-            releasePreviousReply();
-            beginCall(c, true);
-            nackForMissing(c, 0, nowNs, true);
+            if (expectUnseenCall(c, nowNs))
+            {
+                nackForMissing(c, 0, nowNs, true);
+            }
             return;
         }
         switch (state)
@@ -433,6 +429,24 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
+    /**
+     * A control packet names an exactly-once call after the current one, none of whose request
+     * has arrived: the previous reply is acknowledged, and that call is now awaited from packet 0.
+     *
+     * @return false when a new call cannot begin now (counted as unexpected).
+     */
+    private boolean expectUnseenCall(final int c, final long nowNs)
+    {
+        if (!newCallAllowed(nowNs))
+        {
+            counters.unexpected++;
+            return false;
+        }
+        releasePreviousReply();
+        beginCall(c, true);
+        return true;
+    }
+
     private void retransmitReply(final int p, final long nowNs)
     {
         // The client asks from packet p on: every packet before it has arrived.
@@ -474,15 +488,12 @@ public final class ServerEngine extends ProtocolEngine
         }
         if (distance > 0)
         {
-            if (!newCallAllowed(nowNs))
-            {
-                counters.unexpected++;
-                return;
-            }
             // Only exactly-once requests are held, so only they are reclaimed; we have none of
             // this one: as in case (iv), free the previous reply and ask for the request.
-            releasePreviousReply();
-            beginCall(c, true);
+            if (!expectUnseenCall(c, nowNs))
+            {
+                return;
+            }
             nackOutstanding = true;
             armTimer(nowNs + rtt.rtoNs());
         }
