@@ -12,6 +12,9 @@ import org.lightwire.transport.channel.ClientConnection;
 import org.lightwire.transport.channel.ConnectionPool;
 import org.lightwire.transport.channel.UdpClient;
 import org.lightwire.transport.engine.ConnectionCounters;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.udp.NettyUdpClientLink;
+import org.lightwire.transport.link.udp.UdpLinkConfig;
 
 /**
  * The transport-level demo and latency comparison: a server JVM ({@link BenchServer}) and this
@@ -45,37 +48,52 @@ public final class LoopbackDemo
             System.out.printf("server pid %d: Lightwire/UDP on port %d, raw UDP echo on port %d%n", server.pid(), server.lightwirePort(), server.rawPort());
             final ConnectionPool pool = client.pool(address);
             final ClientConnection connection = pool.acquire();
+            // The same call with the hand-off the paper warns against: a Netty event loop reads
+            // the socket and passes each packet to the waiting caller.
+            final ClientConnection handoff = new ClientConnection(NettyUdpClientLink.connect(address, UdpLinkConfig.defaults()),
+                EngineConfig.defaults(), "bench server (Netty hand-off)", 1 << 20);
             try
             {
                 final Histogram lightwire = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+                final Histogram netty = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 final Histogram floor = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 final ByteBuffer empty = ByteBuffer.allocateDirect(0);
-                // Warm-up: let the JIT compile both paths before anything is recorded.
+                // Warm-up: let the JIT compile every path before anything is recorded.
                 for (int i = 0; i < 20_000; i++)
                 {
                     connection.call(empty.clear(), TimeUnit.SECONDS.toNanos(10));
+                    handoff.call(empty.clear(), TimeUnit.SECONDS.toNanos(10));
                     raw.pingPong();
                 }
                 for (int round = 0; round < rounds; round++)
                 {
-                    if ((round & 1) == 0)
+                    // Rotate the order so that no path always follows the same one.
+                    for (int k = 0; k < 3; k++)
                     {
-                        nullCalls(connection, empty, block, lightwire);
-                        pingPongs(raw, block, floor);
-                    }
-                    else
-                    {
-                        pingPongs(raw, block, floor);
-                        nullCalls(connection, empty, block, lightwire);
+                        switch ((round + k) % 3)
+                        {
+                            case 0:
+                                nullCalls(connection, empty, block, lightwire);
+                                break;
+                            case 1:
+                                pingPongs(raw, block, floor);
+                                break;
+                            default:
+                                nullCalls(handoff, empty, block, netty);
+                                break;
+                        }
                     }
                 }
                 System.out.println();
-                System.out.printf("null call, %d rounds of %d, interleaved (A B B A):%n", rounds, block);
-                report("Lightwire/UDP null call", lightwire);
+                System.out.printf("null call, %d rounds of %d calls per path, interleaved:%n", rounds, block);
+                report("Lightwire/UDP, caller reads", lightwire);
+                report("Lightwire/UDP, Netty hand-off", netty);
                 report("raw UDP ping-pong (floor)", floor);
-                System.out.printf(Locale.ROOT, "  ratio Lightwire/raw: median %.3f, p99 %.3f%n",
+                System.out.printf(Locale.ROOT, "  ratio Lightwire/raw: median %.3f, p99 %.3f   (Netty hand-off/raw: median %.3f, p99 %.3f)%n",
                     (double)lightwire.getValueAtPercentile(50) / floor.getValueAtPercentile(50),
-                    (double)lightwire.getValueAtPercentile(99) / floor.getValueAtPercentile(99));
+                    (double)lightwire.getValueAtPercentile(99) / floor.getValueAtPercentile(99),
+                    (double)netty.getValueAtPercentile(50) / floor.getValueAtPercentile(50),
+                    (double)netty.getValueAtPercentile(99) / floor.getValueAtPercentile(99));
 
                 System.out.println();
                 System.out.printf("throughput, %d MB per run:%n", megabytes);
@@ -91,6 +109,7 @@ public final class LoopbackDemo
             }
             finally
             {
+                handoff.close();
                 pool.release(connection);
             }
         }
@@ -118,7 +137,7 @@ public final class LoopbackDemo
 
     private static void report(final String name, final Histogram h)
     {
-        System.out.printf(Locale.ROOT, "  %-28s median %7.1f us   p99 %7.1f us   mean %7.1f us   (n=%d)%n", name,
+        System.out.printf(Locale.ROOT, "  %-31s median %7.1f us   p99 %7.1f us   mean %7.1f us   (n=%d)%n", name,
             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMean() / 1e3, h.getTotalCount());
     }
 
