@@ -90,7 +90,10 @@ public final class UdpClientLink extends AbstractUdpClientLink
     @Override
     protected ByteBuffer pollDatagram(final long timeoutNs) throws IOException
     {
-        if (receiveOnce())
+        // A caller that will wait goes straight to the selector, which returns at once if a
+        // datagram is queued: on the null-call path a first non-blocking receive would almost
+        // always find nothing and cost a system call.
+        if ((timeoutNs == 0 || config.receiveSpinNs() > 0) && receiveOnce())
         {
             return receiveBuffer;
         }
