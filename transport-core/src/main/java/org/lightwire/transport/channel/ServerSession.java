@@ -28,6 +28,7 @@ public final class ServerSession
     private final RequestHandler handler;
     private final Executor executor;
     private final ReentrantLock lock = new ReentrantLock();
+    private volatile Runnable replyListener = () -> { };
     private long requestsTooLarge;
     private final java.util.concurrent.atomic.LongAdder handlerFailures = new java.util.concurrent.atomic.LongAdder();
 
@@ -125,6 +126,17 @@ public final class ServerSession
         {
             lock.unlock();
         }
+        replyListener.run();
+    }
+
+    /**
+     * Called after each reply is handed to the engine, on the replying thread: a reply arms the
+     * engine's retransmission timer, which the driver may need to learn of when the reply comes
+     * from a worker thread rather than from inside {@link #onPacket}.
+     */
+    public void replyListener(final Runnable listener)
+    {
+        this.replyListener = listener;
     }
 
     private void pumpReply(final long nowNs)

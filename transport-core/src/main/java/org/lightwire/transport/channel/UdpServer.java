@@ -7,9 +7,8 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.engine.ProtocolEngine;
@@ -24,7 +23,10 @@ import org.lightwire.transport.link.udp.UdpServerEndpoint;
  * per client connection, demultiplexed by connection id. Packets are handed to the engine on the
  * endpoint's event-loop thread; the {@link RequestHandler} runs there too unless an executor is
  * given. A timer thread fires the engines' retransmission timers, removes connections that became
- * zombies, and closes connections idle for longer than {@code idleTimeoutNs}.
+ * zombies, and closes connections idle for longer than {@code idleTimeoutNs}. It sleeps until the
+ * earliest deadline of any connection and is woken only when a packet arms an earlier one, so a
+ * steady stream of calls (each of which pushes the last reply's deadline forward) costs it a few
+ * wake-ups a second, not one per call.
  */
 public final class UdpServer implements AutoCloseable
 {
@@ -42,8 +44,10 @@ public final class UdpServer implements AutoCloseable
     private final Map<UdpServerConnection, Entry> byConnection = new IdentityHashMap<>();
     /** For the timer thread. */
     private final Map<UdpServerConnection, Entry> entries = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService timer;
+    private final Thread timer;
     private final UdpServerEndpoint endpoint;
+    private volatile long plannedWakeNs;
+    private volatile boolean closed;
     private volatile long zombiesRemoved;
     private volatile long idleClosed;
 
@@ -86,15 +90,10 @@ public final class UdpServer implements AutoCloseable
         this.executor = executor;
         this.maxMessageBytes = maxMessageBytes;
         this.idleTimeoutNs = idleTimeoutNs;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r ->
-        {
-            final Thread t = new Thread(r, "lightwire-server-timer");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = new Thread(this::timerLoop, "lightwire-server-timer");
+        timer.setDaemon(true);
         this.endpoint = UdpServerEndpoint.bind(bind, linkConfig, new Handler());
-        final long tickNs = Math.max(TimeUnit.MICROSECONDS.toNanos(500), this.engineConfig.retransmitMinNs() / 2);
-        timer.scheduleAtFixedRate(this::tick, tickNs, tickNs, TimeUnit.NANOSECONDS);
+        timer.start();
     }
 
     /** A server with default settings and the handler on the event loop. */
@@ -141,14 +140,29 @@ public final class UdpServer implements AutoCloseable
         return total;
     }
 
-    private void tick()
+    private void timerLoop()
     {
-        final long nowNs = System.nanoTime();
+        while (!closed)
+        {
+            final long wakeNs = tick(System.nanoTime());
+            plannedWakeNs = wakeNs;
+            final long sleepNs = wakeNs - System.nanoTime();
+            if (sleepNs > 0)
+            {
+                LockSupport.parkNanos(this, sleepNs);
+            }
+        }
+    }
+
+    /** Fires due timers and closes dead or idle connections; returns when to look again. */
+    private long tick(final long nowNs)
+    {
+        long wakeNs = nowNs + Math.min(idleTimeoutNs, TimeUnit.SECONDS.toNanos(1));
         for (final Map.Entry<UdpServerConnection, Entry> e : entries.entrySet())
         {
             final Entry entry = e.getValue();
             final ServerSession session = entry.session;
-            final long deadlineNs = session.nextDeadlineNs();
+            long deadlineNs = session.nextDeadlineNs();
             if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
             {
                 if (!session.onTick(nowNs))
@@ -157,20 +171,40 @@ public final class UdpServer implements AutoCloseable
                     e.getKey().close();
                     continue;
                 }
+                deadlineNs = session.nextDeadlineNs();
             }
-            if (deadlineNs == ProtocolEngine.NO_DEADLINE && session.state() == ServerEngine.State.IDLE &&
-                nowNs - entry.lastPacketNs > idleTimeoutNs)
+            if (deadlineNs == ProtocolEngine.NO_DEADLINE)
             {
-                idleClosed++;
-                e.getKey().close();
+                if (session.state() == ServerEngine.State.IDLE && nowNs - entry.lastPacketNs > idleTimeoutNs)
+                {
+                    idleClosed++;
+                    e.getKey().close();
+                }
             }
+            else if (deadlineNs - wakeNs < 0)
+            {
+                wakeNs = deadlineNs;
+            }
+        }
+        return wakeNs;
+    }
+
+    /** Wakes the timer thread if {@code session} now needs it before the thread planned to wake. */
+    private void timerCheck(final ServerSession session)
+    {
+        final long deadlineNs = session.nextDeadlineNs();
+        if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - plannedWakeNs < 0)
+        {
+            plannedWakeNs = deadlineNs;
+            LockSupport.unpark(timer);
         }
     }
 
     @Override
     public void close()
     {
-        timer.shutdownNow();
+        closed = true;
+        LockSupport.unpark(timer);
         endpoint.close();
     }
 
@@ -181,6 +215,10 @@ public final class UdpServer implements AutoCloseable
         {
             final String name = connection.remoteAddress() + "#" + Long.toHexString(connection.connectionId());
             final ServerSession session = new ServerSession(name, engineConfig, connection::send, handler, executor, maxMessageBytes);
+            if (executor != null)
+            {
+                session.replyListener(() -> timerCheck(session));
+            }
             final Entry entry = new Entry(session, System.nanoTime());
             byConnection.put(connection, entry);
             entries.put(connection, entry);
@@ -200,7 +238,9 @@ public final class UdpServer implements AutoCloseable
             {
                 zombiesRemoved++;
                 connection.close();
+                return;
             }
+            timerCheck(entry.session);
         }
 
         @Override
