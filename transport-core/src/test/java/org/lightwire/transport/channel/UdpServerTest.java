@@ -1,0 +1,117 @@
+package org.lightwire.transport.channel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.udp.UdpLinkConfig;
+
+/** The UDP server driver over real loopback sockets: idle reaping, restarts, worker-thread replies. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class UdpServerTest
+{
+    static final long MS = 1_000_000L;
+    static final RequestHandler ECHO = call ->
+    {
+        if (call.exactlyOnce())
+        {
+            call.reply(ByteBuffer.allocate(call.request().remaining()).put(call.request()).flip());
+        }
+    };
+
+    private static UdpServer server(final int port, final RequestHandler handler, final ExecutorService executor, final long idleTimeoutNs)
+        throws Exception
+    {
+        return new UdpServer(new InetSocketAddress("127.0.0.1", port), EngineConfig.defaults(), UdpLinkConfig.defaults(),
+            handler, executor, 1 << 20, idleTimeoutNs);
+    }
+
+    private static byte call(final UdpClient client, final InetSocketAddress address, final byte value) throws Exception
+    {
+        return client.call(address, ByteBuffer.wrap(new byte[] {value}), 10_000 * MS, r -> r.get());
+    }
+
+    @Test
+    void idleConnectionIsClosedAndTheClientLearnsAtItsNextCall() throws Exception
+    {
+        try (UdpServer server = server(0, ECHO, null, 300 * MS);
+             UdpClient client = UdpClient.withDefaults())
+        {
+            final InetSocketAddress address = server.localAddress();
+            assertEquals(7, call(client, address, (byte)7));
+            assertEquals(1, server.connections());
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.connections() > 0 && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
+            }
+            assertEquals(0, server.connections());
+            assertEquals(1, server.idleClosed());
+            final ConnectionFailedException e = assertThrows(ConnectionFailedException.class, () -> call(client, address, (byte)8));
+            assertTrue(e.getMessage().contains("no longer knows connection id"), e.getMessage());
+            assertEquals(9, call(client, address, (byte)9), "the pool replaced the dead connection");
+        }
+    }
+
+    @Test
+    void restartedServerIsANewIncarnationTheOldConnectionNeverReaches() throws Exception
+    {
+        final int port;
+        final UdpClient client = UdpClient.withDefaults();
+        final InetSocketAddress address;
+        final int[] executed = new int[1];
+        final RequestHandler counting = call ->
+        {
+            executed[0]++;
+            ECHO.onRequest(call);
+        };
+        try (UdpServer first = server(0, counting, null, UdpServer.DEFAULT_IDLE_TIMEOUT_NS))
+        {
+            address = first.localAddress();
+            port = address.getPort();
+            assertEquals(1, call(client, address, (byte)1));
+        }
+        try (UdpServer second = server(port, counting, null, UdpServer.DEFAULT_IDLE_TIMEOUT_NS))
+        {
+            executed[0] = 0;
+            final ConnectionFailedException e = assertThrows(ConnectionFailedException.class, () -> call(client, address, (byte)2));
+            assertTrue(e.getMessage().contains("no longer knows connection id"), e.getMessage());
+            assertEquals(0, executed[0], "nothing of the old incarnation's connection was delivered");
+            // The request, and perhaps the CALL_ACK of call 1 if the ack timer fired after the restart.
+            assertTrue(second.endpoint().unknownId() >= 1, "unknown-id datagrams dropped: " + second.endpoint().unknownId());
+            assertEquals(3, call(client, address, (byte)3));
+            assertEquals(1, executed[0]);
+        }
+        finally
+        {
+            client.close();
+        }
+    }
+
+    @Test
+    void workerThreadRepliesReachTheirCallers() throws Exception
+    {
+        final ExecutorService workers = Executors.newFixedThreadPool(4);
+        try (UdpServer server = server(0, ECHO, workers, UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
+             UdpClient client = UdpClient.withDefaults())
+        {
+            for (int i = 0; i < 200; i++)
+            {
+                assertEquals((byte)i, call(client, server.localAddress(), (byte)i));
+            }
+        }
+        finally
+        {
+            workers.shutdownNow();
+        }
+    }
+}
