@@ -84,10 +84,11 @@ class UdpServerTest
         {
             executed[0] = 0;
             final ConnectionFailedException e = assertThrows(ConnectionFailedException.class, () -> call(client, address, (byte)2));
-            assertTrue(e.getMessage().contains("no longer knows connection id"), e.getMessage());
+            // Either the new server's REJECT, or the ICMP "port unreachable" that a packet sent
+            // while no server listened (the CALL_ACK of call 1, say) left on the socket.
+            assertTrue(e.getMessage().contains("no longer knows connection id") || e.getMessage().contains("nobody listens on that port"),
+                e.getMessage());
             assertEquals(0, executed[0], "nothing of the old incarnation's connection was delivered");
-            // The request, and perhaps the CALL_ACK of call 1 if the ack timer fired after the restart.
-            assertTrue(second.endpoint().unknownId() >= 1, "unknown-id datagrams dropped: " + second.endpoint().unknownId());
             assertEquals(3, call(client, address, (byte)3));
             assertEquals(1, executed[0]);
         }
