@@ -145,6 +145,34 @@ public final class LightwireFactories extends FactoriesBase
         return a;
     }
 
+    /** @return exactly-once transport calls this ORB's client connections started. */
+    public long callsStarted()
+    {
+        return client == null ? 0 : client.callsStarted.get();
+    }
+
+    /** @return one-way requests this ORB's client connections sent. */
+    public long onewaysSent()
+    {
+        return client == null ? 0 : client.onewaysSent.get();
+    }
+
+    /** @return calls that failed in the transport and were answered with a system exception. */
+    public long callsFailed()
+    {
+        return client == null ? 0 : client.callsFailed.get();
+    }
+
+    /**
+     * @return the Lightwire factories of a JacORB ORB, or null when it was not configured with
+     *         them.
+     */
+    public static LightwireFactories of(final org.omg.CORBA.ORB orb)
+    {
+        final Object f = ((org.jacorb.orb.ORB)orb).getTransportManager().getFactories(LightwireProfile.TAG);
+        return f instanceof LightwireFactories ? (LightwireFactories)f : null;
+    }
+
     LightwireConfig config()
     {
         if (config == null)
