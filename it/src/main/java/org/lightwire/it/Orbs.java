@@ -31,6 +31,11 @@ public final class Orbs
     /** Loopback address the test servers listen on. */
     public static final String LOOPBACK = "127.0.0.1";
 
+    /** Both transports, IIOP's factory first as the issue asks (JacORB's IIOP stays the default). */
+    public static final String TRANSPORT_FACTORIES = "jacorb.transport.factories";
+    public static final String SERVER_LISTENERS = "jacorb.transport.server.listeners";
+    public static final String CLIENT_SELECTOR = "jacorb.transport.client.selector";
+
     private Orbs()
     {
     }
@@ -43,6 +48,28 @@ public final class Orbs
         props.setProperty(ORB_SINGLETON_CLASS, "org.jacorb.orb.ORBSingleton");
         props.setProperty(LISTEN_ADDRESS, LOOPBACK);
         props.setProperty(NATIVE_CHAR_CODESET, "UTF8");
+        return props;
+    }
+
+    /**
+     * @return the properties that make an ORB speak Lightwire as well as IIOP: the factory, a
+     * Lightwire listener beside the IIOP one (Lightwire's profile first in IORs), and the selector
+     * that prefers Lightwire. These are what a user puts in {@code jacorb.properties}.
+     */
+    public static Map<String, String> lightwire()
+    {
+        final Map<String, String> props = new java.util.LinkedHashMap<>();
+        props.put(TRANSPORT_FACTORIES, "org.jacorb.orb.iiop.IIOPFactories,org.lightwire.etf.LightwireFactories");
+        props.put(SERVER_LISTENERS, org.lightwire.etf.LightwireProfile.TAG + ",0");
+        props.put(CLIENT_SELECTOR, "org.lightwire.etf.LightwireProfileSelector");
+        return props;
+    }
+
+    /** @return {@link #lightwire()} with {@code more} added or replacing. */
+    public static Map<String, String> lightwire(final Map<String, String> more)
+    {
+        final Map<String, String> props = lightwire();
+        props.putAll(more);
         return props;
     }
 

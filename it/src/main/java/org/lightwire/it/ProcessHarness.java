@@ -90,7 +90,33 @@ public final class ProcessHarness implements AutoCloseable
         final List<String> args,
         final Duration readyTimeout) throws IOException
     {
-        final List<String> command = new ArrayList<>();
+        return start(List.of(), mainClass, jvmArgs, args, readyTimeout);
+    }
+
+    /**
+     * Starts a {@link TestServer} under a command prefix, e.g. {@code ip netns exec NAME}, which
+     * must exec the JVM in place (so that killing the child kills the JVM).
+     */
+    public static ProcessHarness startTestServerUnder(final List<String> commandPrefix, final Map<String, String> orbProperties)
+        throws IOException
+    {
+        final List<String> args = new ArrayList<>();
+        orbProperties.forEach((k, v) ->
+        {
+            args.add("-p");
+            args.add(k + "=" + v);
+        });
+        return start(commandPrefix, TestServer.class, List.of(), args, DEFAULT_READY_TIMEOUT);
+    }
+
+    private static ProcessHarness start(
+        final List<String> commandPrefix,
+        final Class<?> mainClass,
+        final List<String> jvmArgs,
+        final List<String> args,
+        final Duration readyTimeout) throws IOException
+    {
+        final List<String> command = new ArrayList<>(commandPrefix);
         command.add(javaBinary());
         command.addAll(jvmArgs);
         command.add("-cp");

@@ -61,7 +61,10 @@ public final class TestServer
         for (final Map.Entry<String, Servant> e : servants.entrySet())
         {
             final org.omg.CORBA.Object ref = rootPoa.servant_to_reference(e.getValue());
-            out.println(IOR_LINE_PREFIX + e.getKey() + " " + orb.object_to_string(ref));
+            final String ior = orb.object_to_string(ref);
+            // corbaloc:<protocol>:host:port/<name> resolves on this server too.
+            ((org.jacorb.orb.ORB)orb).addObjectKey(e.getKey(), ior);
+            out.println(IOR_LINE_PREFIX + e.getKey() + " " + ior);
         }
         out.println(JAVA_LINE_PREFIX + System.getProperty("java.version"));
         out.println(READY_LINE);

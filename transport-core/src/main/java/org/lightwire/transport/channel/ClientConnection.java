@@ -40,6 +40,7 @@ public final class ClientConnection implements AutoCloseable
     private IOException sendFailure;
     private volatile String failure;
     private volatile boolean closed;
+    private long callStartNs;
 
     /**
      * @param link a connected link; this connection owns and closes it.
@@ -93,7 +94,8 @@ public final class ClientConnection implements AutoCloseable
     }
 
     /**
-     * Makes one exactly-once call and waits for its reply.
+     * Makes one exactly-once call and waits for its reply: {@link #startCall} then
+     * {@link #awaitReply}.
      *
      * @param request the request bytes from position to limit; the bytes are not modified, but the
      *                buffer's position and limit are undefined when the call returns (the engine
@@ -108,13 +110,61 @@ public final class ClientConnection implements AutoCloseable
         lock.lock();
         try
         {
+            startCall(request);
+            return awaitReply(timeoutNs);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Begins one exactly-once call: sends what the buffer pool takes of the request and returns
+     * without waiting. The thread that then calls {@link #awaitReply} (it may be another one)
+     * sends the rest and receives the reply. Until {@link #awaitReply} returns or throws, the
+     * connection carries this call and nothing else, and {@code request} belongs to it.
+     *
+     * @throws ConnectionFailedException the connection failed; it is closed.
+     */
+    public void startCall(final ByteBuffer request) throws IOException
+    {
+        lock.lock();
+        try
+        {
             checkUsable();
             reply.reset();
-            final long startNs = System.nanoTime();
-            final long callDeadlineNs = startNs + timeoutNs;
+            final long nowNs = System.nanoTime();
+            callStartNs = nowNs;
             writer.start(request, true);
-            writer.pump(startNs);
+            writer.pump(nowNs);
             checkSendFailure();
+        }
+        catch (final ZombieConnectionException e)
+        {
+            throw fail(new ConnectionFailedException(e.getMessage() + " (server " + peer + ")", e));
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for the reply of the call begun by {@link #startCall}.
+     *
+     * @param timeoutNs how long to wait, counted from {@link #startCall}.
+     * @return the reply, from position to limit, valid until the next call on this connection.
+     * @throws CallTimeoutException no reply within {@code timeoutNs}; the connection is closed.
+     * @throws ConnectionFailedException the connection failed; it is closed.
+     */
+    public ByteBuffer awaitReply(final long timeoutNs) throws IOException
+    {
+        lock.lock();
+        try
+        {
+            final long startNs = callStartNs;
+            final long callDeadlineNs = startNs + timeoutNs;
             while (!reply.isComplete())
             {
                 awaitEvent(callDeadlineNs, startNs);

@@ -175,6 +175,34 @@ public final class ConnectionPool implements AutoCloseable
         }
     }
 
+    /**
+     * Closes every idle connection, so that the next calls open new ones. For a caller that has
+     * learnt that the server restarted or vanished: the idle connections belong to its old
+     * incarnation and would fail on their next call.
+     *
+     * @return how many connections were closed.
+     */
+    public int discardIdle()
+    {
+        lock.lock();
+        try
+        {
+            int n = 0;
+            ClientConnection c;
+            while ((c = idle.pollFirst()) != null)
+            {
+                discard(c);
+                n++;
+            }
+            released.signalAll();
+            return n;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     private void discard(final ClientConnection c)
     {
         open--;

@@ -12,4 +12,14 @@ public interface RequestHandler
      *             exactly once, from this thread or any other.
      */
     void onRequest(ServerCall call);
+
+    /**
+     * The connection named {@code connection} (as {@link ServerCall#connection()} names it) is
+     * closed: idle too long, a zombie, or the server stopped. No request comes from it again,
+     * and a reply to a call still held for it goes nowhere. Called on the server's threads; the
+     * default does nothing.
+     */
+    default void onConnectionClosed(final String connection, final String reason)
+    {
+    }
 }

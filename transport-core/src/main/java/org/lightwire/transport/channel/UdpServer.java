@@ -247,7 +247,18 @@ public final class UdpServer implements AutoCloseable
         public void onClose(final UdpServerConnection connection, final String reason)
         {
             byConnection.remove(connection);
-            entries.remove(connection);
+            final Entry entry = entries.remove(connection);
+            if (entry != null)
+            {
+                try
+                {
+                    handler.onConnectionClosed(entry.session.name(), reason);
+                }
+                catch (final RuntimeException e)
+                {
+                    // The application's fault must not stop the event loop.
+                }
+            }
         }
     }
 }

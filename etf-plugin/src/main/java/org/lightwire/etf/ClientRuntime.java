@@ -1,0 +1,62 @@
+package org.lightwire.etf;
+
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.lightwire.transport.channel.UdpClient;
+
+/**
+ * What the client connections of one ORB share: the transport client (a pool of transport
+ * connections per server, one per concurrent call) and the reply waiters, a bounded cached pool
+ * of threads each of which blocks in one transport call until its reply is whole.
+ *
+ * <p>Why a hand-off at all, against the paper's rule of no thread on the call path: JacORB holds
+ * its connection's write lock during {@code flush()}, so a flush that waited for the reply would
+ * serialise every caller of the connection behind the slowest call. The caller's thread sends the
+ * request; a waiter receives the reply and hands it to the connection's reader.
+ */
+final class ClientRuntime
+{
+    private final LightwireConfig config;
+    private final UdpClient client;
+    private final ThreadPoolExecutor replyWaiters;
+    final AtomicLong onewaysSent = new AtomicLong();
+    final AtomicLong callsStarted = new AtomicLong();
+    final AtomicLong callsFailed = new AtomicLong();
+
+    ClientRuntime(final LightwireConfig config)
+    {
+        this.config = config;
+        final long acquireNs = config.clientAcquireTimeoutNs();
+        this.client = new UdpClient(config.engine(), config.link(), config.clientMaxConnections(), acquireNs, config.maxMessageBytes());
+        final AtomicInteger threadNumber = new AtomicInteger();
+        // Cached: a thread per concurrent call, gone after a minute idle. When the bound is
+        // reached the caller waits for its own reply inside flush(): slower, never wrong.
+        this.replyWaiters = new ThreadPoolExecutor(0, config.clientReplyThreads(), 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+            r ->
+            {
+                final Thread t = new Thread(r, "lightwire-reply-" + threadNumber.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            },
+            new ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    LightwireConfig config()
+    {
+        return config;
+    }
+
+    UdpClient client()
+    {
+        return client;
+    }
+
+    ThreadPoolExecutor replyWaiters()
+    {
+        return replyWaiters;
+    }
+}

@@ -1,0 +1,132 @@
+package org.lightwire.etf;
+
+import java.io.IOException;
+
+import org.lightwire.transport.channel.CallTimeoutException;
+import org.lightwire.transport.link.udp.PeerResetException;
+import org.omg.CORBA.BAD_PARAM;
+import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.CompletionStatus;
+import org.omg.CORBA.NO_RESOURCES;
+import org.omg.CORBA.SystemException;
+import org.omg.CORBA.TIMEOUT;
+import org.omg.CORBA.TRANSIENT;
+
+/**
+ * The one place where Lightwire turns a transport failure into a CORBA system exception, each
+ * with a minor code of its own and a message that says what failed and what to do:
+ *
+ * <table>
+ *   <caption>Minor codes (vendor minor code set 0x4C57 "LW", not OMG-assigned)</caption>
+ *   <tr><th>minor</th><th>exception</th><th>cause</th></tr>
+ *   <tr><td>0x4C570001</td><td>TRANSIENT</td><td>no Lightwire server answered the set-up
+ *       exchange (connect): JacORB then tries the IOR's next profile</td></tr>
+ *   <tr><td>0x4C570002</td><td>COMM_FAILURE</td><td>the connection went zombie: the server
+ *       restarted (REJECT), vanished (ICMP), or was silent for the peer timeout</td></tr>
+ *   <tr><td>0x4C570003</td><td>TIMEOUT</td><td>{@code jacorb.lightwire.client.call_timeout_ms}
+ *       passed without a reply from a live server</td></tr>
+ *   <tr><td>0x4C570004</td><td>COMM_FAILURE</td><td>sending failed (socket error)</td></tr>
+ *   <tr><td>0x4C570005</td><td>COMM_FAILURE</td><td>the ETF connection was closed</td></tr>
+ *   <tr><td>0x4C570006</td><td>NO_RESOURCES</td><td>every transport connection to the server
+ *       stayed busy for the acquire timeout</td></tr>
+ *   <tr><td>0x4C570007</td><td>BAD_PARAM</td><td>a profile or corbaloc address that cannot be
+ *       used (unknown host, bad port)</td></tr>
+ * </table>
+ */
+public final class CorbaExceptions
+{
+    /** Vendor minor code set of Lightwire ("LW" in the top 20 bits' upper part; unregistered). */
+    public static final int VMCID = 0x4C57_0000;
+    public static final int MINOR_CONNECT_FAILED = VMCID | 1;
+    public static final int MINOR_CONNECTION_FAILED = VMCID | 2;
+    public static final int MINOR_CALL_TIMEOUT = VMCID | 3;
+    public static final int MINOR_SEND_FAILED = VMCID | 4;
+    public static final int MINOR_CLOSED = VMCID | 5;
+    public static final int MINOR_ALL_BUSY = VMCID | 6;
+    public static final int MINOR_BAD_ADDRESS = VMCID | 7;
+
+    private CorbaExceptions()
+    {
+    }
+
+    /** No server answered the set-up exchange: the caller may try another profile. */
+    public static TRANSIENT connectFailed(final String server, final IOException cause)
+    {
+        final TRANSIENT e = new TRANSIENT("Lightwire: cannot connect to " + server + ": " + cause.getMessage() +
+            " (is the server running with the Lightwire listener? see " + LightwireConfig.CONNECT_TIMEOUT_MS + ")",
+            MINOR_CONNECT_FAILED, CompletionStatus.COMPLETED_NO);
+        e.initCause(cause);
+        return e;
+    }
+
+    /** Every transport connection stayed busy. */
+    public static NO_RESOURCES allBusy(final String server, final IOException cause)
+    {
+        final NO_RESOURCES e = new NO_RESOURCES("Lightwire: " + cause.getMessage() + " (raise " +
+            LightwireConfig.CLIENT_MAX_CONNECTIONS + ")", MINOR_ALL_BUSY, CompletionStatus.COMPLETED_NO);
+        e.initCause(cause);
+        return e;
+    }
+
+    /**
+     * A call failed after its request may have left.
+     *
+     * @return TIMEOUT for the transport's own call timeout, COMM_FAILURE otherwise; both
+     *         COMPLETED_MAYBE, since the server may have executed the request.
+     */
+    public static SystemException callFailed(final String server, final IOException cause)
+    {
+        final SystemException e;
+        if (cause instanceof CallTimeoutException)
+        {
+            e = new TIMEOUT("Lightwire: " + cause.getMessage() + " (" + LightwireConfig.CLIENT_CALL_TIMEOUT_MS + ")",
+                MINOR_CALL_TIMEOUT, CompletionStatus.COMPLETED_MAYBE);
+        }
+        else
+        {
+            e = new COMM_FAILURE("Lightwire: call to " + server + " failed: " + cause.getMessage() + reasonHint(cause),
+                MINOR_CONNECTION_FAILED, CompletionStatus.COMPLETED_MAYBE);
+        }
+        e.initCause(cause);
+        return e;
+    }
+
+    private static String reasonHint(final IOException cause)
+    {
+        for (Throwable t = cause; t != null; t = t.getCause())
+        {
+            if (t instanceof PeerResetException)
+            {
+                return " (the server restarted: it no longer knows this connection)";
+            }
+        }
+        return "";
+    }
+
+    /** Sending a request failed; nothing of it may have arrived, or some of it. */
+    public static COMM_FAILURE sendFailed(final String server, final IOException cause)
+    {
+        final COMM_FAILURE e = new COMM_FAILURE("Lightwire: sending to " + server + " failed: " + cause.getMessage(),
+            MINOR_SEND_FAILED, CompletionStatus.COMPLETED_MAYBE);
+        e.initCause(cause);
+        return e;
+    }
+
+    /** The ETF connection is closed. */
+    public static COMM_FAILURE closed(final String connection)
+    {
+        return new COMM_FAILURE("Lightwire: connection " + connection + " is closed", MINOR_CLOSED, CompletionStatus.COMPLETED_MAYBE);
+    }
+
+    /** A profile or corbaloc address that names no usable server. */
+    public static BAD_PARAM badAddress(final String address, final String why)
+    {
+        return new BAD_PARAM("Lightwire: bad address " + address + ": " + why, MINOR_BAD_ADDRESS, CompletionStatus.COMPLETED_NO);
+    }
+
+    /** @return the CORBA repository id of a system exception, e.g. IDL:omg.org/CORBA/COMM_FAILURE:1.0. */
+    public static String repositoryId(final SystemException e)
+    {
+        return "IDL:omg.org/CORBA/" + e.getClass().getSimpleName() + ":1.0";
+    }
+}

@@ -1,0 +1,303 @@
+package org.lightwire.etf;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+
+import org.jacorb.orb.dsi.ServerRequest;
+import org.lightwire.etf.giop.FragmentJoiner;
+import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.etf.giop.InboundMessages;
+import org.lightwire.etf.giop.SystemExceptionReply;
+import org.lightwire.transport.channel.ClientConnection;
+import org.lightwire.transport.channel.ConnectionPool;
+import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.SystemException;
+import org.omg.ETF.BufferHolder;
+import org.omg.ETF.Profile;
+
+/**
+ * The client side of one JacORB connection to a Lightwire server (paper, section 5: the ORB's
+ * strand becomes a Lightwire call). JacORB writes each GIOP message in one to three
+ * {@link #write}s and ends it with {@link #flush}; each flushed message is one transport call on a
+ * transport connection of its own, taken from the server's pool, so calls of many threads run at
+ * once.
+ *
+ * <ul>
+ *   <li>A Request that asks for no reply (a oneway) is sent at-most-once and the connection goes
+ *       straight back to the pool.</li>
+ *   <li>Every other message is an exactly-once call. The caller's thread sends it and returns
+ *       (JacORB holds the write lock during flush); a reply waiter receives the transport reply
+ *       and queues it for {@link #read}. Requests and LocateRequests are answered with the GIOP
+ *       reply; other messages with an empty transport reply, which presents nothing.</li>
+ *   <li>A call that fails (zombie connection, transport call timeout) is answered with a GIOP
+ *       Reply carrying the system exception {@link CorbaExceptions} chose, for that request id
+ *       only: the other calls on this connection go on.</li>
+ *   <li>Fragmented messages are joined before they are sent ({@link FragmentJoiner}).</li>
+ * </ul>
+ */
+final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
+{
+    private final ClientRuntime runtime;
+    private final InboundMessages inbound = new InboundMessages();
+    private final FragmentJoiner joiner = new FragmentJoiner();
+    private byte[] outBuffer = new byte[1024];
+    private int outLength;
+    private volatile ConnectionPool pool;
+    private volatile String server = "(not connected)";
+    private volatile long generation;
+    private int timeoutMs;
+
+    LightwireClientConnection(final ClientRuntime runtime)
+    {
+        this.runtime = runtime;
+    }
+
+    @Override
+    public synchronized void connect(final Profile serverProfile, final long timeOut)
+    {
+        if (connected)
+        {
+            return;
+        }
+        if (!(serverProfile instanceof LightwireProfile))
+        {
+            throw CorbaExceptions.badAddress(String.valueOf(serverProfile), "not a Lightwire profile");
+        }
+        final LightwireProfile lw = (LightwireProfile)serverProfile;
+        profile = lw;
+        server = "lw:" + lw.address();
+        final InetSocketAddress address;
+        try
+        {
+            address = lw.address().resolve();
+        }
+        catch (final UnknownHostException e)
+        {
+            throw CorbaExceptions.connectFailed(server, e);
+        }
+        final ConnectionPool p = runtime.client().pool(address);
+        // One set-up exchange proves a server is there, so that a client whose server lacks the
+        // plug-in gets TRANSIENT now and JacORB moves on to the next profile (IIOP).
+        final ClientConnection c;
+        try
+        {
+            c = p.acquire();
+        }
+        catch (final IOException e)
+        {
+            p.discardIdle();
+            throw CorbaExceptions.connectFailed(server, e);
+        }
+        p.release(c);
+        pool = p;
+        generation = inbound.open();
+        joiner.clear();
+        outLength = 0;
+        connected = true;
+    }
+
+    @Override
+    public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
+    {
+        if (outLength + length > outBuffer.length)
+        {
+            final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
+            System.arraycopy(outBuffer, 0, bigger, 0, outLength);
+            outBuffer = bigger;
+        }
+        System.arraycopy(data, offset, outBuffer, outLength, length);
+        outLength += length;
+    }
+
+    @Override
+    public void flush()
+    {
+        if (outLength == 0)
+        {
+            return;
+        }
+        final byte[] flushed = new byte[outLength];
+        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
+        outLength = 0;
+        final byte[] message = joiner.offer(flushed);
+        if (message == null)
+        {
+            return;
+        }
+        final ConnectionPool p = pool;
+        if (!connected || p == null)
+        {
+            throw CorbaExceptions.closed(server);
+        }
+        final boolean isGiop = GiopMessage.isGiop(message, message.length);
+        final boolean oneway = isGiop && GiopMessage.type(message) == GiopMessage.REQUEST &&
+            GiopMessage.responseExpected(message, message.length) == 0;
+        final ClientConnection c = acquire(p);
+        if (oneway)
+        {
+            try
+            {
+                c.send(ByteBuffer.wrap(message));
+                runtime.onewaysSent.incrementAndGet();
+            }
+            catch (final IOException e)
+            {
+                // At-most-once: a oneway that could not be sent is lost, as a lost datagram is.
+                p.discardIdle();
+            }
+            finally
+            {
+                p.release(c);
+            }
+            return;
+        }
+        final long gen = generation;
+        try
+        {
+            c.startCall(ByteBuffer.wrap(message));
+        }
+        catch (final IOException e)
+        {
+            p.release(c);
+            callFailed(p, gen, message, e);
+            return;
+        }
+        runtime.callsStarted.incrementAndGet();
+        runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, message));
+    }
+
+    private ClientConnection acquire(final ConnectionPool p)
+    {
+        try
+        {
+            return p.acquire();
+        }
+        catch (final SocketException | UnknownHostException e)
+        {
+            p.discardIdle();
+            throw CorbaExceptions.connectFailed(server, e);
+        }
+        catch (final IOException e)
+        {
+            throw CorbaExceptions.allBusy(server, e);
+        }
+    }
+
+    private void awaitReply(final ConnectionPool p, final ClientConnection c, final long gen, final byte[] request)
+    {
+        final long timeoutNs = runtime.config().clientCallTimeoutNs();
+        final byte[] reply;
+        try
+        {
+            final ByteBuffer r = c.awaitReply(timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs);
+            reply = new byte[r.remaining()];
+            r.get(reply);
+        }
+        catch (final IOException e)
+        {
+            p.release(c);
+            callFailed(p, gen, request, e);
+            return;
+        }
+        catch (final RuntimeException e)
+        {
+            p.release(c);
+            callFailed(p, gen, request, new IOException(e.toString(), e));
+            return;
+        }
+        p.release(c);
+        if (reply.length > 0)
+        {
+            inbound.offer(gen, reply);
+        }
+    }
+
+    /**
+     * Fails one call: a Request gets a system exception reply of its own; a LocateRequest, which
+     * has no such reply in every GIOP version, fails the connection; other messages had no
+     * answer to wait for.
+     */
+    private void callFailed(final ConnectionPool p, final long gen, final byte[] request, final IOException cause)
+    {
+        runtime.callsFailed.incrementAndGet();
+        // The server restarted or vanished: its other idle connections would fail the same way.
+        p.discardIdle();
+        final SystemException ex = CorbaExceptions.callFailed(server, cause);
+        if (!GiopMessage.isGiop(request, request.length))
+        {
+            return;
+        }
+        final int type = GiopMessage.type(request);
+        final long requestId = GiopMessage.requestId(request, request.length);
+        if (type == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
+        {
+            final byte[] detail = ServerRequest.createExceptionDetailMessage(ex.getMessage()).context_data;
+            inbound.offer(gen, SystemExceptionReply.build(GiopMessage.minor(request), requestId,
+                CorbaExceptions.repositoryId(ex), ex.minor, ex.completed.value(), detail));
+        }
+        else if (type == GiopMessage.LOCATE_REQUEST)
+        {
+            if (gen == generation)
+            {
+                inbound.close(() -> (COMM_FAILURE)new COMM_FAILURE(ex.getMessage(), ex.minor, ex.completed).initCause(cause));
+            }
+        }
+    }
+
+    @Override
+    public int read(final BufferHolder data, final int offset, final int minLength, final int maxLength, final long timeOut)
+    {
+        return inbound.read(data.value, offset, minLength, maxLength);
+    }
+
+    @Override
+    public boolean is_data_available()
+    {
+        return inbound.hasData();
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            connected = false;
+        }
+        final String name = server;
+        inbound.close(() -> CorbaExceptions.closed(name));
+    }
+
+    /** Lightwire is asymmetric (client calls, server answers): no bidirectional GIOP. */
+    @Override
+    public boolean supports_callback()
+    {
+        return false;
+    }
+
+    @Override
+    protected synchronized void setTimeout(final int timeout)
+    {
+        timeoutMs = timeout;
+    }
+
+    @Override
+    protected synchronized int getTimeout()
+    {
+        return timeoutMs;
+    }
+
+    @Override
+    protected COMM_FAILURE handleCommFailure(final IOException exception)
+    {
+        return CorbaExceptions.sendFailed(server, exception);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "LightwireClientConnection{" + server + ", connected=" + connected + '}';
+    }
+}

@@ -1,0 +1,239 @@
+package org.lightwire.etf;
+
+import java.util.concurrent.TimeUnit;
+
+import org.jacorb.config.Configuration;
+import org.jacorb.config.ConfigurationException;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.udp.UdpLinkConfig;
+
+/**
+ * Every {@code jacorb.lightwire.*} property: its key, default and allowed range are declared here
+ * once, read through JacORB's {@link Configuration}, and checked; a bad value fails with a
+ * {@link ConfigurationException} that names the property and the range. {@code
+ * docs/configuration.md} lists the same table for users.
+ */
+public final class LightwireConfig
+{
+    static final String PREFIX = "jacorb.lightwire.";
+
+    /** UDP port of the server's listener; -1 (default) takes the IIOP listener's port number. */
+    public static final String PORT = PREFIX + "port";
+    /** Address the server's UDP socket binds; default: {@code OAIAddr} if set, else every address. */
+    public static final String LISTEN_ADDRESS = PREFIX + "listen_address";
+    /** Host name or address published in the profile; default: the IIOP profile's host. */
+    public static final String HOST = PREFIX + "host";
+    /** The link under the transport; only {@code udp} is available. */
+    public static final String LINK = PREFIX + "link";
+    public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
+    public static final String BUFFER_POOL_PACKETS = PREFIX + "buffer_pool_packets";
+    public static final String ACK_DELAY_US = PREFIX + "ack_delay_us";
+    public static final String RETRANSMIT_MIN_US = PREFIX + "retransmit.min_us";
+    public static final String RETRANSMIT_MAX_MS = PREFIX + "retransmit.max_ms";
+    public static final String RETRANSMIT_INITIAL_MS = PREFIX + "retransmit.initial_ms";
+    public static final String PEER_TIMEOUT_MS = PREFIX + "peer_timeout_ms";
+    public static final String RTT_PROBE_INTERVAL_MS = PREFIX + "rtt_probe_interval_ms";
+    public static final String CONNECT_TIMEOUT_MS = PREFIX + "connect_timeout_ms";
+    public static final String SETUP_RETRY_MS = PREFIX + "setup_retry_ms";
+    public static final String RECEIVE_SPIN_US = PREFIX + "receive_spin_us";
+    public static final String SOCKET_BUFFER_BYTES = PREFIX + "socket_buffer_bytes";
+    public static final String MAX_MESSAGE_BYTES = PREFIX + "max_message_bytes";
+    public static final String CLIENT_MAX_CONNECTIONS = PREFIX + "client.max_connections";
+    public static final String CLIENT_ACQUIRE_TIMEOUT_MS = PREFIX + "client.acquire_timeout_ms";
+    public static final String CLIENT_CALL_TIMEOUT_MS = PREFIX + "client.call_timeout_ms";
+    public static final String CLIENT_REPLY_THREADS = PREFIX + "client.reply_threads";
+    public static final String SERVER_MAX_CONNECTIONS = PREFIX + "server.max_connections";
+    public static final String SERVER_IDLE_TIMEOUT_MS = PREFIX + "server.idle_timeout_ms";
+    /** Profile selector: true picks a Lightwire profile wherever it is in the IOR. */
+    public static final String PREFER = PREFIX + "prefer";
+
+    private final int port;
+    private final String listenAddress;
+    private final String host;
+    private final EngineConfig engine;
+    private final UdpLinkConfig link;
+    private final int maxMessageBytes;
+    private final int clientMaxConnections;
+    private final long clientAcquireTimeoutNs;
+    private final long clientCallTimeoutNs;
+    private final int clientReplyThreads;
+    private final long serverIdleTimeoutNs;
+    private final boolean prefer;
+
+    private LightwireConfig(final Configuration c) throws ConfigurationException
+    {
+        port = (int)range(c, PORT, -1, -1, 65535);
+        listenAddress = c.getAttribute(LISTEN_ADDRESS, c.getAttribute("OAIAddr", ""));
+        host = c.getAttribute(HOST, "");
+        final String linkName = c.getAttribute(LINK, "udp");
+        if (!"udp".equals(linkName))
+        {
+            throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed value is udp");
+        }
+        final int maxPacketBytes = (int)range(c, MAX_PACKET_BYTES, EngineConfig.DEFAULT_MAX_PACKET_BYTES, 64, 65499);
+        final long retransmitMinNs = TimeUnit.MICROSECONDS.toNanos(
+            range(c, RETRANSMIT_MIN_US, EngineConfig.DEFAULT_RETRANSMIT_MIN_NS / 1000, 1, 60_000_000));
+        final long retransmitMaxNs = TimeUnit.MILLISECONDS.toNanos(
+            range(c, RETRANSMIT_MAX_MS, EngineConfig.DEFAULT_RETRANSMIT_MAX_NS / 1_000_000,
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(retransmitMinNs + 999_999)), 600_000));
+        final long retransmitInitialNs = TimeUnit.MILLISECONDS.toNanos(
+            range(c, RETRANSMIT_INITIAL_MS, Math.min(EngineConfig.DEFAULT_RETRANSMIT_INITIAL_NS, retransmitMaxNs) / 1_000_000,
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(retransmitMinNs + 999_999)), TimeUnit.NANOSECONDS.toMillis(retransmitMaxNs)));
+        final long peerTimeoutNs = TimeUnit.MILLISECONDS.toNanos(
+            range(c, PEER_TIMEOUT_MS, Math.max(EngineConfig.DEFAULT_PEER_TIMEOUT_NS, 2 * retransmitMaxNs) / 1_000_000,
+                2 * TimeUnit.NANOSECONDS.toMillis(retransmitMaxNs), 3_600_000));
+        try
+        {
+            engine = EngineConfig.builder()
+                .maxPacketBytes(maxPacketBytes)
+                .bufferPoolPackets((int)range(c, BUFFER_POOL_PACKETS, EngineConfig.DEFAULT_BUFFER_POOL_PACKETS, 1, 127))
+                .ackDelayNs(TimeUnit.MICROSECONDS.toNanos(range(c, ACK_DELAY_US, EngineConfig.DEFAULT_ACK_DELAY_NS / 1000, 0, 60_000_000)))
+                .retransmitMinNs(retransmitMinNs)
+                .retransmitMaxNs(retransmitMaxNs)
+                .retransmitInitialNs(retransmitInitialNs)
+                .peerTimeoutNs(peerTimeoutNs)
+                .rttProbeIntervalNs(TimeUnit.MILLISECONDS.toNanos(
+                    range(c, RTT_PROBE_INTERVAL_MS, EngineConfig.DEFAULT_RTT_PROBE_INTERVAL_NS / 1_000_000, 0, 3_600_000)))
+                .build();
+            final long connectTimeoutMs = range(c, CONNECT_TIMEOUT_MS, 5000, 1, 3_600_000);
+            final int socketBufferBytes = (int)range(c, SOCKET_BUFFER_BYTES, UdpLinkConfig.DEFAULT_SOCKET_BUFFER_BYTES, 4096, 1 << 30);
+            link = UdpLinkConfig.builder()
+                .maxPacketBytes(maxPacketBytes)
+                .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs))
+                .setupRetryNs(TimeUnit.MILLISECONDS.toNanos(range(c, SETUP_RETRY_MS, Math.min(200, connectTimeoutMs), 1, connectTimeoutMs)))
+                .receiveSpinNs(TimeUnit.MICROSECONDS.toNanos(range(c, RECEIVE_SPIN_US, 0, 0, 1_000_000)))
+                .socketReceiveBufferBytes(socketBufferBytes)
+                .socketSendBufferBytes(socketBufferBytes)
+                .maxConnections((int)range(c, SERVER_MAX_CONNECTIONS, UdpLinkConfig.DEFAULT_MAX_CONNECTIONS, 1, 1 << 20))
+                .build();
+        }
+        catch (final IllegalArgumentException e)
+        {
+            // The ranges above are checked first; this names what the core found wrong all the same.
+            throw new ConfigurationException("jacorb.lightwire: " + e.getMessage());
+        }
+        maxMessageBytes = (int)range(c, MAX_MESSAGE_BYTES, 64 * 1024 * 1024, 1024, Integer.MAX_VALUE - 64);
+        clientMaxConnections = (int)range(c, CLIENT_MAX_CONNECTIONS, 64, 1, 65536);
+        clientAcquireTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_ACQUIRE_TIMEOUT_MS, 30_000, 0, 3_600_000));
+        clientCallTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_CALL_TIMEOUT_MS, 0, 0, 86_400_000));
+        clientReplyThreads = (int)range(c, CLIENT_REPLY_THREADS, 1024, 1, 65536);
+        serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
+        prefer = bool(c, PREFER, true);
+    }
+
+    /**
+     * Reads and checks every Lightwire property.
+     *
+     * @throws ConfigurationException naming the first property with a bad value, and its range.
+     */
+    public static LightwireConfig from(final Configuration configuration) throws ConfigurationException
+    {
+        return new LightwireConfig(configuration);
+    }
+
+    private static long range(final Configuration c, final String key, final long defaultValue, final long min, final long max)
+        throws ConfigurationException
+    {
+        final String text = c.getAttribute(key, "").trim();
+        if (text.isEmpty())
+        {
+            return defaultValue;
+        }
+        final long value;
+        try
+        {
+            value = Long.parseLong(text);
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new ConfigurationException(key + " = " + text + " is not a whole number; the allowed range is " + min + ".." + max);
+        }
+        if (value < min || value > max)
+        {
+            throw new ConfigurationException(key + " = " + value + " is outside the allowed range " + min + ".." + max);
+        }
+        return value;
+    }
+
+    private static boolean bool(final Configuration c, final String key, final boolean defaultValue) throws ConfigurationException
+    {
+        final String text = c.getAttribute(key, "").trim();
+        if (text.isEmpty())
+        {
+            return defaultValue;
+        }
+        if ("true".equalsIgnoreCase(text) || "on".equalsIgnoreCase(text))
+        {
+            return true;
+        }
+        if ("false".equalsIgnoreCase(text) || "off".equalsIgnoreCase(text))
+        {
+            return false;
+        }
+        throw new ConfigurationException(key + " = " + text + " is not a boolean; the allowed values are true and false");
+    }
+
+    /** @return the configured UDP port, or -1 for "the IIOP port number". */
+    public int port()
+    {
+        return port;
+    }
+
+    /** @return the address to bind, or "" for every address. */
+    public String listenAddress()
+    {
+        return listenAddress;
+    }
+
+    /** @return the host to publish, or "" for the IIOP profile's. */
+    public String host()
+    {
+        return host;
+    }
+
+    public EngineConfig engine()
+    {
+        return engine;
+    }
+
+    public UdpLinkConfig link()
+    {
+        return link;
+    }
+
+    public int maxMessageBytes()
+    {
+        return maxMessageBytes;
+    }
+
+    public int clientMaxConnections()
+    {
+        return clientMaxConnections;
+    }
+
+    public long clientAcquireTimeoutNs()
+    {
+        return clientAcquireTimeoutNs;
+    }
+
+    /** @return the transport's own limit on a call, or 0: none beyond JacORB's reply timeouts. */
+    public long clientCallTimeoutNs()
+    {
+        return clientCallTimeoutNs;
+    }
+
+    public int clientReplyThreads()
+    {
+        return clientReplyThreads;
+    }
+
+    public long serverIdleTimeoutNs()
+    {
+        return serverIdleTimeoutNs;
+    }
+
+    public boolean prefer()
+    {
+        return prefer;
+    }
+}

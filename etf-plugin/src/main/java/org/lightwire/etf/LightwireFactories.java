@@ -1,0 +1,184 @@
+package org.lightwire.etf;
+
+import org.jacorb.config.Configuration;
+import org.jacorb.config.ConfigurationException;
+import org.jacorb.orb.etf.FactoriesBase;
+import org.jacorb.orb.etf.ProtocolAddressBase;
+import org.omg.CORBA.INTERNAL;
+import org.omg.ETF.Connection;
+import org.omg.ETF.Listener;
+import org.omg.ETF.Profile;
+import org.omg.GIOP.Version;
+import org.omg.IOP.TaggedComponentSeqHolder;
+import org.omg.IOP.TaggedProfileHolder;
+
+/**
+ * JacORB's entry point to the Lightwire transport: list it in {@code jacorb.transport.factories}
+ * after {@code org.jacorb.orb.iiop.IIOPFactories}. It reads and checks every
+ * {@code jacorb.lightwire.*} property when JacORB configures it, and makes the client
+ * connections, the listener, profiles and addresses. Profiles are tagged
+ * {@link LightwireProfile#TAG}; corbaloc addresses are {@code lw:host:port} or
+ * {@code lw:1.2@host:port}.
+ */
+public final class LightwireFactories extends FactoriesBase
+{
+    private static final String CORBALOC_PREFIX = "lw:";
+    private static final String ADDRESS_PREFIX = "lw://";
+
+    private LightwireConfig config;
+    private ClientRuntime client;
+
+    @Override
+    public void configure(final Configuration configuration) throws ConfigurationException
+    {
+        super.configure(configuration);
+        config = LightwireConfig.from(configuration);
+    }
+
+    private synchronized ClientRuntime client()
+    {
+        if (client == null)
+        {
+            client = new ClientRuntime(config);
+        }
+        return client;
+    }
+
+    @Override
+    public int profile_tag()
+    {
+        return LightwireProfile.TAG;
+    }
+
+    @Override
+    protected Connection create_connection_internal()
+    {
+        return new LightwireClientConnection(client());
+    }
+
+    @Override
+    protected Listener create_listener_internal()
+    {
+        return new LightwireListener();
+    }
+
+    @Override
+    protected ProtocolAddressBase create_address_internal()
+    {
+        return new LightwireAddress();
+    }
+
+    @Override
+    public Profile demarshal_profile(final TaggedProfileHolder taggedProfile, final TaggedComponentSeqHolder components)
+    {
+        final LightwireProfile p = new LightwireProfile();
+        configureResult(p);
+        p.demarshal(taggedProfile, components);
+        return p;
+    }
+
+    /**
+     * @param corbaloc one address of a corbaloc URL, without the key: {@code lw:host:port} or
+     *                 {@code lw:1.2@host:port}.
+     * @return the profile, or null when the address is not Lightwire's (never throws for a
+     *         foreign one, so later factories still get their turn).
+     */
+    @Override
+    public Profile decode_corbaloc(final String corbaloc)
+    {
+        if (!corbaloc.toLowerCase(java.util.Locale.ROOT).startsWith(CORBALOC_PREFIX))
+        {
+            return null;
+        }
+        String rest = corbaloc.substring(CORBALOC_PREFIX.length());
+        Version version = new Version((byte)1, (byte)2);
+        final int at = rest.indexOf('@');
+        if (at >= 0)
+        {
+            final String v = rest.substring(0, at);
+            rest = rest.substring(at + 1);
+            final int dot = v.indexOf('.');
+            try
+            {
+                version = new Version(Byte.parseByte(v.substring(0, dot)), Byte.parseByte(v.substring(dot + 1)));
+            }
+            catch (final RuntimeException e)
+            {
+                throw CorbaExceptions.badAddress(corbaloc, "the version '" + v + "' is not of the form 1.2");
+            }
+            if (version.major != 1 || version.minor < 0 || version.minor > 2)
+            {
+                throw CorbaExceptions.badAddress(corbaloc, "GIOP " + v + " is not supported (1.0 to 1.2)");
+            }
+        }
+        final LightwireAddress address = new LightwireAddress();
+        if (!address.fromString(rest))
+        {
+            throw CorbaExceptions.badAddress(corbaloc, "expected lw:host:port with a port from 1 to 65535");
+        }
+        configureResult(address);
+        final LightwireProfile p = new LightwireProfile(address, new byte[0], version);
+        configureResult(p);
+        return p;
+    }
+
+    @Override
+    public int match_tag(final String address)
+    {
+        return address != null && address.toLowerCase(java.util.Locale.ROOT).startsWith(ADDRESS_PREFIX) ? 0 : -1;
+    }
+
+    /** @return the address of {@code lw://host:port}, or null for any other protocol. */
+    @Override
+    public ProtocolAddressBase create_protocol_address(final String address)
+    {
+        if (match_tag(address) < 0)
+        {
+            return null;
+        }
+        final LightwireAddress a = new LightwireAddress();
+        if (!a.fromString(address.substring(ADDRESS_PREFIX.length())))
+        {
+            return null;
+        }
+        configureResult(a);
+        return a;
+    }
+
+    /** @return exactly-once transport calls this ORB's client connections started. */
+    public long callsStarted()
+    {
+        return client == null ? 0 : client.callsStarted.get();
+    }
+
+    /** @return one-way requests this ORB's client connections sent. */
+    public long onewaysSent()
+    {
+        return client == null ? 0 : client.onewaysSent.get();
+    }
+
+    /** @return calls that failed in the transport and were answered with a system exception. */
+    public long callsFailed()
+    {
+        return client == null ? 0 : client.callsFailed.get();
+    }
+
+    /**
+     * @return the Lightwire factories of a JacORB ORB, or null when it was not configured with
+     *         them.
+     */
+    public static LightwireFactories of(final org.omg.CORBA.ORB orb)
+    {
+        final Object f = ((org.jacorb.orb.ORB)orb).getTransportManager().getFactories(LightwireProfile.TAG);
+        return f instanceof LightwireFactories ? (LightwireFactories)f : null;
+    }
+
+    LightwireConfig config()
+    {
+        if (config == null)
+        {
+            throw new INTERNAL("LightwireFactories used before JacORB configured it");
+        }
+        return config;
+    }
+}

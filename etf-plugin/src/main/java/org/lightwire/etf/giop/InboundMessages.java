@@ -1,0 +1,180 @@
+package org.lightwire.etf.giop;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * The whole GIOP messages that arrived for one ETF connection, presented to the ORB's single
+ * reader as the byte stream it expects: JacORB reads the 12-byte header and then the body, each
+ * with {@code min_length == max_length}, so the rest of a message is kept between reads.
+ *
+ * <p>Producers (the transport's threads) {@link #offer} messages tagged with the generation of
+ * the connection they belong to: after a close and a reconnect, a late reply of the old
+ * connection is dropped instead of being presented to the new one. {@link #close} wakes the
+ * reader, which then fails with the exception the closer supplied.
+ */
+public final class InboundMessages
+{
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition arrived = lock.newCondition();
+    private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+    private byte[] current;
+    private int position;
+    private long generation;
+    private boolean closed = true;
+    private Supplier<? extends RuntimeException> failure = () -> new IllegalStateException("not open");
+    private long dropped;
+
+    /**
+     * Opens (or reopens) the stream, forgetting anything left from before.
+     *
+     * @return the generation that producers pass to {@link #offer}.
+     */
+    public long open()
+    {
+        lock.lock();
+        try
+        {
+            queue.clear();
+            current = null;
+            generation++;
+            closed = false;
+            return generation;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Appends one whole message.
+     *
+     * @return false when it was dropped: the stream is closed or belongs to another generation.
+     */
+    public boolean offer(final long ofGeneration, final byte[] message)
+    {
+        lock.lock();
+        try
+        {
+            if (closed || ofGeneration != generation)
+            {
+                dropped++;
+                return false;
+            }
+            queue.addLast(message);
+            arrived.signal();
+            return true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the stream: a blocked or later {@link #read} throws what {@code why} makes; queued
+     * messages are discarded.
+     */
+    public void close(final Supplier<? extends RuntimeException> why)
+    {
+        lock.lock();
+        try
+        {
+            if (!closed)
+            {
+                closed = true;
+                failure = why;
+                queue.clear();
+                current = null;
+                arrived.signalAll();
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Copies at least {@code minLength} and at most {@code maxLength} bytes into {@code dst},
+     * blocking until they have arrived.
+     *
+     * @return the number of bytes copied.
+     * @throws RuntimeException the closer's exception, once the stream is closed.
+     */
+    public int read(final byte[] dst, final int offset, final int minLength, final int maxLength)
+    {
+        int copied = 0;
+        lock.lock();
+        try
+        {
+            do
+            {
+                if (closed)
+                {
+                    throw failure.get();
+                }
+                if (current == null || position == current.length)
+                {
+                    current = queue.pollFirst();
+                    position = 0;
+                    if (current == null)
+                    {
+                        if (copied >= minLength)
+                        {
+                            break;
+                        }
+                        arrived.awaitUninterruptibly();
+                        continue;
+                    }
+                }
+                final int n = Math.min(maxLength - copied, current.length - position);
+                System.arraycopy(current, position, dst, offset + copied, n);
+                position += n;
+                copied += n;
+            }
+            while (copied < minLength);
+            return copied;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** @return true when a read would not block. */
+    public boolean hasData()
+    {
+        lock.lock();
+        try
+        {
+            return hasDataLocked();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private boolean hasDataLocked()
+    {
+        return current != null && position < current.length || !queue.isEmpty();
+    }
+
+    /** @return messages dropped because they came for a closed or older connection. */
+    public long dropped()
+    {
+        lock.lock();
+        try
+        {
+            return dropped;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package org.lightwire.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.lightwire.etf.LightwireConfig;
+import org.lightwire.etf.LightwireFactories;
+import org.lightwire.it.idl.lwtest.echo;
+import org.lightwire.it.idl.lwtest.echoHelper;
+import org.lightwire.it.idl.lwtest.ttcp;
+import org.lightwire.it.idl.lwtest.ttcpHelper;
+import org.omg.CORBA.ORB;
+
+/**
+ * Real kernel packet loss: the server runs in its own network namespace behind a veth pair, and
+ * iptables inside that namespace drops 5% of the Lightwire UDP datagrams at random in each
+ * direction ({@code -m statistic --mode random --probability 0.05}). Addresses are 10.200.x.y,
+ * only on the veth pair this test makes; the namespace, and with it the pair and the rules, is
+ * deleted afterwards whatever happened. Needs root, {@code ip} and {@code iptables}; skipped
+ * with the reason otherwise.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LightwirePacketLossTest
+{
+    private static final long SEED = 0x10_55L;
+    private static final int ECHO_CALLS = 10_000;
+    private static final String DROP_PROBABILITY = "0.05";
+
+    private final int subnet = 100 + (int)(ProcessHandle.current().pid() % 100);
+    private final String namespace = "lwloss" + ProcessHandle.current().pid();
+    private final String hostVeth = "lwl" + (ProcessHandle.current().pid() % 100000) + "a";
+    private final String serverVeth = "lwl" + (ProcessHandle.current().pid() % 100000) + "b";
+    private final String serverAddress = "10.200." + subnet + ".2";
+    private boolean namespaceMade;
+    private ProcessHarness server;
+    private ORB orb;
+    private LightwireFactories lightwire;
+    private echo echo;
+    private ttcp ttcp;
+
+    @BeforeAll
+    void makeLossyNamespaceAndStartServer() throws Exception
+    {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+            "skipped: needs root to make a network namespace and iptables rules (run as root, as CI does)");
+        Assumptions.assumeTrue(run(List.of("ip", "-V")) == 0, "skipped: the ip command (iproute2) is missing");
+        Assumptions.assumeTrue(run(List.of("iptables", "--version")) == 0,
+            "skipped: iptables is missing (apt-get install -y iptables, as the README's test command does)");
+        final int port = 20_000 + (int)(ProcessHandle.current().pid() % 20_000);
+        try
+        {
+            namespaceMade = true;
+            must("ip", "netns", "add", namespace);
+            must("ip", "link", "add", hostVeth, "type", "veth", "peer", "name", serverVeth);
+            must("ip", "link", "set", serverVeth, "netns", namespace);
+            must("ip", "addr", "add", "10.200." + subnet + ".1/24", "dev", hostVeth);
+            must("ip", "link", "set", hostVeth, "up");
+            inNamespace("ip", "addr", "add", serverAddress + "/24", "dev", serverVeth);
+            inNamespace("ip", "link", "set", serverVeth, "up");
+            inNamespace("ip", "link", "set", "lo", "up");
+            final String p = Integer.toString(port);
+            inNamespace("iptables", "-A", "INPUT", "-p", "udp", "--dport", p, "-m", "statistic", "--mode", "random",
+                "--probability", DROP_PROBABILITY, "-j", "DROP");
+            inNamespace("iptables", "-A", "OUTPUT", "-p", "udp", "--sport", p, "-m", "statistic", "--mode", "random",
+                "--probability", DROP_PROBABILITY, "-j", "DROP");
+            server = ProcessHarness.startTestServerUnder(List.of("ip", "netns", "exec", namespace),
+                Orbs.lightwire(Map.of(Orbs.LISTEN_ADDRESS, serverAddress, "OAPort", p)));
+            // Bounds that only stop a hang; loss is recovered by retransmission long before.
+            orb = Orbs.init(Orbs.lightwire(Map.of(LightwireConfig.PEER_TIMEOUT_MS, "30000")));
+            lightwire = LightwireFactories.of(orb);
+            echo = echoHelper.narrow(orb.string_to_object(server.ior("echo")));
+            ttcp = ttcpHelper.narrow(orb.string_to_object(server.ior("ttcp")));
+        }
+        catch (final Exception | Error e)
+        {
+            cleanUp();
+            throw e;
+        }
+    }
+
+    @AfterAll
+    void cleanUp()
+    {
+        try
+        {
+            if (orb != null)
+            {
+                orb.shutdown(true);
+                orb.destroy();
+            }
+        }
+        finally
+        {
+            if (server != null)
+            {
+                server.close();
+            }
+            if (namespaceMade)
+            {
+                // Deleting the namespace deletes its end of the veth pair (and so the pair) and
+                // its iptables rules; the host's own rules are never touched.
+                run(List.of("ip", "netns", "del", namespace));
+                run(List.of("ip", "link", "del", hostVeth));
+            }
+        }
+    }
+
+    @Test
+    void tenThousandEchoesSurviveFivePercentLossEachWayExactlyOnce()
+    {
+        final long transportCallsBefore = lightwire.callsStarted();
+        final long before = echo.calls_received();
+        final Random random = new Random(SEED);
+        for (int i = 0; i < ECHO_CALLS; i++)
+        {
+            // The workload's 1 MiB strings are left to the ttcp test: here the calls are many and small.
+            final String sent = i == 2 ? "" : Workloads.variedString(i, random);
+            final String received = echo.echoString(sent);
+            final int call = i;
+            assertTrue(sent.equals(received), () -> "echo call " + call + " (seed " + SEED + ") came back altered");
+        }
+        assertEquals(before + ECHO_CALLS, echo.calls_received(), "a call was executed twice or not at all");
+        assertEquals(ECHO_CALLS + 2, lightwire.callsStarted() - transportCallsBefore);
+        assertEquals(0, lightwire.callsFailed());
+    }
+
+    @Test
+    void exactlyOnceTtcpOfElevenMebibytesSurvivesFivePercentLossEachWay()
+    {
+        ttcp.reset();
+        final Workloads.TtcpRun run = Workloads.sendTtcp(ttcp, true);
+        Workloads.assertStats(ttcp.stats(), run.calls, run.bytes, 0, 0, run.checksum);
+        assertEquals(0, lightwire.callsFailed());
+    }
+
+    private void inNamespace(final String... command) throws IOException, InterruptedException
+    {
+        final List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
+        full.addAll(List.of(command));
+        must(full.toArray(new String[0]));
+    }
+
+    private static void must(final String... command) throws IOException, InterruptedException
+    {
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0)
+        {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+        }
+    }
+
+    private static int run(final List<String> command)
+    {
+        try
+        {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
+        }
+        catch (final IOException e)
+        {
+            return -1;
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+}
