@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -B -q -ntp -pl bench -am package -DskipTests
 java -cp bench/target/lightwire-bench.jar org.lightwire.bench.LoopbackDemo 40 2000 10
+java -jar bench/target/lightwire-bench.jar EngineBenchmark -prof gc
 exec java -jar bench/target/lightwire-bench.jar NullCallBenchmark -prof gc "$@"
