@@ -34,7 +34,18 @@ public final class ClientConnection implements AutoCloseable
     private final MessageWriter writer;
     private final PacketBatch batch;
     private final ReplyBuffer reply;
+    /** Held for a whole call (and by the idle servicer), so a connection carries one call at a time. */
     private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * Held for each use of the engine. The caller lets go of it while it waits on the link, so
+     * that on a link without timed receive the {@link DeadlineService} can fire the engine's
+     * timers meanwhile.
+     */
+    private final ReentrantLock engineLock = new ReentrantLock();
+    private final boolean blockingWaits;
+    private volatile boolean inCall;
+    private volatile long callDeadlineNs;
+    private volatile boolean callTimedOut;
     private final String peer;
     private final HeaderFlyweight peek = new HeaderFlyweight();
     private IOException sendFailure;
@@ -58,6 +69,11 @@ public final class ClientConnection implements AutoCloseable
         this.engine = new ClientEngine(effective, this::sendPacket, new ReplyHandler(), BufferReleaser.NONE);
         this.writer = MessageWriter.forClient(engine);
         this.batch = new PacketBatch(BATCH_PACKETS, link.maxPacketBytes(), true);
+        this.blockingWaits = !link.timedReceive();
+        if (blockingWaits)
+        {
+            DeadlineService.instance().register(this);
+        }
     }
 
     private void sendPacket(final ByteBuffer header, final ByteBuffer payload)
@@ -136,9 +152,17 @@ public final class ClientConnection implements AutoCloseable
             reply.reset();
             final long nowNs = System.nanoTime();
             callStartNs = nowNs;
-            writer.start(request, true);
-            writer.pump(nowNs);
-            checkSendFailure();
+            engineLock.lock();
+            try
+            {
+                writer.start(request, true);
+                writer.pump(nowNs);
+                checkSendFailure();
+            }
+            finally
+            {
+                engineLock.unlock();
+            }
         }
         catch (final ZombieConnectionException e)
         {
@@ -164,10 +188,16 @@ public final class ClientConnection implements AutoCloseable
         try
         {
             final long startNs = callStartNs;
-            final long callDeadlineNs = startNs + timeoutNs;
+            callDeadlineNs = startNs + timeoutNs;
+            callTimedOut = false;
+            if (blockingWaits)
+            {
+                inCall = true;
+                DeadlineService.instance().callStarted(earliestDeadlineNs());
+            }
             while (!reply.isComplete())
             {
-                awaitEvent(callDeadlineNs, startNs);
+                awaitEvent(startNs);
             }
             if (reply.overflowed())
             {
@@ -182,6 +212,7 @@ public final class ClientConnection implements AutoCloseable
         }
         finally
         {
+            inCall = false;
             lock.unlock();
         }
     }
@@ -198,9 +229,17 @@ public final class ClientConnection implements AutoCloseable
         {
             checkUsable();
             final long nowNs = System.nanoTime();
-            writer.start(request, false);
-            writer.pump(nowNs);
-            checkSendFailure();
+            engineLock.lock();
+            try
+            {
+                writer.start(request, false);
+                writer.pump(nowNs);
+                checkSendFailure();
+            }
+            finally
+            {
+                engineLock.unlock();
+            }
         }
         catch (final ZombieConnectionException e)
         {
@@ -212,55 +251,166 @@ public final class ClientConnection implements AutoCloseable
         }
     }
 
-    private void awaitEvent(final long callDeadlineNs, final long startNs) throws IOException
+    private void awaitEvent(final long startNs) throws IOException
     {
-        long nowNs = System.nanoTime();
-        if (writer.isActive())
-        {
-            writer.pump(nowNs);
-            checkSendFailure();
-        }
-        final long deadlineNs = engine.nextDeadlineNs();
-        final long wakeNs = deadlineNs == ProtocolEngine.NO_DEADLINE || deadlineNs - callDeadlineNs > 0 ? callDeadlineNs : deadlineNs;
-        final ByteBuffer slot = batch.nextSlot();
-        final int length;
+        final ByteBuffer slot;
+        final long waitNs;
+        engineLock.lock();
         try
         {
-            length = link.receive(slot, Math.max(0, wakeNs - nowNs));
+            final long nowNs = System.nanoTime();
+            if (writer.isActive())
+            {
+                writer.pump(nowNs);
+                checkSendFailure();
+            }
+            if (blockingWaits)
+            {
+                waitNs = Link.FOREVER;
+            }
+            else
+            {
+                final long deadlineNs = engine.nextDeadlineNs();
+                final long wakeNs = deadlineNs == ProtocolEngine.NO_DEADLINE || deadlineNs - callDeadlineNs > 0 ? callDeadlineNs : deadlineNs;
+                waitNs = Math.max(0, wakeNs - nowNs);
+            }
+            slot = batch.nextSlot();
+        }
+        finally
+        {
+            engineLock.unlock();
+        }
+
+        int length;
+        IOException linkFailure = null;
+        try
+        {
+            length = link.receive(slot, waitNs);
         }
         catch (final IOException e)
         {
-            engine.onHardError(e.getMessage());
-            throw fail(new ConnectionFailedException("connection to " + peer + " failed: " + e.getMessage(), e));
+            length = Link.TIMEOUT;
+            linkFailure = e;
         }
-        if (length >= 0)
+
+        engineLock.lock();
+        try
         {
-            batch.commit();
-            if (moreDataLikely(slot))
+            if (linkFailure != null)
             {
-                drainInto();
+                throw failFromLink(linkFailure, startNs);
             }
-            nowNs = System.nanoTime();
-            batch.dispatch(engine, nowNs);
+            long nowNs;
+            if (length >= 0)
+            {
+                batch.commit();
+                if (moreDataLikely(slot))
+                {
+                    drainInto();
+                }
+                nowNs = System.nanoTime();
+                batch.dispatch(engine, nowNs);
+            }
+            else
+            {
+                nowNs = System.nanoTime();
+            }
+            final long due = engine.nextDeadlineNs();
+            if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+            {
+                engine.onTimer(nowNs);
+            }
+            checkSendFailure();
+            if (engine.isZombie())
+            {
+                throw fail(new ConnectionFailedException(engine.zombieReason() + " (server " + peer + ")"));
+            }
+            if (!reply.isComplete() && callDeadlineNs - nowNs <= 0)
+            {
+                throw fail(callTimeout(nowNs, startNs));
+            }
         }
-        else
+        finally
         {
-            nowNs = System.nanoTime();
+            engineLock.unlock();
         }
-        final long due = engine.nextDeadlineNs();
-        if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+    }
+
+    private CallTimeoutException callTimeout(final long nowNs, final long startNs)
+    {
+        return new CallTimeoutException("no reply from " + peer + " within " + ((nowNs - startNs) / 1_000_000L) +
+            " ms (the caller's timeout); the server is alive but has not answered call " + engine.callSeq());
+    }
+
+    /** A receive failed: the deadline service closed the link (zombie, call timeout), or the network did. */
+    private ConnectionFailedException failFromLink(final IOException e, final long startNs)
+    {
+        if (callTimedOut)
         {
-            engine.onTimer(nowNs);
+            return fail(callTimeout(System.nanoTime(), startNs));
         }
-        checkSendFailure();
         if (engine.isZombie())
         {
-            throw fail(new ConnectionFailedException(engine.zombieReason() + " (server " + peer + ")"));
+            return fail(new ConnectionFailedException(engine.zombieReason() + " (server " + peer + ")", e));
         }
-        if (!reply.isComplete() && callDeadlineNs - nowNs <= 0)
+        engine.onHardError(e.getMessage());
+        return fail(new ConnectionFailedException("connection to " + peer + " failed: " + e.getMessage(), e));
+    }
+
+    /** @return the earlier of the engine's next deadline and the call's. */
+    private long earliestDeadlineNs()
+    {
+        final long engineDeadlineNs = engine.nextDeadlineNs();
+        final long callNs = callDeadlineNs;
+        return engineDeadlineNs == ProtocolEngine.NO_DEADLINE || engineDeadlineNs - callNs > 0 ? callNs : engineDeadlineNs;
+    }
+
+    /**
+     * Called by the {@link DeadlineService} while a caller waits on a link without timed receive:
+     * fires the engine's due timers (a NACK goes out from this thread, and the server's answer
+     * wakes the caller), and ends the wait by closing the link when the engine became a zombie
+     * or the call's deadline passed.
+     *
+     * @return when to look again, or {@link ProtocolEngine#NO_DEADLINE} when no call waits.
+     */
+    long serviceInCall(final long nowNs)
+    {
+        if (!inCall)
         {
-            throw fail(new CallTimeoutException("no reply from " + peer + " within " + ((nowNs - startNs) / 1_000_000L) +
-                " ms (the caller's timeout); the server is alive but has not answered call " + engine.callSeq()));
+            return ProtocolEngine.NO_DEADLINE;
+        }
+        engineLock.lock();
+        try
+        {
+            if (!inCall || closed)
+            {
+                return ProtocolEngine.NO_DEADLINE;
+            }
+            if (callDeadlineNs - nowNs <= 0)
+            {
+                callTimedOut = true;
+                closeLink();
+                return ProtocolEngine.NO_DEADLINE;
+            }
+            final long due = engine.nextDeadlineNs();
+            if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+            {
+                engine.onTimer(nowNs);
+            }
+            if (sendFailure != null && !engine.isZombie())
+            {
+                engine.onHardError(sendFailure.getMessage());
+            }
+            if (engine.isZombie())
+            {
+                closeLink();
+                return ProtocolEngine.NO_DEADLINE;
+            }
+            return earliestDeadlineNs();
+        }
+        finally
+        {
+            engineLock.unlock();
         }
     }
 
@@ -320,20 +470,28 @@ public final class ClientConnection implements AutoCloseable
             {
                 return false;
             }
-            drainInto();
-            batch.dispatch(engine, nowNs);
-            final long due = engine.nextDeadlineNs();
-            if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+            engineLock.lock();
+            try
             {
-                engine.onTimer(nowNs);
+                drainInto();
+                batch.dispatch(engine, nowNs);
+                final long due = engine.nextDeadlineNs();
+                if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+                {
+                    engine.onTimer(nowNs);
+                }
+                checkSendFailure();
+                if (engine.isZombie())
+                {
+                    fail(new ConnectionFailedException(engine.zombieReason()));
+                    return false;
+                }
+                return true;
             }
-            checkSendFailure();
-            if (engine.isZombie())
+            finally
             {
-                fail(new ConnectionFailedException(engine.zombieReason()));
-                return false;
+                engineLock.unlock();
             }
-            return true;
         }
         catch (final IOException e)
         {
@@ -407,6 +565,15 @@ public final class ClientConnection implements AutoCloseable
     private void closeQuietly()
     {
         closed = true;
+        closeLink();
+        if (blockingWaits)
+        {
+            DeadlineService.instance().unregister(this);
+        }
+    }
+
+    private void closeLink()
+    {
         try
         {
             link.close();

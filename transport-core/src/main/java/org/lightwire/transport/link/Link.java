@@ -20,6 +20,9 @@ public interface Link extends Closeable
     /** Returned by {@link #receive} when the timeout passed with nothing received. */
     int TIMEOUT = -1;
 
+    /** A timeout for {@link #receive}: wait until a packet arrives or the link is closed. */
+    long FOREVER = Long.MAX_VALUE;
+
     /**
      * Sends one packet as one datagram, gathering {@code header} and {@code payload} without
      * copying the payload. Both buffers are read from their position to their limit; their
@@ -47,4 +50,15 @@ public interface Link extends Closeable
 
     /** @return true when the medium delivers packets in the order they were sent (ATM VCs). */
     boolean preservesOrder();
+
+    /**
+     * @return true when {@link #receive} honours any timeout; false when it takes only 0 (poll)
+     * and {@link #FOREVER}, so that a wait costs one blocking system call and nothing else. The
+     * driver of such a link enforces its deadlines from another thread, and ends a wait that must
+     * not go on by closing the link.
+     */
+    default boolean timedReceive()
+    {
+        return true;
+    }
 }

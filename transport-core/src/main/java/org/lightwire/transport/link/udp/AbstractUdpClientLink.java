@@ -366,7 +366,7 @@ abstract class AbstractUdpClientLink implements Link
                 {
                     return length;
                 }
-                if (waitNs > 0)
+                if (waitNs > 0 && waitNs != FOREVER)
                 {
                     waitNs = Math.max(0, deadlineNs - System.nanoTime());
                 }

@@ -1,5 +1,7 @@
 package org.lightwire.transport.link.udp;
 
+import org.lightwire.transport.link.Link;
+
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -34,6 +36,9 @@ public final class UdpClientLink extends AbstractUdpClientLink
 
     private final Selector selector;
     private final ByteBuffer receiveBuffer;
+    /** After {@link #connectBlocking}: waits are one blocking receive, with no selector. */
+    private boolean blockingWaits;
+    private boolean channelBlocking;
 
     private UdpClientLink(final DatagramChannel channel, final InetSocketAddress serverAddress, final UdpLinkConfig config)
         throws IOException
@@ -87,9 +92,72 @@ public final class UdpClientLink extends AbstractUdpClientLink
         }
     }
 
+    /**
+     * Opens a connection like {@link #connect}, then gives up the selector: a wait for a packet
+     * is then a single blocking receive, as cheap as a raw UDP ping-pong's, but it has no
+     * timeout. {@link #receive} takes only 0 (a poll) and {@link Link#FOREVER}; the driver
+     * enforces its deadlines from another thread and ends a wait by closing the link
+     * ({@link #timedReceive()} is false).
+     */
+    public static UdpClientLink connectBlocking(final InetSocketAddress server, final UdpLinkConfig config) throws IOException
+    {
+        final UdpClientLink link = connect(server, config);
+        try
+        {
+            // A channel registered with a selector cannot block; closing the selector deregisters it.
+            link.selector.close();
+            link.blockingWaits = true;
+            link.setChannelBlocking(true);
+            return link;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            link.close();
+            throw ex;
+        }
+    }
+
+    @Override
+    public boolean timedReceive()
+    {
+        return !blockingWaits;
+    }
+
+    private void setChannelBlocking(final boolean blocking) throws IOException
+    {
+        if (channelBlocking != blocking)
+        {
+            channel.configureBlocking(blocking);
+            channelBlocking = blocking;
+        }
+    }
+
+    private ByteBuffer pollBlocking(final long timeoutNs) throws IOException
+    {
+        if (timeoutNs == 0)
+        {
+            setChannelBlocking(false);
+            return receiveOnce() ? receiveBuffer : null;
+        }
+        if (timeoutNs != Link.FOREVER)
+        {
+            throw new IllegalArgumentException("this link waits without a timeout (connectBlocking): receive takes 0 or " +
+                "Link.FOREVER, not " + timeoutNs + " ns; its driver must enforce deadlines by closing it");
+        }
+        setChannelBlocking(true);
+        receiveBuffer.clear();
+        channel.receive(receiveBuffer);
+        receiveBuffer.flip();
+        return receiveBuffer;
+    }
+
     @Override
     protected ByteBuffer pollDatagram(final long timeoutNs) throws IOException
     {
+        if (blockingWaits)
+        {
+            return pollBlocking(timeoutNs);
+        }
         // A caller that will wait goes straight to the selector, which returns at once if a
         // datagram is queued: on the null-call path a first non-blocking receive would almost
         // always find nothing and cost a system call.
