@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.lightwire.transport.channel.ServerCall;
 import org.lightwire.transport.channel.UdpServer;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.udp.UdpLinkConfig;
 
 /**
  * The server process of the demo and the benchmarks: a Lightwire echo server over UDP and, on
@@ -14,9 +16,15 @@ import org.lightwire.transport.channel.UdpServer;
  * with the one-way bytes and calls received so far (two longs), so that a throughput run can
  * ask how much arrived. Prints {@code READY <port>} when both listen, then serves until
  * killed or until its standard input closes.
+ *
+ * <p>System property {@value #SERVER_IO_PROPERTY} ({@code BLOCKING} or {@code NETTY}) picks the
+ * Lightwire server's front-end; unset, the link's default.
  */
 public final class BenchServer
 {
+    /** Names the {@link UdpLinkConfig.ServerIo} of the Lightwire server. */
+    public static final String SERVER_IO_PROPERTY = "lightwire.bench.serverIo";
+
     private BenchServer()
     {
     }
@@ -26,7 +34,12 @@ public final class BenchServer
         final int port = args.length > 0 ? Integer.parseInt(args[0]) : 0;
         final AtomicLong oneWayBytes = new AtomicLong();
         final AtomicLong oneWayCalls = new AtomicLong();
-        try (UdpServer server = UdpServer.start(new InetSocketAddress("127.0.0.1", port), call -> serve(call, oneWayBytes, oneWayCalls));
+        final String serverIo = System.getProperty(SERVER_IO_PROPERTY);
+        final UdpLinkConfig linkConfig = serverIo == null ? UdpLinkConfig.defaults() :
+            UdpLinkConfig.builder().serverIo(UdpLinkConfig.ServerIo.valueOf(serverIo)).build();
+        try (UdpServer server = new UdpServer(new InetSocketAddress("127.0.0.1", port), EngineConfig.defaults(), linkConfig,
+                call -> serve(call, oneWayBytes, oneWayCalls), null, UdpServer.DEFAULT_MAX_MESSAGE_BYTES,
+                UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
              RawUdpEcho raw = new RawUdpEcho(new InetSocketAddress("127.0.0.1", server.localAddress().getPort() + 1)))
         {
             System.out.println("READY " + server.localAddress().getPort() + " " + raw.localAddress().getPort());

@@ -23,7 +23,8 @@ import org.lightwire.transport.link.udp.UdpLinkConfig;
  * and prints medians, p99s and their ratio; then the throughput of 10 MB sent one-way and
  * exactly-once in calls of 1 KiB to 64 KiB.
  *
- * <p>Arguments: {@code [rounds] [callsPerBlock] [megabytes]} (defaults 20, 1000, 10).
+ * <p>Arguments: {@code [rounds] [callsPerBlock] [megabytes]} (defaults 20, 1000, 10). The system
+ * property {@value BenchServer#SERVER_IO_PROPERTY} is passed on to the server JVM.
  */
 public final class LoopbackDemo
 {
@@ -40,7 +41,11 @@ public final class LoopbackDemo
         final int megabytes = args.length > 2 ? Integer.parseInt(args[2]) : 10;
         System.out.printf("Lightwire loopback demo on %d cores, %s %s%n", Runtime.getRuntime().availableProcessors(),
             System.getProperty("java.vm.name"), System.getProperty("java.version"));
-        try (ServerProcess server = new ServerProcess(List.of("-Xmx512m"));
+        final String serverIo = System.getProperty(BenchServer.SERVER_IO_PROPERTY);
+        final List<String> serverJvmArgs = serverIo == null ? List.of("-Xmx512m") :
+            List.of("-Xmx512m", "-D" + BenchServer.SERVER_IO_PROPERTY + "=" + serverIo);
+        System.out.printf("server I/O: %s%n", serverIo == null ? "the link default" : serverIo);
+        try (ServerProcess server = new ServerProcess(serverJvmArgs);
              UdpClient client = UdpClient.withDefaults();
              RawUdpClient raw = new RawUdpClient(new InetSocketAddress("127.0.0.1", server.rawPort()), RawUdpClient.NULL_CALL_DATAGRAM_BYTES))
         {

@@ -21,7 +21,7 @@ import org.lightwire.transport.link.udp.UdpServerEndpoint;
 /**
  * A Lightwire server over UDP: one socket ({@link UdpServerEndpoint}), one {@link ServerSession}
  * per client connection, demultiplexed by connection id. Packets are handed to the engine on the
- * endpoint's event-loop thread; the {@link RequestHandler} runs there too unless an executor is
+ * endpoint's receive thread; the {@link RequestHandler} runs there too unless an executor is
  * given. A timer thread fires the engines' retransmission timers, removes connections that became
  * zombies, and closes connections idle for longer than {@code idleTimeoutNs}. It sleeps until the
  * earliest deadline of any connection and is woken only when a packet arms an earlier one, so a
@@ -40,7 +40,7 @@ public final class UdpServer implements AutoCloseable
     private final Executor executor;
     private final int maxMessageBytes;
     private final long idleTimeoutNs;
-    /** Touched only on the endpoint's event loop. */
+    /** Touched only on the endpoint's receive thread. */
     private final Map<UdpServerConnection, Entry> byConnection = new IdentityHashMap<>();
     /** For the timer thread. */
     private final Map<UdpServerConnection, Entry> entries = new ConcurrentHashMap<>();
@@ -70,7 +70,7 @@ public final class UdpServer implements AutoCloseable
      * @param engineConfig the engines' settings; their packet size is the link's.
      * @param linkConfig the socket's settings.
      * @param handler the application.
-     * @param executor where the handler runs; null runs it on the event loop (no hand-off:
+     * @param executor where the handler runs; null runs it on the receive thread (no hand-off:
      *                 right for short handlers, wrong for ones that block).
      * @param maxMessageBytes the largest request accepted.
      * @param idleTimeoutNs how long an idle connection is kept.
@@ -96,7 +96,7 @@ public final class UdpServer implements AutoCloseable
         timer.start();
     }
 
-    /** A server with default settings and the handler on the event loop. */
+    /** A server with default settings and the handler on the receive thread. */
     public static UdpServer start(final InetSocketAddress bind, final RequestHandler handler) throws IOException
     {
         return new UdpServer(bind, EngineConfig.defaults(), UdpLinkConfig.defaults(), handler, null,

@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * backward-shift deletion: no boxing and no allocation per lookup, insert or removal (Agrona's
  * {@code Long2ObjectHashMap} is the model). Capacity is fixed at construction, at least twice
  * the most entries it will hold, so probes stay short. Key 0 marks an empty slot and cannot be
- * stored. Not thread-safe: the server endpoint uses it on its event loop only.
+ * stored. Not thread-safe: the server endpoint uses it on its receive thread only.
  *
  * @param <V> the value type.
  */

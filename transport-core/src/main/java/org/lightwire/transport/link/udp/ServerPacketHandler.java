@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * The server application's side of a {@link UdpServerEndpoint}: every method is called on the
- * endpoint's event-loop thread, one at a time, and must not block. An exception thrown from a
- * method is caught and counted ({@link UdpServerEndpoint#handlerErrors()}), never propagated.
+ * endpoint's receive thread (its own thread, or its Netty event loop; see
+ * {@link UdpLinkConfig#serverIo()}), one at a time, and must not block. An exception thrown from
+ * a method is caught and counted ({@link UdpServerEndpoint#handlerErrors()}), never propagated.
  */
 public interface ServerPacketHandler
 {

@@ -30,8 +30,10 @@ import java.util.concurrent.TimeUnit;
  *       holds at once; CONNECTs beyond are not answered</td></tr>
  *   <tr><td>reusePort</td><td>false</td><td>-</td><td>server: set SO_REUSEPORT before binding
  *       so several endpoints can share a port</td></tr>
- *   <tr><td>nativeTransport</td><td>true</td><td>-</td><td>server: use Netty's epoll transport
- *       when {@code Epoll.isAvailable()}, NIO otherwise</td></tr>
+ *   <tr><td>serverIo</td><td>NETTY</td><td>BLOCKING, NETTY</td><td>server: how its socket is
+ *       read (see {@link ServerIo})</td></tr>
+ *   <tr><td>nativeTransport</td><td>true</td><td>-</td><td>server with {@code serverIo} NETTY: use
+ *       Netty's epoll transport when {@code Epoll.isAvailable()}, NIO otherwise</td></tr>
  * </table>
  */
 public final class UdpLinkConfig
@@ -42,6 +44,8 @@ public final class UdpLinkConfig
     public static final long DEFAULT_RECEIVE_SPIN_NS = 0;
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    // NETTY, not BLOCKING, while clients park at once (receiveSpinNs 0): see docs/udp-link.md.
+    public static final ServerIo DEFAULT_SERVER_IO = ServerIo.NETTY;
 
     public static final long MIN_CONNECT_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(1);
     public static final long MAX_CONNECT_TIMEOUT_NS = TimeUnit.HOURS.toNanos(1);
@@ -60,7 +64,23 @@ public final class UdpLinkConfig
     private final InetSocketAddress bindAddress;
     private final int maxConnections;
     private final boolean reusePort;
+    private final ServerIo serverIo;
     private final boolean nativeTransport;
+
+    /** How a {@link UdpServerEndpoint} reads its socket. */
+    public enum ServerIo
+    {
+        /**
+         * A JDK {@code DatagramChannel} in blocking mode, read by one thread of its own: one
+         * system call per datagram received, one per datagram sent, as a raw UDP echo.
+         */
+        BLOCKING,
+        /**
+         * A Netty event loop (epoll or NIO, see {@code nativeTransport}): readiness, the read
+         * and a read that finds the socket empty per datagram when they come one at a time.
+         */
+        NETTY
+    }
 
     private UdpLinkConfig(final Builder builder)
     {
@@ -73,6 +93,7 @@ public final class UdpLinkConfig
         bindAddress = builder.bindAddress;
         maxConnections = builder.maxConnections;
         reusePort = builder.reusePort;
+        serverIo = builder.serverIo;
         nativeTransport = builder.nativeTransport;
     }
 
@@ -101,6 +122,7 @@ public final class UdpLinkConfig
             .bindAddress(bindAddress)
             .maxConnections(maxConnections)
             .reusePort(reusePort)
+            .serverIo(serverIo)
             .nativeTransport(nativeTransport);
     }
 
@@ -150,6 +172,11 @@ public final class UdpLinkConfig
         return reusePort;
     }
 
+    public ServerIo serverIo()
+    {
+        return serverIo;
+    }
+
     public boolean nativeTransport()
     {
         return nativeTransport;
@@ -167,6 +194,7 @@ public final class UdpLinkConfig
             ", bindAddress=" + bindAddress +
             ", maxConnections=" + maxConnections +
             ", reusePort=" + reusePort +
+            ", serverIo=" + serverIo +
             ", nativeTransport=" + nativeTransport + '}';
     }
 
@@ -182,6 +210,7 @@ public final class UdpLinkConfig
         private InetSocketAddress bindAddress;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private boolean reusePort;
+        private ServerIo serverIo = DEFAULT_SERVER_IO;
         private boolean nativeTransport = true;
 
         private Builder()
@@ -242,6 +271,12 @@ public final class UdpLinkConfig
             return this;
         }
 
+        public Builder serverIo(final ServerIo serverIo)
+        {
+            this.serverIo = serverIo;
+            return this;
+        }
+
         public Builder nativeTransport(final boolean nativeTransport)
         {
             this.nativeTransport = nativeTransport;
@@ -265,6 +300,11 @@ public final class UdpLinkConfig
             checkRange("socketReceiveBufferBytes", socketReceiveBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
             checkRange("socketSendBufferBytes", socketSendBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
             checkRange("maxConnections", maxConnections, 1, MAX_MAX_CONNECTIONS);
+            if (serverIo == null)
+            {
+                throw new IllegalArgumentException("serverIo must not be null: choose " +
+                    java.util.Arrays.toString(ServerIo.values()));
+            }
             return new UdpLinkConfig(this);
         }
 

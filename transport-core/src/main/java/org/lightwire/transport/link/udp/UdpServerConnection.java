@@ -1,9 +1,5 @@
 package org.lightwire.transport.link.udp;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
-import io.netty.channel.socket.DatagramPacket;
-
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,11 +9,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * address, the random connection id the set-up exchange gave it, and the nonce of the CONNECT
  * that opened it.
  *
- * <p>{@link #send} may be called from the event loop and from any other thread.
+ * <p>{@link #send} may be called from the endpoint's receive thread and from any other thread.
  */
 public final class UdpServerConnection
 {
-    private final UdpServerEndpoint endpoint;
+    private final ServerDemultiplexer demultiplexer;
     private final long connectionId;
     private final long nonce;
     private final InetSocketAddress remoteAddress;
@@ -25,13 +21,13 @@ public final class UdpServerConnection
     private final AtomicBoolean closed = new AtomicBoolean();
 
     UdpServerConnection(
-        final UdpServerEndpoint endpoint,
+        final ServerDemultiplexer demultiplexer,
         final long connectionId,
         final long nonce,
         final InetSocketAddress remoteAddress,
         final int maxPacketBytes)
     {
-        this.endpoint = endpoint;
+        this.demultiplexer = demultiplexer;
         this.connectionId = connectionId;
         this.nonce = nonce;
         this.remoteAddress = remoteAddress;
@@ -71,13 +67,10 @@ public final class UdpServerConnection
     /**
      * Sends one packet to the client as one datagram: prefix, header, payload.
      *
-     * <p>The prefix, header and payload are copied into one pooled direct buffer, and that
-     * buffer goes to Netty. The copy is deliberate: Netty's write completes asynchronously (it
-     * is queued when called off the event loop, or when the socket buffer is full), while the
-     * caller reuses the header at once and owns the payload (it may be retransmitted or
-     * recycled). Wrapping the caller's buffers in a composite would let epoll gather them with
-     * sendmsg, but Netty could then read them after this method returned. Positions of
-     * {@code header} and {@code payload} are restored.
+     * <p>The prefix, header and payload are copied into one buffer of the endpoint's front-end
+     * before this returns (the Netty front-end's write completes later, on its event loop): the
+     * caller may reuse the header at once, and keeps owning the payload (it may be retransmitted
+     * or recycled). Positions of {@code header} and {@code payload} are restored.
      *
      * @param header the omniTransport header, from position to limit.
      * @param payload the payload from position to limit, or null.
@@ -99,37 +92,13 @@ public final class UdpServerConnection
                 "; fragment it");
         }
 
-        final Channel channel = endpoint.channel();
-        ByteBuf datagram = channel.alloc().directBuffer(UdpPrefixFlyweight.HEADER_LENGTH + headerBytes + payloadBytes);
-        try
-        {
-            datagram.writeLong(connectionId); // CARD64 big-endian: ByteBuf.writeLong is big-endian
-            final int headerPosition = header.position();
-            datagram.writeBytes(header);
-            header.position(headerPosition);
-            if (payload != null)
-            {
-                final int payloadPosition = payload.position();
-                datagram.writeBytes(payload);
-                payload.position(payloadPosition);
-            }
-            channel.writeAndFlush(new DatagramPacket(datagram, remoteAddress), channel.voidPromise());
-            datagram = null;
-        }
-        finally
-        {
-            if (datagram != null)
-            {
-                datagram.release();
-            }
-        }
-        endpoint.onDatagramSent();
+        demultiplexer.send(connectionId, header, payload, remoteAddress);
         return true;
     }
 
     /**
-     * Closes the connection: it leaves the endpoint's table (on the event loop; at once when
-     * called there), {@link ServerPacketHandler#onClose} is called, and later datagrams with
+     * Closes the connection: it leaves the endpoint's table (on the receive thread; at once
+     * when called there), {@link ServerPacketHandler#onClose} is called, and later datagrams with
      * its id are answered with REJECT. Idempotent.
      */
     public void close()
@@ -141,7 +110,7 @@ public final class UdpServerConnection
     {
         if (closed.compareAndSet(false, true))
         {
-            endpoint.onConnectionClosed(this, reason);
+            demultiplexer.onConnectionClosed(this, reason);
         }
     }
 

@@ -18,6 +18,7 @@ class RecordingHandler implements ServerPacketHandler
     final BlockingQueue<UdpServerConnection> connects = new LinkedBlockingQueue<>();
     final BlockingQueue<Received> packets = new LinkedBlockingQueue<>();
     final BlockingQueue<String> closes = new LinkedBlockingQueue<>();
+    final BlockingQueue<String> closeThreads = new LinkedBlockingQueue<>();
 
     @Override
     public void onConnect(final UdpServerConnection connection)
@@ -36,6 +37,7 @@ class RecordingHandler implements ServerPacketHandler
     @Override
     public void onClose(final UdpServerConnection connection, final String reason)
     {
+        closeThreads.add(Thread.currentThread().getName());
         closes.add(UdpPrefixFlyweight.formatId(connection.connectionId()) + ": " + reason);
     }
 

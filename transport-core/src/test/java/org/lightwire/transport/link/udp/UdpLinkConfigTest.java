@@ -27,6 +27,7 @@ class UdpLinkConfigTest
         assertNull(config.bindAddress());
         assertEquals(4096, config.maxConnections());
         assertFalse(config.reusePort());
+        assertEquals(UdpLinkConfig.ServerIo.NETTY, config.serverIo());
         assertTrue(config.nativeTransport());
     }
 
@@ -36,7 +37,8 @@ class UdpLinkConfigTest
         final UdpLinkConfig config = UdpLinkConfig.builder()
             .maxPacketBytes(64).connectTimeoutNs(2_000_000).setupRetryNs(1_000_000).receiveSpinNs(5)
             .socketReceiveBufferBytes(4096).socketSendBufferBytes(8192)
-            .bindAddress(new InetSocketAddress("127.0.0.1", 0)).maxConnections(1).reusePort(true).nativeTransport(false)
+            .bindAddress(new InetSocketAddress("127.0.0.1", 0)).maxConnections(1).reusePort(true)
+            .serverIo(UdpLinkConfig.ServerIo.BLOCKING).nativeTransport(false)
             .build();
         assertEquals(config.toString(), config.toBuilder().build().toString());
     }
@@ -68,6 +70,7 @@ class UdpLinkConfigTest
         expect(b -> b.socketSendBufferBytes(Integer.MAX_VALUE),
             "socketSendBufferBytes = 2147483647 is outside the allowed range 4096..1073741824");
         expect(b -> b.maxConnections(0), "maxConnections = 0 is outside the allowed range 1..1048576");
+        expect(b -> b.serverIo(null), "serverIo must not be null: choose [BLOCKING, NETTY]");
     }
 
     private static void expect(final UnaryOperator<UdpLinkConfig.Builder> change, final String message)

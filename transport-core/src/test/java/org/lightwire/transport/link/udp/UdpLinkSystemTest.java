@@ -1,16 +1,15 @@
 package org.lightwire.transport.link.udp;
 
-import io.netty.channel.epoll.Epoll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.transport.link.Link;
 import org.lightwire.transport.protocol.MessageType;
 import org.lightwire.transport.link.udp.UdpTestSupport.ClientKind;
+import org.lightwire.transport.link.udp.UdpTestSupport.ServerKind;
 
 import java.net.ConnectException;
 import java.net.DatagramSocket;
@@ -51,8 +50,8 @@ import static org.lightwire.transport.link.udp.UdpTestSupport.sendRaw;
 import static org.lightwire.transport.link.udp.UdpTestSupport.setupDatagram;
 
 /**
- * System tests: real UDP sockets on the loopback interface, the server on epoll (when
- * available) and on NIO, both client links. Timeouts only keep a broken build from hanging.
+ * System tests: real UDP sockets on the loopback interface, the server on each front-end (a
+ * blocking channel, Netty epoll when available, Netty NIO), both client links. Timeouts only keep a broken build from hanging.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class UdpLinkSystemTest
@@ -60,40 +59,36 @@ class UdpLinkSystemTest
     static Stream<Arguments> serversAndClients()
     {
         final List<Arguments> arguments = new ArrayList<>();
-        for (final boolean nativeServer : serverTransports())
+        for (final ServerKind serverKind : ServerKind.available())
         {
             for (final ClientKind kind : ClientKind.values())
             {
-                arguments.add(Arguments.of(nativeServer, kind));
+                arguments.add(Arguments.of(serverKind, kind));
             }
         }
         return arguments.stream();
     }
 
-    static Stream<Boolean> servers()
+    static Stream<ServerKind> servers()
     {
-        return serverTransports().stream();
+        return ServerKind.available().stream();
     }
 
-    private static List<Boolean> serverTransports()
+    private static UdpLinkConfig config(final ServerKind serverKind)
     {
-        return Epoll.isAvailable() ? List.of(true, false) : List.of(false);
+        return serverKind.config();
     }
 
-    private static UdpLinkConfig config(final boolean nativeServer)
-    {
-        return UdpLinkConfig.builder().nativeTransport(nativeServer).build();
-    }
-
-    @ParameterizedTest(name = "native server {0}, {1} client")
+    @ParameterizedTest(name = "{0} server, {1} client")
     @MethodSource("serversAndClients")
-    void connectsAndCarriesPacketsBothWaysByteForByte(final boolean nativeServer, final ClientKind kind) throws Exception
+    void connectsAndCarriesPacketsBothWaysByteForByte(final ServerKind serverKind, final ClientKind kind) throws Exception
     {
         final RecordingHandler handler = new RecordingHandler();
-        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), handler);
-            AbstractUdpClientLink client = kind.connect(server.localAddress(), config(nativeServer)))
+        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
+            AbstractUdpClientLink client = kind.connect(server.localAddress(), config(serverKind)))
         {
-            assertEquals(nativeServer, server.usesNativeTransport());
+            assertEquals(serverKind == ServerKind.EPOLL, server.usesNativeTransport());
+            assertEquals(serverKind.serverIo, server.serverIo());
             final UdpServerConnection connection = handler.nextConnect();
             assertNotEquals(0, client.connectionId());
             assertEquals(client.connectionId(), connection.connectionId());
@@ -133,14 +128,14 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}, {1} client")
+    @ParameterizedTest(name = "{0} server, {1} client")
     @MethodSource("serversAndClients")
-    void twoClientsGetDistinctIdsAndOnlyTheirOwnPackets(final boolean nativeServer, final ClientKind kind) throws Exception
+    void twoClientsGetDistinctIdsAndOnlyTheirOwnPackets(final ServerKind serverKind, final ClientKind kind) throws Exception
     {
         final RecordingHandler handler = new RecordingHandler();
-        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), handler);
-            AbstractUdpClientLink a = kind.connect(server.localAddress(), config(nativeServer));
-            AbstractUdpClientLink b = kind.connect(server.localAddress(), config(nativeServer)))
+        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
+            AbstractUdpClientLink a = kind.connect(server.localAddress(), config(serverKind));
+            AbstractUdpClientLink b = kind.connect(server.localAddress(), config(serverKind)))
         {
             assertNotEquals(a.connectionId(), b.connectionId());
             final Map<Long, UdpServerConnection> byId = new HashMap<>();
@@ -219,12 +214,12 @@ class UdpLinkSystemTest
         return copy;
     }
 
-    @ParameterizedTest(name = "native server {0}")
+    @ParameterizedTest(name = "{0} server")
     @MethodSource("servers")
-    void duplicateConnectWithTheSameNonceGetsTheSameAccept(final boolean nativeServer) throws Exception
+    void duplicateConnectWithTheSameNonceGetsTheSameAccept(final ServerKind serverKind) throws Exception
     {
         final RecordingHandler handler = new RecordingHandler();
-        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), handler);
+        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
             DatagramSocket raw = new DatagramSocket(0, LOOPBACK))
         {
             final byte[] connect = setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x5151L, 0);
@@ -253,21 +248,21 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}, {1} client")
+    @ParameterizedTest(name = "{0} server, {1} client")
     @MethodSource("serversAndClients")
-    void aNewServerIncarnationResetsTheOldClient(final boolean nativeServer, final ClientKind kind) throws Exception
+    void aNewServerIncarnationResetsTheOldClient(final ServerKind serverKind, final ClientKind kind) throws Exception
     {
         final RecordingHandler oldHandler = new RecordingHandler();
-        final UdpServerEndpoint oldServer = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), oldHandler);
+        final UdpServerEndpoint oldServer = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), oldHandler);
         final InetSocketAddress address = oldServer.localAddress();
-        try (AbstractUdpClientLink client = kind.connect(address, config(nativeServer)))
+        try (AbstractUdpClientLink client = kind.connect(address, config(serverKind)))
         {
             oldServer.close();
             assertEquals(1, oldHandler.closes.size());
             assertTrue(oldHandler.closes.peek().endsWith("the server endpoint was closed"), oldHandler.closes.peek());
 
             final RecordingHandler newHandler = new RecordingHandler();
-            try (UdpServerEndpoint newServer = UdpServerEndpoint.bind(address, config(nativeServer), newHandler))
+            try (UdpServerEndpoint newServer = UdpServerEndpoint.bind(address, config(serverKind), newHandler))
             {
                 client.send(header(MessageType.COMPLETE, 0, 1, 0), null);
                 final PeerResetException ex = assertThrows(
@@ -285,13 +280,13 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}, {1} client")
+    @ParameterizedTest(name = "{0} server, {1} client")
     @MethodSource("serversAndClients")
-    void aConnectionClosedByTheServerIsRejected(final boolean nativeServer, final ClientKind kind) throws Exception
+    void aConnectionClosedByTheServerIsRejected(final ServerKind serverKind, final ClientKind kind) throws Exception
     {
         final RecordingHandler handler = new RecordingHandler();
-        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), handler);
-            AbstractUdpClientLink client = kind.connect(server.localAddress(), config(nativeServer)))
+        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
+            AbstractUdpClientLink client = kind.connect(server.localAddress(), config(serverKind)))
         {
             final UdpServerConnection connection = handler.nextConnect();
             connection.close();
@@ -299,6 +294,8 @@ class UdpLinkSystemTest
             awaitTrue(() -> server.openConnections() == 0, server);
             assertEquals(UdpPrefixFlyweight.formatId(connection.connectionId()) + ": closed by the server application",
                 handler.closes.poll(RecordingHandler.WAIT_S, TimeUnit.SECONDS));
+            final String closeThread = handler.closeThreads.poll();
+            assertTrue(closeThread.startsWith("lightwire-udp-server"), "onClose ran on " + closeThread);
 
             client.send(header(MessageType.COMPLETE, 0, 1, 0), null);
             assertThrows(PeerResetException.class, () -> client.receive(ByteBuffer.allocate(8192), WAIT_NS));
@@ -307,13 +304,40 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}")
+    @ParameterizedTest(name = "{0} server")
     @MethodSource("servers")
-    void junkDatagramsAreDroppedAndCountedWithoutCallbacks(final boolean nativeServer) throws Exception
+    void anInterruptedSendingThreadNeitherFailsNorClosesTheEndpoint(final ServerKind serverKind) throws Exception
+    {
+        final RecordingHandler handler = new RecordingHandler();
+        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
+            AbstractUdpClientLink client = ClientKind.DIRECT.connect(server.localAddress(), config(serverKind)))
+        {
+            final UdpServerConnection connection = handler.nextConnect();
+            final ByteBuffer header = header(MessageType.COMPLETE, 0, 1, 0);
+            Thread.currentThread().interrupt();
+            try
+            {
+                assertTrue(connection.send(header, null));
+            }
+            finally
+            {
+                assertTrue(Thread.interrupted(), "the interrupt must be kept for the caller");
+            }
+            assertArrayEquals(concat(header, null), receive(client));
+
+            client.send(header, null);
+            handler.nextPacket();
+            assertEquals(0, server.ioErrors(), server.toString());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} server")
+    @MethodSource("servers")
+    void junkDatagramsAreDroppedAndCountedWithoutCallbacks(final ServerKind serverKind) throws Exception
     {
         final long seed = new Random().nextLong();
         final RecordingHandler handler = new RecordingHandler();
-        final UdpLinkConfig config = config(nativeServer);
+        final UdpLinkConfig config = config(serverKind);
         try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config, handler);
             AbstractUdpClientLink client = ClientKind.DIRECT.connect(server.localAddress(), config);
             DatagramSocket raw = new DatagramSocket(0, LOOPBACK))
@@ -398,9 +422,9 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}")
+    @ParameterizedTest(name = "{0} server")
     @MethodSource("servers")
-    void aThrowingHandlerIsCountedAndTheEndpointGoesOn(final boolean nativeServer) throws Exception
+    void aThrowingHandlerIsCountedAndTheEndpointGoesOn(final ServerKind serverKind) throws Exception
     {
         final RecordingHandler handler = new RecordingHandler()
         {
@@ -416,8 +440,8 @@ class UdpLinkSystemTest
                 }
             }
         };
-        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), handler);
-            AbstractUdpClientLink client = ClientKind.DIRECT.connect(server.localAddress(), config(nativeServer)))
+        try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
+            AbstractUdpClientLink client = ClientKind.DIRECT.connect(server.localAddress(), config(serverKind)))
         {
             client.send(header(MessageType.COMPLETE, 0, 1, 0), null);
             client.send(header(MessageType.COMPLETE, 0, 2, 0), null);
@@ -558,11 +582,11 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}")
+    @ParameterizedTest(name = "{0} server")
     @MethodSource("servers")
-    void aFullTableLeavesConnectUnanswered(final boolean nativeServer) throws Exception
+    void aFullTableLeavesConnectUnanswered(final ServerKind serverKind) throws Exception
     {
-        final UdpLinkConfig config = config(nativeServer).toBuilder()
+        final UdpLinkConfig config = config(serverKind).toBuilder()
             .maxConnections(1)
             .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(300))
             .setupRetryNs(TimeUnit.MILLISECONDS.toNanos(100))
@@ -577,11 +601,11 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}")
-    @ValueSource(booleans = {true, false})
-    void reusePortLetsTwoEndpointsShareAPort(final boolean nativeServer) throws Exception
+    @ParameterizedTest(name = "{0} server")
+    @EnumSource(ServerKind.class)
+    void reusePortLetsTwoEndpointsShareAPort(final ServerKind serverKind) throws Exception
     {
-        final UdpLinkConfig config = config(nativeServer).toBuilder().reusePort(true).build();
+        final UdpLinkConfig config = config(serverKind).toBuilder().reusePort(true).build();
         try (UdpServerEndpoint first = UdpServerEndpoint.bind(anyLoopbackPort(), config, new RecordingHandler());
             UdpServerEndpoint second = UdpServerEndpoint.bind(first.localAddress(), config, new RecordingHandler()))
         {
@@ -589,14 +613,14 @@ class UdpLinkSystemTest
         }
     }
 
-    @ParameterizedTest(name = "native server {0}")
+    @ParameterizedTest(name = "{0} server")
     @MethodSource("servers")
-    void bindingATakenPortFailsNamingTheAddress(final boolean nativeServer) throws Exception
+    void bindingATakenPortFailsNamingTheAddress(final ServerKind serverKind) throws Exception
     {
-        try (UdpServerEndpoint first = UdpServerEndpoint.bind(anyLoopbackPort(), config(nativeServer), new RecordingHandler()))
+        try (UdpServerEndpoint first = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), new RecordingHandler()))
         {
             final java.net.BindException ex = assertThrows(java.net.BindException.class,
-                () -> UdpServerEndpoint.bind(first.localAddress(), config(nativeServer), new RecordingHandler()));
+                () -> UdpServerEndpoint.bind(first.localAddress(), config(serverKind), new RecordingHandler()));
             assertTrue(ex.getMessage().startsWith("could not bind the Lightwire UDP server to " + first.localAddress()),
                 ex.getMessage());
         }

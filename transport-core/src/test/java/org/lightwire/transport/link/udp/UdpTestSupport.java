@@ -1,5 +1,6 @@
 package org.lightwire.transport.link.udp;
 
+import io.netty.channel.epoll.Epoll;
 import org.lightwire.transport.protocol.HeaderFlyweight;
 import org.lightwire.transport.protocol.MessageType;
 
@@ -9,6 +10,7 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -20,6 +22,36 @@ final class UdpTestSupport
 
     private UdpTestSupport()
     {
+    }
+
+    /** The server front-ends under test. */
+    enum ServerKind
+    {
+        /** Netty's epoll transport; only where {@link Epoll#isAvailable()}. */
+        EPOLL(UdpLinkConfig.ServerIo.NETTY, true),
+        NIO(UdpLinkConfig.ServerIo.NETTY, false),
+        BLOCKING(UdpLinkConfig.ServerIo.BLOCKING, false);
+
+        final UdpLinkConfig.ServerIo serverIo;
+        final boolean nativeTransport;
+
+        ServerKind(final UdpLinkConfig.ServerIo serverIo, final boolean nativeTransport)
+        {
+            this.serverIo = serverIo;
+            this.nativeTransport = nativeTransport;
+        }
+
+        /** @return the defaults, with this front-end. */
+        UdpLinkConfig config()
+        {
+            return UdpLinkConfig.builder().serverIo(serverIo).nativeTransport(nativeTransport).build();
+        }
+
+        /** @return the kinds this machine runs. */
+        static List<ServerKind> available()
+        {
+            return Epoll.isAvailable() ? List.of(values()) : List.of(NIO, BLOCKING);
+        }
     }
 
     /** The client implementations under test. */

@@ -1,0 +1,438 @@
+package org.lightwire.transport.link.udp;
+
+import org.lightwire.transport.protocol.HeaderFlyweight;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The protocol logic of the Lightwire UDP server (see {@code docs/udp-link.md}), with no socket
+ * and no thread of its own: the connection table keyed by id and by CONNECT nonce, the answers
+ * to the set-up exchange (ACCEPT, REJECT under the {@link RejectLimiter}), the id and address
+ * checks of data datagrams, the counters and every call of the {@link ServerPacketHandler}.
+ *
+ * <p>A {@link FrontEnd} drives it: it feeds each received datagram to {@link #onDatagram} on its
+ * one receive thread, and carries out the sends. Connection state is touched by that thread
+ * only: a close from another thread is handed to it ({@link FrontEnd#runOnReceiveThread}), and
+ * {@link #closeAllConnections()} runs there or after that thread ended. Counters may be read
+ * from any thread.
+ */
+final class ServerDemultiplexer
+{
+    private static final int REJECT_LIMITER_SLOTS = 1024;
+    private static final SecureRandom ID_SOURCE = new SecureRandom();
+
+    /** The socket side of a server endpoint, as the demultiplexer sees it. */
+    interface FrontEnd
+    {
+        /**
+         * Sends one datagram: the 8-byte prefix naming {@code connectionId}, then {@code header},
+         * then {@code payload}, each from its position to its limit. Positions are left as they
+         * were, and the buffers may be reused as soon as this returns. Called from any thread.
+         *
+         * @param payload null for none.
+         * @return true when the datagram was handed to the socket; false when the socket is
+         *     closed or failed (an I/O error is reported to {@link #onIoError}).
+         */
+        boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to);
+
+        /**
+         * Runs {@code task} on the receive thread: at once when called there, soon otherwise.
+         * A task handed over while the front-end closes runs on the closing thread after the
+         * receive thread ended, or not at all.
+         */
+        void runOnReceiveThread(Runnable task);
+    }
+
+    private final UdpLinkConfig config;
+    private final ServerPacketHandler handler;
+    private final FrontEnd frontEnd;
+    private volatile boolean closing;
+
+    // Receive-thread state.
+    private final LongObjectTable<UdpServerConnection> connectionsById;
+    private final LongObjectTable<UdpServerConnection> connectionsByNonce;
+    private final UdpPrefixFlyweight prefix = new UdpPrefixFlyweight();
+    private final SetupFlyweight setup = new SetupFlyweight();
+    private final ByteBuffer replyBody = ByteBuffer.allocate(SetupFlyweight.HEADER_LENGTH);
+    private final SetupFlyweight replySetup = new SetupFlyweight().wrap(replyBody, 0);
+    private final RejectLimiter rejectLimiter;
+
+    private final AtomicLong openConnections = new AtomicLong();
+    private final AtomicLong datagramsReceived = new AtomicLong();
+    private final AtomicLong datagramsSent = new AtomicLong();
+    private final AtomicLong packetsDelivered = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong unknownId = new AtomicLong();
+    private final AtomicLong wrongAddress = new AtomicLong();
+    private final AtomicLong connectionsAccepted = new AtomicLong();
+    private final AtomicLong connectionsRefused = new AtomicLong();
+    private final AtomicLong connectionsClosed = new AtomicLong();
+    private final AtomicLong duplicateConnects = new AtomicLong();
+    private final AtomicLong rejectsSent = new AtomicLong();
+    private final AtomicLong rejectsSuppressed = new AtomicLong();
+    private final AtomicLong handlerErrors = new AtomicLong();
+    private final AtomicLong ioErrors = new AtomicLong();
+    private volatile Throwable lastIoError;
+
+    /**
+     * @param config {@code maxPacketBytes} and {@code maxConnections} apply.
+     * @param handler the application, called on the receive thread.
+     * @param frontEnd where datagrams go.
+     * @param nowNs the clock now; the REJECT limiter starts full.
+     */
+    ServerDemultiplexer(
+        final UdpLinkConfig config, final ServerPacketHandler handler, final FrontEnd frontEnd, final long nowNs)
+    {
+        this.config = config;
+        this.handler = handler;
+        this.frontEnd = frontEnd;
+        connectionsById = new LongObjectTable<>(config.maxConnections());
+        connectionsByNonce = new LongObjectTable<>(config.maxConnections());
+        rejectLimiter = new RejectLimiter(REJECT_LIMITER_SLOTS, UdpServerEndpoint.REJECT_INTERVAL_NS,
+            UdpServerEndpoint.REJECT_BURST, UdpServerEndpoint.REJECT_REFILL_NS, nowNs);
+    }
+
+    /** @return bytes a receive buffer needs: the largest acceptable datagram and one byte more. */
+    static int datagramBufferBytes(final UdpLinkConfig config)
+    {
+        // One spare byte: a datagram that fills the buffer was too long (the kernel truncates
+        // silently) and is dropped as malformed rather than delivered cut short.
+        return UdpPrefixFlyweight.HEADER_LENGTH + config.maxPacketBytes() + 1;
+    }
+
+    /**
+     * Handles one received datagram, on the receive thread. Never throws for what the datagram
+     * holds: whatever is not a packet of an open connection is dropped and counted.
+     *
+     * @param datagram the datagram, prefix included, from its position to its limit; valid
+     *     during this call only (the handler sees it without a copy).
+     * @param sender the address it came from.
+     * @param nowNs when it was taken from the socket.
+     */
+    void onDatagram(final ByteBuffer datagram, final InetSocketAddress sender, final long nowNs)
+    {
+        try
+        {
+            classify(datagram, sender, nowNs);
+        }
+        finally
+        {
+            // Counted last: whoever sees this count sees every other counter this datagram moved.
+            increment(datagramsReceived);
+        }
+    }
+
+    private void classify(final ByteBuffer datagram, final InetSocketAddress sender, final long nowNs)
+    {
+        final int length = datagram.remaining();
+        if (length < UdpPrefixFlyweight.HEADER_LENGTH || length > UdpPrefixFlyweight.HEADER_LENGTH + config.maxPacketBytes())
+        {
+            increment(malformed);
+            return;
+        }
+        final int base = datagram.position();
+        final long id = prefix.wrap(datagram, base).connectionId();
+        if (id == UdpPrefixFlyweight.SETUP_CONNECTION_ID)
+        {
+            onSetup(datagram, base + UdpPrefixFlyweight.HEADER_LENGTH, length - UdpPrefixFlyweight.HEADER_LENGTH, sender);
+            return;
+        }
+        if (length - UdpPrefixFlyweight.HEADER_LENGTH < HeaderFlyweight.HEADER_LENGTH)
+        {
+            increment(malformed);
+            return;
+        }
+        final UdpServerConnection connection = connectionsById.get(id);
+        if (connection == null)
+        {
+            increment(unknownId);
+            maybeReject(id, sender, nowNs);
+            return;
+        }
+        if (!connection.remoteAddress().equals(sender))
+        {
+            increment(wrongAddress);
+            return;
+        }
+        datagram.position(base + UdpPrefixFlyweight.HEADER_LENGTH);
+        increment(packetsDelivered);
+        try
+        {
+            handler.onPacket(connection, datagram, nowNs);
+        }
+        catch (final RuntimeException ex)
+        {
+            increment(handlerErrors);
+        }
+    }
+
+    private void onSetup(final ByteBuffer datagram, final int offset, final int bodyLength, final InetSocketAddress sender)
+    {
+        setup.wrap(datagram, offset);
+        if (setup.validate(bodyLength) != null || setup.kind() != SetupFlyweight.Kind.CONNECT)
+        {
+            increment(malformed);
+            return;
+        }
+        final long nonce = setup.nonce();
+        final UdpServerConnection existing = connectionsByNonce.get(nonce);
+        if (existing != null)
+        {
+            if (existing.remoteAddress().equals(sender))
+            {
+                // Our ACCEPT was lost or is late: answer the retransmitted CONNECT identically.
+                increment(duplicateConnects);
+                sendSetup(SetupFlyweight.Kind.ACCEPT, nonce, existing.connectionId(), sender);
+            }
+            else
+            {
+                // Another client drew the same 64-bit nonce: refuse; its retries draw no new one,
+                // so it times out and reconnects with a fresh nonce.
+                increment(connectionsRefused);
+            }
+            return;
+        }
+        if (connectionsById.size() >= config.maxConnections() || closing)
+        {
+            increment(connectionsRefused);
+            return;
+        }
+
+        final long id = newConnectionId();
+        final UdpServerConnection connection = new UdpServerConnection(
+            this, id, nonce, sender, Math.min(config.maxPacketBytes(), setup.maxPacketBytes()));
+        connectionsById.put(id, connection);
+        connectionsByNonce.put(nonce, connection);
+        openConnections.set(connectionsById.size());
+        increment(connectionsAccepted);
+        try
+        {
+            handler.onConnect(connection);
+        }
+        catch (final RuntimeException ex)
+        {
+            increment(handlerErrors);
+        }
+        if (connection.isOpen())
+        {
+            sendSetup(SetupFlyweight.Kind.ACCEPT, nonce, id, sender);
+        }
+    }
+
+    private long newConnectionId()
+    {
+        long id;
+        do
+        {
+            id = ID_SOURCE.nextLong();
+        }
+        while (id == UdpPrefixFlyweight.SETUP_CONNECTION_ID || connectionsById.get(id) != null);
+        return id;
+    }
+
+    private void maybeReject(final long id, final InetSocketAddress sender, final long nowNs)
+    {
+        if (!rejectLimiter.tryAcquire(id, nowNs))
+        {
+            increment(rejectsSuppressed);
+            return;
+        }
+        increment(rejectsSent);
+        sendSetup(SetupFlyweight.Kind.REJECT, 0L, id, sender);
+    }
+
+    private void sendSetup(final SetupFlyweight.Kind kind, final long nonce, final long id, final InetSocketAddress recipient)
+    {
+        replySetup.set(kind, config.maxPacketBytes(), nonce, id);
+        replyBody.clear();
+        send(UdpPrefixFlyweight.SETUP_CONNECTION_ID, replyBody, null, recipient);
+    }
+
+    /** Sends one datagram of a connection, or a set-up datagram (id 0); from any thread. */
+    void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to)
+    {
+        if (frontEnd.send(connectionId, header, payload, to))
+        {
+            // Written from any thread that sends, so a real atomic increment.
+            datagramsSent.incrementAndGet();
+        }
+    }
+
+    /** Called once per connection by {@link UdpServerConnection#close(String)}, from any thread. */
+    void onConnectionClosed(final UdpServerConnection connection, final String reason)
+    {
+        frontEnd.runOnReceiveThread(() -> removeConnection(connection, reason));
+    }
+
+    private void removeConnection(final UdpServerConnection connection, final String reason)
+    {
+        final long id = connection.connectionId();
+        if (connectionsById.get(id) != connection)
+        {
+            return;
+        }
+        connectionsById.remove(id);
+        if (connectionsByNonce.get(connection.nonce()) == connection)
+        {
+            connectionsByNonce.remove(connection.nonce());
+        }
+        openConnections.set(connectionsById.size());
+        increment(connectionsClosed);
+        notifyClose(connection, reason);
+    }
+
+    private void notifyClose(final UdpServerConnection connection, final String reason)
+    {
+        try
+        {
+            handler.onClose(connection, reason);
+        }
+        catch (final RuntimeException ex)
+        {
+            increment(handlerErrors);
+        }
+    }
+
+    /** From any thread: CONNECTs are refused from now on, as the endpoint is closing. */
+    void startClosing()
+    {
+        closing = true;
+    }
+
+    /** Closes every open connection, on the receive thread or after it ended. */
+    void closeAllConnections()
+    {
+        final List<UdpServerConnection> open = new ArrayList<>(connectionsById.size());
+        connectionsById.forEach(open::add);
+        connectionsById.clear();
+        connectionsByNonce.clear();
+        openConnections.set(0);
+        for (final UdpServerConnection connection : open)
+        {
+            if (connection.markClosed())
+            {
+                increment(connectionsClosed);
+                notifyClose(connection, "the server endpoint was closed");
+            }
+        }
+    }
+
+    /** An I/O error on the socket (or an error thrown out of the handler); from any thread. */
+    void onIoError(final Throwable cause)
+    {
+        lastIoError = cause;
+        ioErrors.incrementAndGet();
+    }
+
+    private static void increment(final AtomicLong counter)
+    {
+        // Single writer (the receive thread): no atomic read-modify-write needed.
+        counter.lazySet(counter.get() + 1);
+    }
+
+    long openConnections()
+    {
+        return openConnections.get();
+    }
+
+    long datagramsReceived()
+    {
+        return datagramsReceived.get();
+    }
+
+    long datagramsSent()
+    {
+        return datagramsSent.get();
+    }
+
+    long packetsDelivered()
+    {
+        return packetsDelivered.get();
+    }
+
+    long malformed()
+    {
+        return malformed.get();
+    }
+
+    long unknownId()
+    {
+        return unknownId.get();
+    }
+
+    long wrongAddress()
+    {
+        return wrongAddress.get();
+    }
+
+    long connectionsAccepted()
+    {
+        return connectionsAccepted.get();
+    }
+
+    long connectionsRefused()
+    {
+        return connectionsRefused.get();
+    }
+
+    long connectionsClosed()
+    {
+        return connectionsClosed.get();
+    }
+
+    long duplicateConnects()
+    {
+        return duplicateConnects.get();
+    }
+
+    long rejectsSent()
+    {
+        return rejectsSent.get();
+    }
+
+    long rejectsSuppressed()
+    {
+        return rejectsSuppressed.get();
+    }
+
+    long handlerErrors()
+    {
+        return handlerErrors.get();
+    }
+
+    long ioErrors()
+    {
+        return ioErrors.get();
+    }
+
+    Throwable lastIoError()
+    {
+        return lastIoError;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ServerDemultiplexer{closing=" + closing +
+            ", openConnections=" + openConnections.get() +
+            ", datagramsReceived=" + datagramsReceived.get() +
+            ", datagramsSent=" + datagramsSent.get() +
+            ", packetsDelivered=" + packetsDelivered.get() +
+            ", malformed=" + malformed.get() +
+            ", unknownId=" + unknownId.get() +
+            ", wrongAddress=" + wrongAddress.get() +
+            ", connectionsAccepted=" + connectionsAccepted.get() +
+            ", connectionsRefused=" + connectionsRefused.get() +
+            ", connectionsClosed=" + connectionsClosed.get() +
+            ", duplicateConnects=" + duplicateConnects.get() +
+            ", rejectsSent=" + rejectsSent.get() +
+            ", rejectsSuppressed=" + rejectsSuppressed.get() +
+            ", handlerErrors=" + handlerErrors.get() +
+            ", ioErrors=" + ioErrors.get() + '}';
+    }
+}

@@ -1,0 +1,204 @@
+package org.lightwire.transport.link.udp;
+
+import org.junit.jupiter.api.Test;
+import org.lightwire.transport.protocol.MessageType;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lightwire.transport.link.udp.UdpTestSupport.concat;
+import static org.lightwire.transport.link.udp.UdpTestSupport.dataDatagram;
+import static org.lightwire.transport.link.udp.UdpTestSupport.header;
+import static org.lightwire.transport.link.udp.UdpTestSupport.parseSetup;
+import static org.lightwire.transport.link.udp.UdpTestSupport.payload;
+import static org.lightwire.transport.link.udp.UdpTestSupport.setupDatagram;
+
+/** Unit tests of the server's protocol logic: no socket, no thread, a hand-advanced clock. */
+class ServerDemultiplexerTest
+{
+    private static final InetSocketAddress CLIENT = new InetSocketAddress("127.0.0.1", 40001);
+    private static final InetSocketAddress OTHER = new InetSocketAddress("127.0.0.1", 40002);
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final RecordingFrontEnd frontEnd = new RecordingFrontEnd();
+    private final RecordingHandler handler = new RecordingHandler();
+    private long nowNs = 1_000 * MS;
+    private final ServerDemultiplexer demultiplexer =
+        new ServerDemultiplexer(UdpLinkConfig.builder().maxConnections(2).build(), handler, frontEnd, nowNs);
+
+    /** A front-end that records what is sent and queues tasks for the receive thread. */
+    private static final class RecordingFrontEnd implements ServerDemultiplexer.FrontEnd
+    {
+        record Sent(byte[] datagram, InetSocketAddress to)
+        {
+        }
+
+        final List<Sent> sent = new ArrayList<>();
+        final List<Runnable> tasks = new ArrayList<>();
+
+        @Override
+        public boolean send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to)
+        {
+            final byte[] body = concat(header, payload);
+            sent.add(new Sent(dataDatagram(connectionId, body), to));
+            return true;
+        }
+
+        @Override
+        public void runOnReceiveThread(final Runnable task)
+        {
+            tasks.add(task);
+        }
+
+        void runTasks()
+        {
+            final List<Runnable> queued = new ArrayList<>(tasks);
+            tasks.clear();
+            queued.forEach(Runnable::run);
+        }
+
+        Sent last()
+        {
+            return sent.get(sent.size() - 1);
+        }
+    }
+
+    private void feed(final byte[] datagram, final InetSocketAddress from)
+    {
+        // A position other than 0, as Netty's pooled buffers have.
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(datagram.length + 3);
+        buffer.position(3);
+        buffer.put(datagram).position(3);
+        demultiplexer.onDatagram(buffer, from, nowNs);
+    }
+
+    private UdpServerConnection connect(final long nonce, final InetSocketAddress from) throws InterruptedException
+    {
+        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, nonce, 0), from);
+        return handler.nextConnect();
+    }
+
+    @Test
+    void connectIsAcceptedAndARetransmittedConnectGetsTheSameAccept() throws Exception
+    {
+        final UdpServerConnection connection = connect(0x77, CLIENT);
+        final SetupFlyweight accept = parseSetup(frontEnd.last().datagram());
+        assertEquals(CLIENT, frontEnd.last().to());
+        assertEquals(SetupFlyweight.Kind.ACCEPT, accept.kind());
+        assertEquals(0x77, accept.nonce());
+        assertEquals(8192, accept.maxPacketBytes());
+        assertEquals(connection.connectionId(), accept.connectionId());
+        assertNotEquals(0, connection.connectionId());
+        assertEquals(1000, connection.maxPacketBytes());
+
+        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x77, 0), CLIENT);
+        assertEquals(accept.toString(), parseSetup(frontEnd.last().datagram()).toString());
+        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x77, 0), OTHER);
+
+        assertEquals(2, frontEnd.sent.size());
+        assertEquals(2, demultiplexer.datagramsSent());
+        assertEquals(3, demultiplexer.datagramsReceived());
+        assertEquals(1, demultiplexer.connectionsAccepted());
+        assertEquals(1, demultiplexer.duplicateConnects());
+        assertEquals(1, demultiplexer.connectionsRefused());
+        assertEquals(1, demultiplexer.openConnections());
+    }
+
+    @Test
+    void dataIsDeliveredOnlyFromTheAddressThatConnected() throws Exception
+    {
+        final UdpServerConnection connection = connect(0x77, CLIENT);
+        final byte[] packet = concat(header(MessageType.COMPLETE, 5, 1, 0), payload(5, 1));
+
+        feed(dataDatagram(connection.connectionId(), packet), CLIENT);
+        final RecordingHandler.Received received = handler.nextPacket();
+        assertSame(connection, received.connection());
+        assertArrayEquals(packet, received.packet());
+
+        feed(dataDatagram(connection.connectionId(), packet), OTHER);
+        feed(dataDatagram(connection.connectionId(), new byte[7]), CLIENT);
+        assertTrue(handler.packets.isEmpty());
+        assertEquals(1, demultiplexer.packetsDelivered());
+        assertEquals(1, demultiplexer.wrongAddress());
+        assertEquals(1, demultiplexer.malformed());
+    }
+
+    @Test
+    void anUnknownIdIsRejectedAtMostOncePerIntervalAndBurst()
+    {
+        final byte[] packet = concat(header(MessageType.COMPLETE, 0, 1, 0), null);
+        feed(dataDatagram(0x1234, packet), CLIENT);
+        final SetupFlyweight reject = parseSetup(frontEnd.last().datagram());
+        assertEquals(SetupFlyweight.Kind.REJECT, reject.kind());
+        assertEquals(0x1234, reject.connectionId());
+        assertEquals(0, reject.nonce());
+
+        nowNs += UdpServerEndpoint.REJECT_INTERVAL_NS - 1;
+        feed(dataDatagram(0x1234, packet), CLIENT);
+        assertEquals(1, frontEnd.sent.size());
+        nowNs += 1;
+        feed(dataDatagram(0x1234, packet), CLIENT);
+        assertEquals(2, frontEnd.sent.size());
+
+        nowNs += TimeUnit.SECONDS.toNanos(1);
+        for (int i = 0; i <= UdpServerEndpoint.REJECT_BURST; i++)
+        {
+            feed(dataDatagram(0x5000 + i, packet), CLIENT);
+        }
+        assertEquals(2 + UdpServerEndpoint.REJECT_BURST, frontEnd.sent.size());
+        assertEquals(4 + UdpServerEndpoint.REJECT_BURST, demultiplexer.unknownId());
+        assertEquals(2 + UdpServerEndpoint.REJECT_BURST, demultiplexer.rejectsSent());
+        assertEquals(2, demultiplexer.rejectsSuppressed());
+    }
+
+    @Test
+    void aCloseFromAnotherThreadTakesEffectWhenTheReceiveThreadRunsIt() throws Exception
+    {
+        final UdpServerConnection connection = connect(0x77, CLIENT);
+        connection.close();
+        assertFalse(connection.isOpen());
+        assertEquals(1, demultiplexer.openConnections());
+        assertTrue(handler.closes.isEmpty());
+
+        frontEnd.runTasks();
+        assertEquals(0, demultiplexer.openConnections());
+        assertEquals(1, demultiplexer.connectionsClosed());
+        assertEquals(UdpPrefixFlyweight.formatId(connection.connectionId()) + ": closed by the server application",
+            handler.closes.poll());
+
+        feed(dataDatagram(connection.connectionId(), concat(header(MessageType.COMPLETE, 0, 1, 0), null)), CLIENT);
+        assertEquals(SetupFlyweight.Kind.REJECT, parseSetup(frontEnd.last().datagram()).kind());
+        assertTrue(handler.packets.isEmpty());
+    }
+
+    @Test
+    void closingRefusesConnectsAndClosesEveryConnectionOnce() throws Exception
+    {
+        final UdpServerConnection first = connect(0x71, CLIENT);
+        connect(0x72, OTHER);
+        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x73, 0), CLIENT);
+        assertEquals(1, demultiplexer.connectionsRefused());
+
+        first.close();
+        demultiplexer.startClosing();
+        demultiplexer.closeAllConnections();
+        frontEnd.runTasks();
+        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x74, 0), CLIENT);
+
+        assertEquals(2, demultiplexer.connectionsRefused());
+        assertEquals(0, demultiplexer.openConnections());
+        // The connection the application closed was already marked: the endpoint's close skips it.
+        assertEquals(1, demultiplexer.connectionsClosed());
+        assertEquals(1, handler.closes.size());
+        assertTrue(handler.closes.poll().endsWith(": the server endpoint was closed"));
+    }
+}
