@@ -14,6 +14,7 @@ import org.lightwire.transport.channel.UdpClient;
 import org.lightwire.transport.engine.ConnectionCounters;
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.link.udp.NettyUdpClientLink;
+import org.lightwire.transport.link.udp.UdpClientLink;
 import org.lightwire.transport.link.udp.UdpLinkConfig;
 
 /**
@@ -57,10 +58,15 @@ public final class LoopbackDemo
             // the socket and passes each packet to the waiting caller.
             final ClientConnection handoff = new ClientConnection(NettyUdpClientLink.connect(address, UdpLinkConfig.defaults()),
                 EngineConfig.defaults(), "bench server (Netty hand-off)", 1 << 20);
+            // The caller blocks in one plain receive, with no selector; timers run on the
+            // deadline service's thread (UdpClientLink.connectBlocking).
+            final ClientConnection blocking = new ClientConnection(UdpClientLink.connectBlocking(address, UdpLinkConfig.defaults()),
+                EngineConfig.defaults(), "bench server (blocking receive)", 1 << 20);
             try
             {
                 final Histogram lightwire = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 final Histogram netty = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+                final Histogram plain = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 final Histogram floor = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 final ByteBuffer empty = ByteBuffer.allocateDirect(0);
                 // Warm-up: let the JIT compile every path before anything is recorded.
@@ -68,20 +74,24 @@ public final class LoopbackDemo
                 {
                     connection.call(empty.clear(), TimeUnit.SECONDS.toNanos(10));
                     handoff.call(empty.clear(), TimeUnit.SECONDS.toNanos(10));
+                    blocking.call(empty.clear(), TimeUnit.SECONDS.toNanos(10));
                     raw.pingPong();
                 }
                 for (int round = 0; round < rounds; round++)
                 {
                     // Rotate the order so that no path always follows the same one.
-                    for (int k = 0; k < 3; k++)
+                    for (int k = 0; k < 4; k++)
                     {
-                        switch ((round + k) % 3)
+                        switch ((round + k) % 4)
                         {
                             case 0:
                                 nullCalls(connection, empty, block, lightwire);
                                 break;
                             case 1:
                                 pingPongs(raw, block, floor);
+                                break;
+                            case 2:
+                                nullCalls(blocking, empty, block, plain);
                                 break;
                             default:
                                 nullCalls(handoff, empty, block, netty);
@@ -91,15 +101,13 @@ public final class LoopbackDemo
                 }
                 System.out.println();
                 System.out.printf("null call, %d rounds of %d calls per path, interleaved:%n", rounds, block);
-                report("Lightwire/UDP, caller reads", lightwire);
+                report("Lightwire/UDP, caller selects", lightwire);
+                report("Lightwire/UDP, caller blocks", plain);
                 report("Lightwire/UDP, Netty hand-off", netty);
                 report("raw UDP ping-pong (floor)", floor);
-                System.out.printf(Locale.ROOT, "  ratio Lightwire/raw: median %.3f, p99 %.3f   (Netty hand-off/raw: median %.3f, p99 %.3f)%n",
-                    (double)lightwire.getValueAtPercentile(50) / floor.getValueAtPercentile(50),
-                    (double)lightwire.getValueAtPercentile(99) / floor.getValueAtPercentile(99),
-                    (double)netty.getValueAtPercentile(50) / floor.getValueAtPercentile(50),
-                    (double)netty.getValueAtPercentile(99) / floor.getValueAtPercentile(99));
-
+                ratio("caller selects", lightwire, floor);
+                ratio("caller blocks", plain, floor);
+                ratio("Netty hand-off", netty, floor);
                 System.out.println();
                 System.out.printf("throughput, %d MB per run:%n", megabytes);
                 for (final int size : new int[] {1024, 4096, 16 * 1024, 64 * 1024})
@@ -115,6 +123,7 @@ public final class LoopbackDemo
             finally
             {
                 handoff.close();
+                blocking.close();
                 pool.release(connection);
             }
         }
@@ -138,6 +147,13 @@ public final class LoopbackDemo
             raw.pingPong();
             h.recordValue(System.nanoTime() - start);
         }
+    }
+
+    private static void ratio(final String name, final Histogram h, final Histogram floor)
+    {
+        System.out.printf(Locale.ROOT, "  ratio to raw, %-16s median %.3f   p99 %.3f%n", name + ":",
+            (double)h.getValueAtPercentile(50) / floor.getValueAtPercentile(50),
+            (double)h.getValueAtPercentile(99) / floor.getValueAtPercentile(99));
     }
 
     private static void report(final String name, final Histogram h)

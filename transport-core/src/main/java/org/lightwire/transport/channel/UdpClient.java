@@ -64,7 +64,8 @@ public final class UdpClient implements AutoCloseable
 
     private ClientConnection connect(final InetSocketAddress server) throws IOException
     {
-        final UdpClientLink link = UdpClientLink.connect(server, linkConfig);
+        final UdpClientLink link = linkConfig.clientWaits() == UdpLinkConfig.ClientWaits.BLOCK ?
+            UdpClientLink.connectBlocking(server, linkConfig) : UdpClientLink.connect(server, linkConfig);
         final ClientConnection c = new ClientConnection(link, engineConfig,
             server + " (connection " + UdpPrefixFlyweight.formatId(link.connectionId()) + ")", maxReplyBytes);
         // The set-up round trip is not fed to the engine: the server's first CONNECT runs cold

@@ -13,9 +13,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.Link;
 import org.lightwire.transport.link.memory.Faults;
 import org.lightwire.transport.link.memory.MemoryLink;
 import org.lightwire.transport.link.memory.SeedReporter;
@@ -23,6 +25,8 @@ import org.lightwire.transport.link.memory.SeedReporter;
 /**
  * The drivers (caller-driven client connection, single-threaded link server) over a threaded
  * in-memory link with seeded loss, in real time. Exact outcomes only; no timing assertions.
+ * Each test runs twice: the client waits with timed receives (it keeps its own timers), and
+ * with untimed ones (the {@link DeadlineService} keeps them and ends waits by closing the link).
  */
 @ExtendWith(SeedReporter.class)
 class MemoryLinkChannelTest
@@ -59,15 +63,67 @@ class MemoryLinkChannelTest
         }
     }
 
-    @Test
-    void callsOverALossyLinkExecuteOnceAndEchoExactly() throws Exception
+    /** The client end as a link without timed receive: it takes only 0 and FOREVER. */
+    static Link clientEnd(final Link link, final boolean timed)
+    {
+        if (timed)
+        {
+            return link;
+        }
+        return new Link()
+        {
+            @Override
+            public void send(final ByteBuffer header, final ByteBuffer payload) throws java.io.IOException
+            {
+                link.send(header, payload);
+            }
+
+            @Override
+            public int receive(final ByteBuffer dst, final long timeoutNs) throws java.io.IOException
+            {
+                if (timeoutNs != 0 && timeoutNs != Link.FOREVER)
+                {
+                    throw new AssertionError("an untimed link was asked to wait " + timeoutNs + " ns");
+                }
+                return link.receive(dst, timeoutNs);
+            }
+
+            @Override
+            public int maxPacketBytes()
+            {
+                return link.maxPacketBytes();
+            }
+
+            @Override
+            public boolean preservesOrder()
+            {
+                return link.preservesOrder();
+            }
+
+            @Override
+            public boolean timedReceive()
+            {
+                return false;
+            }
+
+            @Override
+            public void close() throws java.io.IOException
+            {
+                link.close();
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "timed receive {0}")
+    @ValueSource(booleans = {true, false})
+    void callsOverALossyLinkExecuteOnceAndEchoExactly(final boolean timed) throws Exception
     {
         final long seed = SeedReporter.register(42, "MemoryLink pair");
         final Faults lossy = Faults.builder().dropRate(0.1).duplicateRate(0.05).reorderRate(0.05).build();
         final MemoryLink.Pair pair = MemoryLink.pair(seed, lossy, lossy, 1500);
         final Echo echo = new Echo();
         try (LinkServerDriver server = new LinkServerDriver(pair.b(), CONFIG, echo, null, 1 << 20, "test").start();
-             ClientConnection client = new ClientConnection(pair.a(), CONFIG, "memory", 1 << 20))
+             ClientConnection client = new ClientConnection(clientEnd(pair.a(), timed), CONFIG, "memory", 1 << 20))
         {
             assertTimeoutPreemptively(Duration.ofSeconds(120), () ->
             {
@@ -105,13 +161,14 @@ class MemoryLinkChannelTest
         }
     }
 
-    @Test
-    void deadServerFailsTheCallWithAZombieWithinThePeerTimeout() throws Exception
+    @ParameterizedTest(name = "timed receive {0}")
+    @ValueSource(booleans = {true, false})
+    void deadServerFailsTheCallWithAZombieWithinThePeerTimeout(final boolean timed) throws Exception
     {
         final MemoryLink.Pair pair = MemoryLink.pair(7, Faults.NONE, Faults.NONE, 1500);
         final EngineConfig quick = CONFIG.toBuilder().retransmitMaxNs(20 * MS).peerTimeoutNs(200 * MS).build();
         pair.b().close();
-        try (ClientConnection client = new ClientConnection(pair.a(), quick, "nobody", 1 << 20))
+        try (ClientConnection client = new ClientConnection(clientEnd(pair.a(), timed), quick, "nobody", 1 << 20))
         {
             final ConnectionFailedException e = assertThrows(ConnectionFailedException.class,
                 () -> assertTimeoutPreemptively(Duration.ofSeconds(30), () -> client.call(ByteBuffer.wrap(new byte[10]), 60_000 * MS)));
@@ -124,13 +181,14 @@ class MemoryLinkChannelTest
         }
     }
 
-    @Test
-    void slowServerHitsTheCallersTimeoutNotThePeerTimeout() throws Exception
+    @ParameterizedTest(name = "timed receive {0}")
+    @ValueSource(booleans = {true, false})
+    void slowServerHitsTheCallersTimeoutNotThePeerTimeout(final boolean timed) throws Exception
     {
         final MemoryLink.Pair pair = MemoryLink.pair(8, Faults.NONE, Faults.NONE, 1500);
         final RequestHandler never = call -> { };
         try (LinkServerDriver server = new LinkServerDriver(pair.b(), CONFIG, never, null, 1 << 20, "slow").start();
-             ClientConnection client = new ClientConnection(pair.a(), CONFIG, "slow", 1 << 20))
+             ClientConnection client = new ClientConnection(clientEnd(pair.a(), timed), CONFIG, "slow", 1 << 20))
         {
             final CallTimeoutException e = assertThrows(CallTimeoutException.class,
                 () -> assertTimeoutPreemptively(Duration.ofSeconds(30), () -> client.call(ByteBuffer.wrap(new byte[10]), 300 * MS)));

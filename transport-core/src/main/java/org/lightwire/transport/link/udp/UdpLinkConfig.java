@@ -30,8 +30,10 @@ import java.util.concurrent.TimeUnit;
  *       holds at once; CONNECTs beyond are not answered</td></tr>
  *   <tr><td>reusePort</td><td>false</td><td>-</td><td>server: set SO_REUSEPORT before binding
  *       so several endpoints can share a port</td></tr>
- *   <tr><td>serverIo</td><td>NETTY</td><td>BLOCKING, NETTY</td><td>server: how its socket is
+ *   <tr><td>serverIo</td><td>BLOCKING</td><td>BLOCKING, NETTY</td><td>server: how its socket is
  *       read (see {@link ServerIo})</td></tr>
+ *   <tr><td>clientWaits</td><td>BLOCK</td><td>BLOCK, SELECT</td><td>client: how a caller waits
+ *       for its reply (see {@link ClientWaits})</td></tr>
  *   <tr><td>nativeTransport</td><td>true</td><td>-</td><td>server with {@code serverIo} NETTY: use
  *       Netty's epoll transport when {@code Epoll.isAvailable()}, NIO otherwise</td></tr>
  * </table>
@@ -45,7 +47,8 @@ public final class UdpLinkConfig
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
     // NETTY, not BLOCKING, while clients park at once (receiveSpinNs 0): see docs/udp-link.md.
-    public static final ServerIo DEFAULT_SERVER_IO = ServerIo.NETTY;
+    public static final ServerIo DEFAULT_SERVER_IO = ServerIo.BLOCKING;
+    public static final ClientWaits DEFAULT_CLIENT_WAITS = ClientWaits.BLOCK;
 
     public static final long MIN_CONNECT_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(1);
     public static final long MAX_CONNECT_TIMEOUT_NS = TimeUnit.HOURS.toNanos(1);
@@ -65,9 +68,27 @@ public final class UdpLinkConfig
     private final int maxConnections;
     private final boolean reusePort;
     private final ServerIo serverIo;
+    private final ClientWaits clientWaits;
     private final boolean nativeTransport;
 
     /** How a {@link UdpServerEndpoint} reads its socket. */
+    /**
+     * How a client caller waits for its reply. Both read the socket on the calling thread
+     * ({@link UdpClientLink}); they differ in the system calls of a wait and in who runs the
+     * timers. Measured in {@code bench}'s LoopbackDemo (see the README).
+     */
+    public enum ClientWaits
+    {
+        /**
+         * One plain blocking receive, as a raw UDP ping-pong does; the retransmission timers and
+         * the call deadline are kept by a shared thread, which ends a wait by closing the link
+         * ({@link UdpClientLink#connectBlocking}).
+         */
+        BLOCK,
+        /** A selector with a timeout, then a receive: the caller keeps its own timers. */
+        SELECT
+    }
+
     public enum ServerIo
     {
         /**
@@ -94,6 +115,7 @@ public final class UdpLinkConfig
         maxConnections = builder.maxConnections;
         reusePort = builder.reusePort;
         serverIo = builder.serverIo;
+        clientWaits = builder.clientWaits;
         nativeTransport = builder.nativeTransport;
     }
 
@@ -123,6 +145,7 @@ public final class UdpLinkConfig
             .maxConnections(maxConnections)
             .reusePort(reusePort)
             .serverIo(serverIo)
+            .clientWaits(clientWaits)
             .nativeTransport(nativeTransport);
     }
 
@@ -177,6 +200,11 @@ public final class UdpLinkConfig
         return serverIo;
     }
 
+    public ClientWaits clientWaits()
+    {
+        return clientWaits;
+    }
+
     public boolean nativeTransport()
     {
         return nativeTransport;
@@ -195,6 +223,7 @@ public final class UdpLinkConfig
             ", maxConnections=" + maxConnections +
             ", reusePort=" + reusePort +
             ", serverIo=" + serverIo +
+            ", clientWaits=" + clientWaits +
             ", nativeTransport=" + nativeTransport + '}';
     }
 
@@ -211,6 +240,7 @@ public final class UdpLinkConfig
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private boolean reusePort;
         private ServerIo serverIo = DEFAULT_SERVER_IO;
+        private ClientWaits clientWaits = DEFAULT_CLIENT_WAITS;
         private boolean nativeTransport = true;
 
         private Builder()
@@ -271,6 +301,12 @@ public final class UdpLinkConfig
             return this;
         }
 
+        public Builder clientWaits(final ClientWaits clientWaits)
+        {
+            this.clientWaits = clientWaits;
+            return this;
+        }
+
         public Builder serverIo(final ServerIo serverIo)
         {
             this.serverIo = serverIo;
@@ -300,6 +336,11 @@ public final class UdpLinkConfig
             checkRange("socketReceiveBufferBytes", socketReceiveBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
             checkRange("socketSendBufferBytes", socketSendBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
             checkRange("maxConnections", maxConnections, 1, MAX_MAX_CONNECTIONS);
+            if (clientWaits == null)
+            {
+                throw new IllegalArgumentException("clientWaits must not be null: choose " +
+                    java.util.Arrays.toString(ClientWaits.values()));
+            }
             if (serverIo == null)
             {
                 throw new IllegalArgumentException("serverIo must not be null: choose " +

@@ -27,7 +27,8 @@ class UdpLinkConfigTest
         assertNull(config.bindAddress());
         assertEquals(4096, config.maxConnections());
         assertFalse(config.reusePort());
-        assertEquals(UdpLinkConfig.ServerIo.NETTY, config.serverIo());
+        assertEquals(UdpLinkConfig.ServerIo.BLOCKING, config.serverIo());
+        assertEquals(UdpLinkConfig.ClientWaits.BLOCK, config.clientWaits());
         assertTrue(config.nativeTransport());
     }
 
