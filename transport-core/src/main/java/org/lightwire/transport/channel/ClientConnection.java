@@ -160,6 +160,31 @@ public final class ClientConnection implements AutoCloseable
      */
     public ByteBuffer awaitReply(final long timeoutNs) throws IOException
     {
+        return progress(timeoutNs, true);
+    }
+
+    /**
+     * Makes what progress it can on the call begun by {@link #startCall} without waiting: reads
+     * every packet the link already holds, sends what the buffer pool now takes of a large
+     * request, and fires the engine's timers when due. For a driver that waits on many
+     * connections at once (on their {@link #selectableChannel()}s) and calls this when one is
+     * readable or its {@link #nextDeadlineNs()} or call deadline has come; {@link #awaitReply}
+     * remains the way for a thread that waits on one connection.
+     *
+     * @param timeoutNs the call's timeout, counted from {@link #startCall}.
+     * @return the reply, from position to limit, valid until the next call on this connection;
+     *     or null when it is not whole yet.
+     * @throws CallTimeoutException no reply within {@code timeoutNs}; the connection is closed.
+     * @throws ConnectionFailedException the connection failed; it is closed.
+     */
+    public ByteBuffer pollReply(final long timeoutNs) throws IOException
+    {
+        return progress(timeoutNs, false);
+    }
+
+    /** Drives the call until its reply is whole or, unless {@code block}, until nothing is left to read. */
+    private ByteBuffer progress(final long timeoutNs, final boolean block) throws IOException
+    {
         lock.lock();
         try
         {
@@ -167,7 +192,10 @@ public final class ClientConnection implements AutoCloseable
             final long callDeadlineNs = startNs + timeoutNs;
             while (!reply.isComplete())
             {
-                awaitEvent(callDeadlineNs, startNs);
+                if (!awaitEvent(callDeadlineNs, startNs, block) && !block)
+                {
+                    return null;
+                }
             }
             if (reply.overflowed())
             {
@@ -184,6 +212,15 @@ public final class ClientConnection implements AutoCloseable
         {
             lock.unlock();
         }
+    }
+
+    /**
+     * @return the link's channel for readiness selection (see {@link Link#selectableChannel()}),
+     *     or null when the link has none and the reply must be awaited with {@link #awaitReply}.
+     */
+    public java.nio.channels.SelectableChannel selectableChannel()
+    {
+        return link.selectableChannel();
     }
 
     /**
@@ -212,7 +249,13 @@ public final class ClientConnection implements AutoCloseable
         }
     }
 
-    private void awaitEvent(final long callDeadlineNs, final long startNs) throws IOException
+    /**
+     * Waits (when {@code block}) for one packet or the next timer, feeds what arrived to the
+     * engine and fires due timers.
+     *
+     * @return true when a packet arrived.
+     */
+    private boolean awaitEvent(final long callDeadlineNs, final long startNs, final boolean block) throws IOException
     {
         long nowNs = System.nanoTime();
         if (writer.isActive())
@@ -226,7 +269,7 @@ public final class ClientConnection implements AutoCloseable
         final int length;
         try
         {
-            length = link.receive(slot, Math.max(0, wakeNs - nowNs));
+            length = link.receive(slot, block ? Math.max(0, wakeNs - nowNs) : 0);
         }
         catch (final IOException e)
         {
@@ -262,6 +305,7 @@ public final class ClientConnection implements AutoCloseable
             throw fail(new CallTimeoutException("no reply from " + peer + " within " + ((nowNs - startNs) / 1_000_000L) +
                 " ms (the caller's timeout); the server is alive but has not answered call " + engine.callSeq()));
         }
+        return length >= 0;
     }
 
     /**

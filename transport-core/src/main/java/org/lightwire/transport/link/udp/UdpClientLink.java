@@ -155,6 +155,13 @@ public final class UdpClientLink extends AbstractUdpClientLink
         return true;
     }
 
+    /** @return the connected, non-blocking datagram channel: readable when a datagram waits. */
+    @Override
+    public java.nio.channels.SelectableChannel selectableChannel()
+    {
+        return channel;
+    }
+
     @Override
     protected void releaseDatagram()
     {
