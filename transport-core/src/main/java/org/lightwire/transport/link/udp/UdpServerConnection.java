@@ -79,6 +79,11 @@ public final class UdpServerConnection
      * sendmsg, but Netty could then read them after this method returned. Positions of
      * {@code header} and {@code payload} are restored.
      *
+     * <p>Off the event loop (a reply computed by a worker thread), the datagram is sent on the
+     * calling thread with one {@code sendto} when the endpoint runs on epoll, instead of being
+     * queued for the event loop, which would have to be woken to send it: one thread hand-off less
+     * on the reply path.
+     *
      * @param header the omniTransport header, from position to limit.
      * @param payload the payload from position to limit, or null.
      * @return false when the connection is closed and nothing was sent.
@@ -113,8 +118,11 @@ public final class UdpServerConnection
                 datagram.writeBytes(payload);
                 payload.position(payloadPosition);
             }
-            channel.writeAndFlush(new DatagramPacket(datagram, remoteAddress), channel.voidPromise());
-            datagram = null;
+            if (!endpoint.sendDirect(datagram, remoteAddress))
+            {
+                channel.writeAndFlush(new DatagramPacket(datagram, remoteAddress), channel.voidPromise());
+                datagram = null;
+            }
         }
         finally
         {

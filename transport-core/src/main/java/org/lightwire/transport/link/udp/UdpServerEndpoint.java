@@ -105,6 +105,9 @@ public final class UdpServerEndpoint implements Closeable
     private final AtomicLong rejectsSuppressed = new AtomicLong();
     private final AtomicLong handlerErrors = new AtomicLong();
     private final AtomicLong ioErrors = new AtomicLong();
+    private final AtomicLong directSent = new AtomicLong();
+    /** Off for a same-run comparison: {@code -Dlightwire.udp.server.directSends=false}. */
+    private final boolean directSends = !"false".equals(System.getProperty("lightwire.udp.server.directSends"));
     private volatile Throwable lastIoError;
 
     private UdpServerEndpoint(
@@ -344,6 +347,49 @@ public final class UdpServerEndpoint implements Closeable
         reply.writerIndex(SetupFlyweight.DATAGRAM_LENGTH);
         ch.writeAndFlush(new DatagramPacket(reply, recipient), ch.voidPromise());
         onDatagramSent();
+    }
+
+    /**
+     * Sends a datagram on the calling thread, when that thread is not the event loop and the
+     * socket is epoll's: {@code sendto} on one UDP socket from several threads is safe, and
+     * Netty's own queue (and the wake-up of its event loop) is then skipped. The caller still
+     * owns and releases {@code datagram}.
+     *
+     * @return false when the caller must hand the datagram to Netty instead: on the event loop,
+     *     on NIO, or when the socket buffer is full (the event loop then waits for room).
+     */
+    boolean sendDirect(final ByteBuf datagram, final InetSocketAddress recipient)
+    {
+        final Channel ch = channel;
+        if (!(ch instanceof EpollDatagramChannel) || ch.eventLoop().inEventLoop() || !ch.isActive() || !directSends)
+        {
+            return false;
+        }
+        final int length = datagram.readableBytes();
+        final ByteBuffer nio = datagram.internalNioBuffer(datagram.readerIndex(), length);
+        try
+        {
+            final int sent = ((io.netty.channel.unix.Socket)((EpollDatagramChannel)ch).fd())
+                .sendTo(nio, nio.position(), nio.limit(), recipient.getAddress(), recipient.getPort());
+            if (sent <= 0)
+            {
+                return false;
+            }
+        }
+        catch (final IOException e)
+        {
+            // As Netty would: reported as an I/O error of the socket; the datagram is lost.
+            lastIoError = e;
+            ioErrors.incrementAndGet();
+        }
+        directSent.incrementAndGet();
+        return true;
+    }
+
+    /** @return datagrams sent by {@link #sendDirect} on the replying thread rather than the event loop. */
+    public long directSends()
+    {
+        return directSent.get();
     }
 
     void onDatagramSent()
