@@ -49,10 +49,35 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     private volatile String server = "(not connected)";
     private volatile long generation;
     private int timeoutMs;
+    /** Non-null when JacORB's reader drives the in-flight calls (the default). */
+    private final InFlightCalls inFlight;
 
     LightwireClientConnection(final ClientRuntime runtime)
     {
         this.runtime = runtime;
+        this.inFlight = runtime.config().clientReaderDriven() ?
+            new InFlightCalls(new Completion(), runtime.config().link().receiveSpinNs()) : null;
+    }
+
+    /** Completes calls on JacORB's reader thread (see {@link InFlightCalls}). */
+    private final class Completion implements InFlightCalls.Completion
+    {
+        @Override
+        public void replied(final InFlightCalls.Call call, final ByteBuffer r)
+        {
+            if (r.remaining() > 0)
+            {
+                final byte[] reply = new byte[r.remaining()];
+                r.get(reply);
+                inbound.offer(call.generation, reply);
+            }
+        }
+
+        @Override
+        public void failed(final InFlightCalls.Call call, final IOException cause)
+        {
+            callFailed(call.pool, call.generation, call.request, cause);
+        }
     }
 
     @Override
@@ -93,6 +118,17 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         p.release(c);
         pool = p;
+        if (inFlight != null)
+        {
+            try
+            {
+                inFlight.open();
+            }
+            catch (final IOException e)
+            {
+                throw CorbaExceptions.connectFailed(server, e);
+            }
+        }
         generation = inbound.open();
         joiner.clear();
         outLength = 0;
@@ -166,6 +202,12 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             return;
         }
         runtime.callsStarted.incrementAndGet();
+        if (inFlight != null && c.selectableChannel() != null)
+        {
+            final long timeoutNs = runtime.config().clientCallTimeoutNs();
+            inFlight.submit(new InFlightCalls.Call(p, c, gen, message, System.nanoTime(), timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs));
+            return;
+        }
         runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, message));
     }
 
@@ -212,6 +254,16 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         if (reply.length > 0)
         {
             inbound.offer(gen, reply);
+            wakeReader();
+        }
+    }
+
+    /** A message offered by a thread other than the reader: a reader waiting on its calls must look. */
+    private void wakeReader()
+    {
+        if (inFlight != null)
+        {
+            inFlight.wakeup();
         }
     }
 
@@ -237,12 +289,14 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             final byte[] detail = ServerRequest.createExceptionDetailMessage(ex.getMessage()).context_data;
             inbound.offer(gen, SystemExceptionReply.build(GiopMessage.minor(request), requestId,
                 CorbaExceptions.repositoryId(ex), ex.minor, ex.completed.value(), detail));
+            wakeReader();
         }
         else if (type == GiopMessage.LOCATE_REQUEST)
         {
             if (gen == generation)
             {
                 inbound.close(() -> (COMM_FAILURE)new COMM_FAILURE(ex.getMessage(), ex.minor, ex.completed).initCause(cause));
+                wakeReader();
             }
         }
     }
@@ -250,7 +304,19 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     @Override
     public int read(final BufferHolder data, final int offset, final int minLength, final int maxLength, final long timeOut)
     {
-        return inbound.read(data.value, offset, minLength, maxLength);
+        if (inFlight == null)
+        {
+            return inbound.read(data.value, offset, minLength, maxLength);
+        }
+        while (true)
+        {
+            final int n = inbound.tryRead(data.value, offset, minLength, maxLength);
+            if (n >= 0)
+            {
+                return n;
+            }
+            inFlight.drive();
+        }
     }
 
     @Override
@@ -268,6 +334,10 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         final String name = server;
         inbound.close(() -> CorbaExceptions.closed(name));
+        if (inFlight != null)
+        {
+            inFlight.close();
+        }
     }
 
     /** Lightwire is asymmetric (client calls, server answers): no bidirectional GIOP. */

@@ -42,6 +42,12 @@ public final class LightwireConfig
     public static final String CLIENT_ACQUIRE_TIMEOUT_MS = PREFIX + "client.acquire_timeout_ms";
     public static final String CLIENT_CALL_TIMEOUT_MS = PREFIX + "client.call_timeout_ms";
     public static final String CLIENT_REPLY_THREADS = PREFIX + "client.reply_threads";
+    /**
+     * Client: true (default) lets JacORB's reader thread wait on every in-flight transport call
+     * itself ({@link InFlightCalls}); false hands each call to a reply-waiter thread, one more
+     * thread hand-off per call (kept for comparison and for links without a selectable channel).
+     */
+    public static final String CLIENT_READER_DRIVEN = PREFIX + "client.reader_driven";
     public static final String SERVER_MAX_CONNECTIONS = PREFIX + "server.max_connections";
     public static final String SERVER_IDLE_TIMEOUT_MS = PREFIX + "server.idle_timeout_ms";
     /** Profile selector: true picks a Lightwire profile wherever it is in the IOR. */
@@ -57,6 +63,7 @@ public final class LightwireConfig
     private final long clientAcquireTimeoutNs;
     private final long clientCallTimeoutNs;
     private final int clientReplyThreads;
+    private final boolean clientReaderDriven;
     private final long serverIdleTimeoutNs;
     private final boolean prefer;
 
@@ -105,6 +112,9 @@ public final class LightwireConfig
                 .socketReceiveBufferBytes(socketBufferBytes)
                 .socketSendBufferBytes(socketBufferBytes)
                 .maxConnections((int)range(c, SERVER_MAX_CONNECTIONS, UdpLinkConfig.DEFAULT_MAX_CONNECTIONS, 1, 1 << 20))
+                // JacORB's reader thread waits on the channels of all in-flight calls with one
+                // selector (InFlightCalls), so client channels must stay selectable.
+                .clientWaits(UdpLinkConfig.ClientWaits.SELECT)
                 .build();
         }
         catch (final IllegalArgumentException e)
@@ -117,6 +127,7 @@ public final class LightwireConfig
         clientAcquireTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_ACQUIRE_TIMEOUT_MS, 30_000, 0, 3_600_000));
         clientCallTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_CALL_TIMEOUT_MS, 0, 0, 86_400_000));
         clientReplyThreads = (int)range(c, CLIENT_REPLY_THREADS, 1024, 1, 65536);
+        clientReaderDriven = bool(c, CLIENT_READER_DRIVEN, true);
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
         prefer = bool(c, PREFER, true);
     }
@@ -225,6 +236,12 @@ public final class LightwireConfig
     public int clientReplyThreads()
     {
         return clientReplyThreads;
+    }
+
+    /** @return true when JacORB's reader thread waits on the in-flight calls itself. */
+    public boolean clientReaderDriven()
+    {
+        return clientReaderDriven;
     }
 
     public long serverIdleTimeoutNs()

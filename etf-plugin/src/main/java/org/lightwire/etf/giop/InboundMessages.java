@@ -145,6 +145,46 @@ public final class InboundMessages
         }
     }
 
+    /**
+     * Like {@link #read}, but never blocks: for a reader that, rather than wait here, makes the
+     * messages arrive itself (the client's reader drives its in-flight calls).
+     *
+     * @return the number of bytes copied, or -1 when fewer than {@code minLength} are here.
+     * @throws RuntimeException the closer's exception, once the stream is closed.
+     */
+    public int tryRead(final byte[] dst, final int offset, final int minLength, final int maxLength)
+    {
+        lock.lock();
+        try
+        {
+            if (closed)
+            {
+                throw failure.get();
+            }
+            int available = current == null ? 0 : current.length - position;
+            if (available < minLength)
+            {
+                for (final byte[] m : queue)
+                {
+                    available += m.length;
+                    if (available >= minLength)
+                    {
+                        break;
+                    }
+                }
+                if (available < minLength)
+                {
+                    return -1;
+                }
+            }
+            return read(dst, offset, minLength, maxLength);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     /** @return true when a read would not block. */
     public boolean hasData()
     {

@@ -184,20 +184,57 @@ public final class ClientConnection implements AutoCloseable
      */
     public ByteBuffer awaitReply(final long timeoutNs) throws IOException
     {
+        return progress(timeoutNs, true);
+    }
+
+    /**
+     * Makes what progress it can on the call begun by {@link #startCall} without waiting: reads
+     * every packet the link already holds, sends what the buffer pool now takes of a large
+     * request, and fires the engine's timers when due. For a driver that waits on many
+     * connections at once (on their {@link #selectableChannel()}s) and calls this when one is
+     * readable or its {@link #nextDeadlineNs()} or call deadline has come; {@link #awaitReply}
+     * remains the way for a thread that waits on one connection.
+     *
+     * @param timeoutNs the call's timeout, counted from {@link #startCall}.
+     * @return the reply, from position to limit, valid until the next call on this connection;
+     *     or null when it is not whole yet.
+     * @throws CallTimeoutException no reply within {@code timeoutNs}; the connection is closed.
+     * @throws ConnectionFailedException the connection failed; it is closed.
+     */
+    public ByteBuffer pollReply(final long timeoutNs) throws IOException
+    {
+        return progress(timeoutNs, false);
+    }
+
+    /**
+     * @return the link's channel for readiness selection (see {@link Link#selectableChannel()}),
+     *     or null when the link has none and the reply must be awaited with {@link #awaitReply}.
+     */
+    public java.nio.channels.SelectableChannel selectableChannel()
+    {
+        return link.selectableChannel();
+    }
+
+    /** Drives the call until its reply is whole or, unless {@code block}, until nothing is left to read. */
+    private ByteBuffer progress(final long timeoutNs, final boolean block) throws IOException
+    {
         lock.lock();
         try
         {
             final long startNs = callStartNs;
             callDeadlineNs = startNs + timeoutNs;
             callTimedOut = false;
-            if (blockingWaits)
+            if (blockingWaits && block)
             {
                 inCall = true;
                 DeadlineService.instance().callStarted(earliestDeadlineNs());
             }
             while (!reply.isComplete())
             {
-                awaitEvent(startNs);
+                if (!awaitEvent(startNs, block) && !block)
+                {
+                    return null;
+                }
             }
             if (reply.overflowed())
             {
@@ -251,7 +288,13 @@ public final class ClientConnection implements AutoCloseable
         }
     }
 
-    private void awaitEvent(final long startNs) throws IOException
+    /**
+     * Waits (when {@code block}) for one packet or the next timer, feeds what arrived to the
+     * engine and fires due timers.
+     *
+     * @return true when a packet arrived.
+     */
+    private boolean awaitEvent(final long startNs, final boolean block) throws IOException
     {
         final ByteBuffer slot;
         final long waitNs;
@@ -264,7 +307,11 @@ public final class ClientConnection implements AutoCloseable
                 writer.pump(nowNs);
                 checkSendFailure();
             }
-            if (blockingWaits)
+            if (!block)
+            {
+                waitNs = 0;
+            }
+            else if (blockingWaits)
             {
                 waitNs = Link.FOREVER;
             }
@@ -329,6 +376,7 @@ public final class ClientConnection implements AutoCloseable
             {
                 throw fail(callTimeout(nowNs, startNs));
             }
+            return length >= 0;
         }
         finally
         {

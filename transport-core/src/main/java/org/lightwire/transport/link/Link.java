@@ -3,6 +3,7 @@ package org.lightwire.transport.link;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
 
 /**
  * The transport's view of the network for one connection: a point-to-point path for datagrams.
@@ -60,5 +61,20 @@ public interface Link extends Closeable
     default boolean timedReceive()
     {
         return true;
+    }
+
+    /**
+     * A non-blocking channel that becomes readable when {@link #receive} has a packet to return,
+     * so that one thread can wait on the links of many connections with one
+     * {@link java.nio.channels.Selector} (a caller registers it for {@code OP_READ} with its own
+     * selector; the link keeps using the channel as before). Readiness is a hint: a datagram
+     * the link drops makes the channel readable too.
+     *
+     * @return the channel, or null when the link has none (the default): its receiver must
+     *     then block in {@link #receive}.
+     */
+    default SelectableChannel selectableChannel()
+    {
+        return null;
     }
 }

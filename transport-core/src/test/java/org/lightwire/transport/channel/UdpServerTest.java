@@ -66,7 +66,11 @@ class UdpServerTest
     void restartedServerIsANewIncarnationTheOldConnectionNeverReaches() throws Exception
     {
         final int port;
-        final UdpClient client = UdpClient.withDefaults();
+        // A long ack delay keeps the idle pool from sending call 1's CALL_ACK while no server
+        // listens: its ICMP answer would make the connection a zombie that the pool discards
+        // before call 2, which then never meets the new incarnation (a race the test lost often).
+        final UdpClient client = new UdpClient(EngineConfig.defaults().toBuilder().ackDelayNs(TimeUnit.SECONDS.toNanos(30)).build(),
+            UdpLinkConfig.defaults(), UdpClient.DEFAULT_MAX_CONNECTIONS, TimeUnit.SECONDS.toNanos(30), UdpServer.DEFAULT_MAX_MESSAGE_BYTES);
         final InetSocketAddress address;
         final int[] executed = new int[1];
         final RequestHandler counting = call ->
@@ -95,6 +99,52 @@ class UdpServerTest
         finally
         {
             client.close();
+        }
+    }
+
+    @Test
+    void oneThreadCompletesSeveralCallsByPollingTheirSelectableChannels() throws Exception
+    {
+        final ExecutorService workers = Executors.newFixedThreadPool(4);
+        try (UdpServer server = server(0, ECHO, workers, UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
+             UdpClient client = UdpClient.withDefaults();
+             java.nio.channels.Selector selector = java.nio.channels.Selector.open())
+        {
+            final ConnectionPool pool = client.pool(server.localAddress());
+            final java.util.Map<java.nio.channels.SelectableChannel, ClientConnection> inFlight = new java.util.HashMap<>();
+            final java.util.Map<ClientConnection, Integer> sent = new java.util.HashMap<>();
+            for (int i = 0; i < 3; i++)
+            {
+                final ClientConnection c = pool.acquire();
+                // More than the buffer pool holds: pollReply must also pump the rest of the request.
+                final byte[] request = new byte[1_000_000];
+                java.util.Arrays.fill(request, (byte)i);
+                c.startCall(ByteBuffer.wrap(request));
+                c.selectableChannel().register(selector, java.nio.channels.SelectionKey.OP_READ);
+                inFlight.put(c.selectableChannel(), c);
+                sent.put(c, i);
+            }
+            while (!inFlight.isEmpty())
+            {
+                selector.select(10);
+                for (final java.util.Iterator<java.nio.channels.SelectableChannel> it = inFlight.keySet().iterator(); it.hasNext(); )
+                {
+                    final ClientConnection c = inFlight.get(it.next());
+                    final ByteBuffer reply = c.pollReply(10_000 * MS);
+                    if (reply != null)
+                    {
+                        assertEquals(1_000_000, reply.remaining());
+                        assertEquals((byte)(int)sent.get(c), reply.get(999_999), "each reply on its own connection");
+                        it.remove();
+                        c.selectableChannel().keyFor(selector).cancel();
+                        pool.release(c);
+                    }
+                }
+            }
+        }
+        finally
+        {
+            workers.shutdownNow();
         }
     }
 

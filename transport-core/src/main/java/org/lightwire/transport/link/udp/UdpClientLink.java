@@ -223,6 +223,16 @@ public final class UdpClientLink extends AbstractUdpClientLink
         return true;
     }
 
+    /**
+     * @return the connected, non-blocking datagram channel: readable when a datagram waits; null
+     *     after {@link #connectBlocking}, whose channel blocks and cannot be selected.
+     */
+    @Override
+    public java.nio.channels.SelectableChannel selectableChannel()
+    {
+        return blockingWaits ? null : channel;
+    }
+
     @Override
     protected void releaseDatagram()
     {

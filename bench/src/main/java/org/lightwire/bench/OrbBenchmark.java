@@ -1,0 +1,335 @@
+package org.lightwire.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.lightwire.it.Orbs;
+import org.lightwire.it.ProcessHarness;
+import org.lightwire.it.idl.lwtest.Pair;
+import org.lightwire.it.idl.lwtest.TtcpStats;
+import org.lightwire.it.idl.lwtest.echo;
+import org.lightwire.it.idl.lwtest.echoHelper;
+import org.lightwire.it.idl.lwtest.pairs;
+import org.lightwire.it.idl.lwtest.pairsHelper;
+import org.lightwire.it.idl.lwtest.ttcp;
+import org.lightwire.it.idl.lwtest.ttcpHelper;
+import org.lightwire.it.servant.TtcpPattern;
+import org.omg.CORBA.ORB;
+
+/**
+ * The paper's ORB experiments (section 5), Lightwire and IIOP side by side: Table 3 (null echo
+ * latency), Figures 10 and 11 (ttcp throughput against sequence size, one-way and exactly-once)
+ * and Figure 12 (a marshalled sequence of structs). One server JVM per run
+ * ({@link ProcessHarness}, the it module's {@code TestServer}, publishing both profiles), one
+ * client ORB per transport in this JVM, and the two transports interleaved within the run in
+ * ABBA order (latency: blocks of {@value #BLOCK} calls; throughput: which transport goes first
+ * alternates from one size to the next), because on a shared machine only measurements taken
+ * side by side compare.
+ *
+ * <p>Not JMH: JMH runs one benchmark after another, each in its own fork, so the two transports
+ * would never be measured side by side, and its per-invocation timing would add nothing here.
+ *
+ * <p>One-way throughput is what the server received (its {@code ttcp.stats()} bytes, read once
+ * they stop growing), divided by the time from the first send to the last byte's arrival: one-way
+ * calls overrun the receiver's socket buffer and are lost (at-most-once allows it), so the rate at
+ * which they were offered would flatter the transport that loses most.
+ *
+ * <p>Writes {@code summary.json} (see {@link Summary}) and the three figures as PNG files
+ * ({@link Charts}) into the output directory.
+ */
+public final class OrbBenchmark
+{
+    static final int BLOCK = 500;
+    static final String LIGHTWIRE = "lightwire";
+    static final String IIOP = "iiop";
+
+    /** What to measure, and how much. */
+    record Plan(int runs, int echoCalls, int warmupCalls, long bytesPerPoint, int[] sizes, Path outputDir)
+    {
+        static Plan full(final Path outputDir)
+        {
+            final int[] sizes = new int[11];
+            for (int i = 0; i < sizes.length; i++)
+            {
+                sizes[i] = 1024 << i;
+            }
+            return new Plan(3, 10_000, 5_000, 10_000_000L, sizes, outputDir);
+        }
+    }
+
+    private final Plan plan;
+    private final Summary summary = new Summary();
+
+    OrbBenchmark(final Plan plan)
+    {
+        this.plan = plan;
+    }
+
+    /**
+     * Arguments: {@code [outputDir [runs [echoCalls [bytesPerPoint]]]]}; defaults
+     * {@code bench/target}, 3, 10000 and 10 MB.
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        final Plan full = Plan.full(Path.of(args.length > 0 ? args[0] : "bench/target"));
+        final Plan plan = new Plan(
+            args.length > 1 ? Integer.parseInt(args[1]) : full.runs(),
+            args.length > 2 ? Integer.parseInt(args[2]) : full.echoCalls(),
+            full.warmupCalls(),
+            args.length > 3 ? Long.parseLong(args[3]) : full.bytesPerPoint(),
+            full.sizes(),
+            full.outputDir());
+        new OrbBenchmark(plan).run();
+        // JacORB leaves non-daemon threads behind.
+        System.exit(0);
+    }
+
+    /** Runs every scenario {@code plan.runs()} times, then writes the summary and the charts. */
+    Summary run() throws Exception
+    {
+        Files.createDirectories(plan.outputDir());
+        for (int run = 1; run <= plan.runs(); run++)
+        {
+            System.out.printf("# run %d of %d%n", run, plan.runs());
+            runOnce();
+        }
+        summary.writeJson(plan.outputDir().resolve("summary.json"), machine());
+        Charts.draw(summary, plan.outputDir(), machine());
+        summary.print(System.out);
+        return summary;
+    }
+
+    private void runOnce() throws Exception
+    {
+        try (ProcessHarness server = ProcessHarness.start(org.lightwire.it.TestServer.class, List.of("-Xmx512m"),
+            propertyArgs(Orbs.lightwire()), ProcessHarness.DEFAULT_READY_TIMEOUT))
+        {
+            final ORB lwOrb = Orbs.init(Orbs.lightwire());
+            final ORB iiopOrb = Orbs.init(Map.of());
+            try
+            {
+                final Map<String, ORB> orbs = new LinkedHashMap<>();
+                orbs.put(LIGHTWIRE, lwOrb);
+                orbs.put(IIOP, iiopOrb);
+                final Map<String, echo> echos = new LinkedHashMap<>();
+                final Map<String, ttcp> ttcps = new LinkedHashMap<>();
+                final Map<String, pairs> pairss = new LinkedHashMap<>();
+                for (final Map.Entry<String, ORB> e : orbs.entrySet())
+                {
+                    echos.put(e.getKey(), echoHelper.narrow(e.getValue().string_to_object(server.ior("echo"))));
+                    ttcps.put(e.getKey(), ttcpHelper.narrow(e.getValue().string_to_object(server.ior("ttcp"))));
+                    pairss.put(e.getKey(), pairsHelper.narrow(e.getValue().string_to_object(server.ior("pairs"))));
+                }
+                nullEcho(echos);
+                for (int i = 0; i < plan.sizes().length; i++)
+                {
+                    final int size = plan.sizes()[i];
+                    final String[] order = i % 2 == 0 ? new String[] {LIGHTWIRE, IIOP} : new String[] {IIOP, LIGHTWIRE};
+                    for (final String t : order)
+                    {
+                        summary.addThroughput("oneway", size, t, oneway(ttcps.get(t), size));
+                    }
+                    for (int k = order.length - 1; k >= 0; k--)
+                    {
+                        summary.addThroughput("exactly_once", size, order[k], exactlyOnce(ttcps.get(order[k]), size));
+                    }
+                    for (final String t : order)
+                    {
+                        summary.addThroughput("struct_sequence", size, t, structs(pairss.get(t), size));
+                    }
+                }
+            }
+            finally
+            {
+                lwOrb.shutdown(false);
+                lwOrb.destroy();
+                iiopOrb.shutdown(false);
+                iiopOrb.destroy();
+            }
+        }
+    }
+
+    private void nullEcho(final Map<String, echo> echos)
+    {
+        final echo lw = echos.get(LIGHTWIRE);
+        final echo iiop = echos.get(IIOP);
+        for (int i = 0; i < plan.warmupCalls(); i++)
+        {
+            lw.echoString("");
+            iiop.echoString("");
+        }
+        final long[] lwNs = new long[plan.echoCalls()];
+        final long[] iiopNs = new long[plan.echoCalls()];
+        for (int start = 0, block = 0; start < plan.echoCalls(); start += BLOCK, block++)
+        {
+            final int end = Math.min(plan.echoCalls(), start + BLOCK);
+            if (block % 2 == 0)
+            {
+                time(lw, lwNs, start, end);
+                time(iiop, iiopNs, start, end);
+            }
+            else
+            {
+                time(iiop, iiopNs, start, end);
+                time(lw, lwNs, start, end);
+            }
+        }
+        summary.addLatency("null_echo", plan.echoCalls(), lwNs, iiopNs);
+    }
+
+    private static void time(final echo e, final long[] samples, final int from, final int to)
+    {
+        for (int i = from; i < to; i++)
+        {
+            final long t0 = System.nanoTime();
+            e.echoString("");
+            samples[i] = System.nanoTime() - t0;
+        }
+    }
+
+    private int calls(final int size)
+    {
+        return (int)Math.max(1, (plan.bytesPerPoint() + size - 1) / size);
+    }
+
+    private static char[][] buffers(final int size, final int count)
+    {
+        // A handful of distinct buffers, reused: the server checks each against its sequence
+        // number and counts duplicates, which are expected here and ignored.
+        final char[][] data = new char[Math.min(count, 8)][];
+        for (int i = 0; i < data.length; i++)
+        {
+            data[i] = TtcpPattern.create(i, size);
+        }
+        return data;
+    }
+
+    /** @return delivered throughput (Mbit/s) and the fraction of bytes delivered. */
+    private Summary.Throughput oneway(final ttcp t, final int size) throws InterruptedException
+    {
+        final int count = calls(size);
+        final char[][] data = buffers(size, count);
+        t.reset();
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < count; i++)
+        {
+            t.receive_at_most_once(data[i % data.length]);
+        }
+        final long sentNs = System.nanoTime();
+        long delivered = -1;
+        long lastChangeNs = sentNs;
+        // The server may still be working through queued one-ways: wait until its count holds.
+        while (System.nanoTime() - lastChangeNs < 50_000_000L)
+        {
+            final TtcpStats s;
+            try
+            {
+                s = t.stats();
+            }
+            catch (final org.omg.CORBA.TRANSIENT e)
+            {
+                // The POA's request queue is full of one-ways still to run: ask again.
+                Thread.sleep(2);
+                continue;
+            }
+            if (s.bytes != delivered)
+            {
+                delivered = s.bytes;
+                lastChangeNs = System.nanoTime();
+            }
+            Thread.sleep(2);
+        }
+        final long offered = (long)count * size;
+        final long endNs = Math.max(sentNs, lastChangeNs);
+        return new Summary.Throughput(mbps(delivered, endNs - t0), mbps(offered, sentNs - t0), (double)delivered / offered);
+    }
+
+    private Summary.Throughput exactlyOnce(final ttcp t, final int size)
+    {
+        final int count = calls(size);
+        final char[][] data = buffers(size, count);
+        t.reset();
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < count; i++)
+        {
+            t.receive_exactly_once(data[i % data.length]);
+        }
+        final long elapsedNs = System.nanoTime() - t0;
+        final TtcpStats s = t.stats();
+        if (s.calls != count || s.corrupt != 0)
+        {
+            throw new IllegalStateException("exactly-once ttcp: " + s.calls + " of " + count + " calls arrived, " + s.corrupt + " corrupt");
+        }
+        final double m = mbps((long)count * size, elapsedNs);
+        return new Summary.Throughput(m, m, 1.0);
+    }
+
+    private Summary.Throughput structs(final pairs p, final int size)
+    {
+        final int count = calls(size);
+        final Pair[] seq = new Pair[size / 8];
+        long expected = 0;
+        for (int i = 0; i < seq.length; i++)
+        {
+            seq[i] = new Pair(i, 2 * i);
+            expected -= i;
+        }
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < count; i++)
+        {
+            if (p.sumOfDifferences(seq) != expected)
+            {
+                throw new IllegalStateException("struct sequence: wrong sum from the server");
+            }
+        }
+        final double m = mbps((long)count * size, System.nanoTime() - t0);
+        return new Summary.Throughput(m, m, 1.0);
+    }
+
+    private static double mbps(final long bytes, final long ns)
+    {
+        return ns <= 0 ? 0 : bytes * 8.0 / (ns / 1e9) / 1e6;
+    }
+
+    private static List<String> propertyArgs(final Map<String, String> props)
+    {
+        final List<String> args = new ArrayList<>();
+        props.forEach((k, v) ->
+        {
+            args.add("-p");
+            args.add(k + "=" + v);
+        });
+        return args;
+    }
+
+    /** @return a one-line description of where this ran. */
+    static String machine()
+    {
+        String cpu = "unknown CPU";
+        try
+        {
+            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
+        }
+        catch (final IOException e)
+        {
+            // Not Linux: the OS name below still says something.
+        }
+        return String.format(Locale.ROOT, "%s, %d cores, %s %s, Java %s, loopback", cpu, Runtime.getRuntime().availableProcessors(),
+            System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("java.version"));
+    }
+
+    static double median(final double[] values)
+    {
+        final double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length == 0 ? Double.NaN : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+}

@@ -1,0 +1,449 @@
+package org.lightwire.etf;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.lightwire.transport.channel.ClientConnection;
+import org.lightwire.transport.channel.ConnectionPool;
+import org.lightwire.transport.engine.ProtocolEngine;
+
+/**
+ * The exactly-once transport calls in flight on one client ETF connection, driven by JacORB's
+ * reader thread itself: while it has no whole GIOP message to present, the reader waits in one
+ * {@link Selector} on the channels of every in-flight call's transport connection, and completes
+ * each call on the thread that JacORB then uses to hand the reply to its caller. So a reply
+ * crosses one thread boundary in the client (reader to caller), as over IIOP, instead of two
+ * (reply waiter to reader to caller), and nothing is woken when a call starts: a call's channel
+ * stays registered after the call, so the next call on that (pooled, reused most recently used
+ * first) connection needs no wake-up; only a call on a connection the reader does not yet watch
+ * wakes it.
+ *
+ * <p>Timers: the reader fires each call's engine timer (NACK on loss) and call deadline. It learns
+ * of a started call when the call's reply makes a channel readable, or at the latest one
+ * {@link #TICK_NS} later while calls come and go; after {@link #LINGER_NS} without a call it
+ * sleeps until woken, and a call started then wakes it.
+ *
+ * <p>Why not a thread per call, as the paper's rule of no thread on the call path would suggest
+ * for a single caller: JacORB holds its connection's write lock during {@code flush()}, so the
+ * caller cannot wait for its reply there without serialising every other caller.
+ */
+final class InFlightCalls
+{
+    /** Longest the reader sleeps while calls may be starting unseen: bounds their timers' lateness. */
+    static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long after its last call the reader keeps ticking before it sleeps until woken. */
+    static final long LINGER_NS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /** What the reader does with a finished call. */
+    interface Completion
+    {
+        /** The reply is valid only during this upcall; the connection goes back to the pool after it. */
+        void replied(Call call, ByteBuffer reply);
+
+        /** The call failed; its connection is closed and already back in the pool (discarded). */
+        void failed(Call call, IOException cause);
+    }
+
+    /** One exactly-once call started by a caller's {@code flush()}. */
+    static final class Call
+    {
+        final ConnectionPool pool;
+        final ClientConnection connection;
+        final SelectableChannel channel;
+        final long generation;
+        final byte[] request;
+        final long startNs;
+        final long timeoutNs;
+
+        Call(final ConnectionPool pool, final ClientConnection connection, final long generation, final byte[] request,
+            final long startNs, final long timeoutNs)
+        {
+            this.pool = pool;
+            this.connection = connection;
+            this.channel = connection.selectableChannel();
+            this.generation = generation;
+            this.request = request;
+            this.startNs = startNs;
+            this.timeoutNs = timeoutNs;
+        }
+
+        long deadlineNs()
+        {
+            final long callDeadlineNs = startNs + timeoutNs;
+            final long engineNs = connection.nextDeadlineNs();
+            return engineNs == ProtocolEngine.NO_DEADLINE || engineNs - callDeadlineNs > 0 ? callDeadlineNs : engineNs;
+        }
+    }
+
+    private final Completion completion;
+    private final long spinNs;
+    private final ReentrantLock driving = new ReentrantLock();
+    private final ConcurrentLinkedQueue<Call> submitted = new ConcurrentLinkedQueue<>();
+    /** Channels the reader's selector watches; read by callers to decide whether to wake it. */
+    private final Set<SelectableChannel> registered = ConcurrentHashMap.newKeySet();
+    // Reader state, guarded by driving.
+    private final HashMap<SelectableChannel, Call> active = new HashMap<>();
+    private final List<SelectableChannel> ready = new ArrayList<>();
+    private final List<Call> due = new ArrayList<>();
+    private volatile Selector selector;
+    private long lastCallNs;
+    private volatile boolean sleeping;
+    private volatile boolean closed = true;
+
+    /**
+     * @param spinNs how long the reader busy-polls its channels before it parks in the selector
+     *               (0: never).
+     */
+    InFlightCalls(final Completion completion, final long spinNs)
+    {
+        this.completion = completion;
+        this.spinNs = spinNs;
+    }
+
+    /** (Re)opens for a new connection generation. */
+    void open() throws IOException
+    {
+        driving.lock();
+        try
+        {
+            if (selector == null)
+            {
+                selector = Selector.open();
+            }
+            closed = false;
+        }
+        finally
+        {
+            driving.unlock();
+        }
+    }
+
+    /** Hands a started call to the reader; called by the caller's thread after {@code startCall}. */
+    void submit(final Call call)
+    {
+        submitted.add(call);
+        if (closed)
+        {
+            failLeftovers();
+            return;
+        }
+        if (sleeping || !registered.contains(call.channel))
+        {
+            wakeup();
+        }
+    }
+
+    /** Makes the reader's current or next wait return at once. */
+    void wakeup()
+    {
+        final Selector s = selector;
+        if (s != null)
+        {
+            s.wakeup();
+        }
+    }
+
+    /**
+     * One round of the reader: waits until a channel is readable, a timer is due or it is woken,
+     * and completes the calls that finished ({@link Completion} upcalls on this thread).
+     */
+    void drive()
+    {
+        driving.lock();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            admitSubmitted();
+            long nowNs = System.nanoTime();
+            if (!active.isEmpty())
+            {
+                lastCallNs = nowNs;
+            }
+            final long waitNs = waitNs(nowNs);
+            ready.clear();
+            if (waitNs > TICK_NS)
+            {
+                sleeping = true;
+            }
+            try
+            {
+                if (sleeping && !submitted.isEmpty())
+                {
+                    selector.selectNow(this::onReady);
+                }
+                else if (!spinThenSelectNow())
+                {
+                    selector.select(this::onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNs + 999_999)));
+                }
+            }
+            catch (final IOException | ClosedSelectorException e)
+            {
+                // Only a closed selector fails a select; close() follows and ends the calls.
+                return;
+            }
+            finally
+            {
+                sleeping = false;
+            }
+            admitSubmitted();
+            for (final SelectableChannel ch : ready)
+            {
+                final Call call = active.get(ch);
+                if (call == null)
+                {
+                    unwatchIdle(ch);
+                }
+                else
+                {
+                    poll(call);
+                }
+            }
+            nowNs = System.nanoTime();
+            due.clear();
+            for (final Call call : active.values())
+            {
+                if (call.deadlineNs() - nowNs <= 0)
+                {
+                    due.add(call);
+                }
+            }
+            for (final Call call : due)
+            {
+                poll(call);
+            }
+        }
+        finally
+        {
+            driving.unlock();
+        }
+    }
+
+    /** @return true when a busy poll found a readable channel (and {@link #ready} holds it). */
+    private boolean spinThenSelectNow() throws IOException
+    {
+        if (spinNs <= 0 || active.isEmpty())
+        {
+            return false;
+        }
+        final long endNs = System.nanoTime() + spinNs;
+        do
+        {
+            if (selector.selectNow(this::onReady) > 0)
+            {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        while (endNs - System.nanoTime() > 0 && submitted.isEmpty());
+        return false;
+    }
+
+    private long waitNs(final long nowNs)
+    {
+        if (active.isEmpty())
+        {
+            return nowNs - lastCallNs > LINGER_NS ? Long.MAX_VALUE : TICK_NS;
+        }
+        long wakeNs = nowNs + TICK_NS;
+        for (final Call call : active.values())
+        {
+            final long d = call.deadlineNs();
+            if (d - wakeNs < 0)
+            {
+                wakeNs = d;
+            }
+        }
+        return Math.max(0, wakeNs - nowNs);
+    }
+
+    private void onReady(final SelectionKey key)
+    {
+        ready.add(key.channel());
+    }
+
+    private void admitSubmitted()
+    {
+        Call call;
+        while ((call = submitted.poll()) != null)
+        {
+            active.put(call.channel, call);
+            if (!registered.contains(call.channel))
+            {
+                watch(call.channel);
+            }
+        }
+    }
+
+    private void watch(final SelectableChannel ch)
+    {
+        try
+        {
+            try
+            {
+                ch.register(selector, SelectionKey.OP_READ);
+            }
+            catch (final CancelledKeyException e)
+            {
+                // Cancelled by unwatchIdle since the last select: flush it, then register anew.
+                selector.selectNow();
+                ch.register(selector, SelectionKey.OP_READ);
+            }
+            registered.add(ch);
+        }
+        catch (final ClosedChannelException e)
+        {
+            // The connection was closed under the call: its poll fails it.
+        }
+        catch (final IOException e)
+        {
+            // selectNow failed: the selector is closing; close() ends the calls.
+        }
+    }
+
+    /**
+     * A watched channel of a connection with no call of ours is readable (a late packet for an
+     * idle connection, which the pool services, or a call another reader started on it): stop
+     * watching it, unless a call of ours has just started on it.
+     */
+    private void unwatchIdle(final SelectableChannel ch)
+    {
+        registered.remove(ch);
+        // After the removal: a caller that submitted before it is admitted here; one after it
+        // sees the channel unregistered and wakes us.
+        admitSubmitted();
+        if (active.containsKey(ch))
+        {
+            return;
+        }
+        final SelectionKey key = ch.keyFor(selector);
+        if (key != null)
+        {
+            key.cancel();
+        }
+    }
+
+    private void poll(final Call call)
+    {
+        final ByteBuffer reply;
+        try
+        {
+            reply = call.connection.pollReply(call.timeoutNs);
+        }
+        catch (final IOException e)
+        {
+            finish(call);
+            call.pool.release(call.connection);
+            completion.failed(call, e);
+            return;
+        }
+        catch (final RuntimeException e)
+        {
+            finish(call);
+            call.connection.close();
+            call.pool.release(call.connection);
+            completion.failed(call, new IOException(e.toString(), e));
+            return;
+        }
+        if (reply != null)
+        {
+            finish(call);
+            try
+            {
+                completion.replied(call, reply);
+            }
+            finally
+            {
+                call.pool.release(call.connection);
+            }
+        }
+    }
+
+    private void finish(final Call call)
+    {
+        active.remove(call.channel);
+    }
+
+    /**
+     * Closes: the reader's wait ends, and every call still in flight is abandoned (its transport
+     * connection closed and given back to the pool, which discards it).
+     */
+    void close()
+    {
+        closed = true;
+        wakeup();
+        failLeftovers();
+    }
+
+    private void failLeftovers()
+    {
+        driving.lock();
+        try
+        {
+            if (!closed)
+            {
+                return;
+            }
+            Call left;
+            while ((left = submitted.poll()) != null)
+            {
+                active.put(left.channel, left);
+            }
+            for (final Iterator<Call> it = active.values().iterator(); it.hasNext(); )
+            {
+                final Call call = it.next();
+                it.remove();
+                call.connection.close();
+                call.pool.release(call.connection);
+            }
+            registered.clear();
+            if (selector != null)
+            {
+                try
+                {
+                    selector.close();
+                }
+                catch (final IOException e)
+                {
+                    // Nothing to report: the selector is gone either way.
+                }
+                selector = null;
+            }
+        }
+        finally
+        {
+            driving.unlock();
+        }
+    }
+
+    /** @return calls started and not yet finished, for tests and reports. */
+    int inFlight()
+    {
+        driving.lock();
+        try
+        {
+            return active.size() + submitted.size();
+        }
+        finally
+        {
+            driving.unlock();
+        }
+    }
+}
