@@ -106,8 +106,10 @@ class UdpServerTest
     void oneThreadCompletesSeveralCallsByPollingTheirSelectableChannels() throws Exception
     {
         final ExecutorService workers = Executors.newFixedThreadPool(4);
+        // Selectable channels need the selecting kind of wait (blocking channels cannot be selected).
+        final UdpLinkConfig selecting = UdpLinkConfig.builder().clientWaits(UdpLinkConfig.ClientWaits.SELECT).build();
         try (UdpServer server = server(0, ECHO, workers, UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
-             UdpClient client = UdpClient.withDefaults();
+             UdpClient client = new UdpClient(EngineConfig.defaults(), selecting, 8, 10_000 * MS, 1 << 20);
              java.nio.channels.Selector selector = java.nio.channels.Selector.open())
         {
             final ConnectionPool pool = client.pool(server.localAddress());
