@@ -27,8 +27,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A null call between two processes on loopback, by client path: Lightwire over a blocking
- * datagram channel read by the caller ({@code lightwire}), Lightwire over a Netty event loop that
+ * A null call between two processes on loopback, by client path: Lightwire with the caller
+ * blocked in one plain receive ({@code lightwire}, the default), the caller waiting in a
+ * selector ({@code lightwire-select}), Lightwire over a Netty event loop that
  * hands each packet to the caller ({@code lightwire-netty}, the hand-off the paper warns
  * against), and a raw UDP ping-pong of the same datagram size ({@code raw}, the floor).
  *
@@ -43,7 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class NullCallBenchmark
 {
-    @Param({"lightwire", "lightwire-netty", "raw"})
+    @Param({"lightwire", "lightwire-select", "lightwire-netty", "raw"})
     public String path;
 
     private ServerProcess server;
@@ -59,6 +60,9 @@ public class NullCallBenchmark
         switch (path)
         {
             case "lightwire":
+                connection = connection(UdpClientLink.connectBlocking(lightwire, UdpLinkConfig.defaults()));
+                break;
+            case "lightwire-select":
                 connection = connection(UdpClientLink.connect(lightwire, UdpLinkConfig.defaults()));
                 break;
             case "lightwire-netty":
