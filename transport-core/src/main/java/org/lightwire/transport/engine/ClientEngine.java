@@ -54,6 +54,9 @@ public final class ClientEngine extends ProtocolEngine
 
     private boolean probed;
     private long lastProbeNs;
+    private boolean probeOutstanding;
+    private int probeCall;
+    private long probeSentNs;
 
     public ClientEngine(
         final EngineConfig config,
@@ -105,7 +108,9 @@ public final class ClientEngine extends ProtocolEngine
         switch (state)
         {
             case IDLE:
+                final int previous = call;
                 beginCall(exactlyOnce);
+                maybeProbe(previous, nowNs);
                 break;
             case REQUEST_IN_PROGRESS:
                 if (exactlyOnce != this.exactlyOnce)
@@ -139,7 +144,6 @@ public final class ClientEngine extends ProtocolEngine
             transitionTo(State.WAITING_FOR_REPLY);
             silentSinceNs = nowNs;
             armTimer(nowNs + rtt.rtoNs());
-            maybeProbe(nowNs);
         }
         else
         {
@@ -192,14 +196,24 @@ public final class ClientEngine extends ProtocolEngine
         counters.calls++;
     }
 
-    private void maybeProbe(final long nowNs)
+    /**
+     * Measures the round trip (A1's SYNC) at most once per {@code rttProbeIntervalNs}: a RECLAIM
+     * naming the call just finished goes out before the new request, so the server answers it at
+     * once, before it executes the request, and the RECLAIM_ACK reaches the client while it waits
+     * for its reply: the sample is the network's round trip, not the servant's time nor the
+     * client's idle time. A lost probe is not retransmitted; it only costs a sample.
+     */
+    private void maybeProbe(final int previousCall, final long nowNs)
     {
         final long intervalNs = config.rttProbeIntervalNs();
-        if (intervalNs > 0 && !reclaimOutstanding && (!probed || nowNs - lastProbeNs >= intervalNs))
+        if (intervalNs > 0 && (!probed || nowNs - lastProbeNs >= intervalNs))
         {
             probed = true;
             lastProbeNs = nowNs;
-            sendReclaim(call, nowNs);
+            probeOutstanding = true;
+            probeCall = previousCall;
+            probeSentNs = nowNs;
+            sendControl(MessageType.RECLAIM, previousCall, 0);
         }
     }
 
@@ -371,6 +385,12 @@ public final class ClientEngine extends ProtocolEngine
 
     private void onReclaimAck(final int c, final int p, final long nowNs)
     {
+        if (probeOutstanding && c == probeCall && c != call)
+        {
+            probeOutstanding = false;
+            onRttSample(nowNs - probeSentNs);
+            return;
+        }
         if (reclaimOutstanding && c == reclaimCall)
         {
             onReclaimAnswered(nowNs);

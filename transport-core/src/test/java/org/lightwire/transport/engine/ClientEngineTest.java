@@ -426,18 +426,41 @@ class ClientEngineTest
     }
 
     @Test
-    void probeAfterRequestMeasuresTheRoundTrip()
+    void probeBeforeTheRequestMeasuresTheRoundTripWhileTheReplyIsAwaited()
     {
         engine = new ClientEngine(CONFIG.toBuilder().rttProbeIntervalNs(1000 * MS).build(), rec, rec, rec);
         engine.send(request(10), true, true, now);
-        assertEquals(List.of(COMPLETE, RECLAIM), rec.take().stream().map(Recorder.Sent::type).toList());
+        final List<Recorder.Sent> sent = rec.take();
+        assertEquals(List.of(RECLAIM, COMPLETE), sent.stream().map(Recorder.Sent::type).toList());
+        assertEquals(0, sent.get(0).call(), "the probe names the call before this one, which the server has finished");
         now += 300_000;
-        receive(control(RECLAIM_ACK, 1, 1));
+        receive(control(RECLAIM_ACK, 0, 0));
         assertEquals(300_000, engine.counters().srttNs());
         assertEquals(MS, engine.counters().rtoNs(), "bounded below by retransmitMinNs");
+        assertEquals(1, engine.heldPackets(), "the probe's answer acknowledges nothing of this call");
         replyWhole(1, pattern(1, 1));
         engine.send(request(10), true, true, now + MS);
         assertEquals(List.of(COMPLETE), rec.take().stream().map(Recorder.Sent::type).toList(), "one probe per interval");
+        replyWhole(2, pattern(1, 1));
+        now += 1000 * MS;
+        engine.send(request(10), true, true, now);
+        final List<Recorder.Sent> again = rec.take();
+        assertEquals(List.of(RECLAIM, COMPLETE), again.stream().map(Recorder.Sent::type).toList());
+        assertEquals(2, again.get(0).call());
+    }
+
+    @Test
+    void serverAnswersAProbeForTheCallItFinishedAtOnce()
+    {
+        final ServerEngine server = new ServerEngine(CONFIG, rec, rec, rec);
+        server.onPacket(data(COMPLETE, true, 1, 0, false, pattern(3, 1)), now);
+        server.send(ByteBuffer.allocate(2), true, now);
+        rec.take();
+        server.onPacket(control(RECLAIM, 1, 0), now);
+        final Recorder.Sent ack = rec.only();
+        assertEquals(RECLAIM_ACK, ack.type());
+        assertEquals(1, ack.call());
+        assertEquals(1, server.heldPackets(), "the reply stays held: a probe is no acknowledgement");
     }
 
     @Test
