@@ -109,6 +109,7 @@ final class BlockingServerFrontEnd implements ServerFrontEnd
         final int bytes = ServerDemultiplexer.datagramBufferBytes(config);
         final ByteBuffer[] slots = new ByteBuffer[BATCH_DATAGRAMS];
         final InetSocketAddress[] senders = new InetSocketAddress[BATCH_DATAGRAMS];
+        final boolean[] control = new boolean[BATCH_DATAGRAMS];
         for (int i = 0; i < BATCH_DATAGRAMS; i++)
         {
             slots[i] = ByteBuffer.allocateDirect(bytes);
@@ -139,11 +140,16 @@ final class BlockingServerFrontEnd implements ServerFrontEnd
             {
                 // Control first (A1): CALL_ACK, NACK, RECLAIM and RECLAIM_ACK read in the same
                 // batch as data go to the engines before it.
+                // Classified before any is delivered: delivery moves a buffer's position.
+                for (int i = 0; i < count; i++)
+                {
+                    control[i] = isControl(slots[i]);
+                }
                 for (int pass = 0; pass < 2; pass++)
                 {
                     for (int i = 0; i < count; i++)
                     {
-                        if (isControl(slots[i]) == (pass == 0))
+                        if (control[i] == (pass == 0))
                         {
                             deliver(slots[i], senders[i], nowNs);
                         }

@@ -123,7 +123,7 @@ class UdpLinkSystemTest
             assertEquals(0, client.malformed());
             assertEquals(0, client.unknownId());
             assertEquals(2, server.packetsDelivered());
-            assertEquals(0, server.malformed() + server.unknownId() + server.wrongAddress() + server.handlerErrors());
+            assertEquals(0, server.malformed() + server.unknownId() + server.wrongAddress() + server.handlerErrors(), server.toString());
             assertEquals(1, server.openConnections());
         }
     }
