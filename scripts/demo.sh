@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -B -q -ntp -pl bench -am package -DskipTests
-exec java -cp bench/target/lightwire-bench.jar org.lightwire.bench.LoopbackDemo "$@"
+# Both JVMs on one CPU (the server JVM inherits the affinity): on this kind of VM, cross-CPU
+# wake-ups are bimodal and would hide the protocol behind the scheduler.
+exec taskset -c 0 java -cp bench/target/lightwire-bench.jar org.lightwire.bench.LoopbackDemo "$@"
