@@ -148,25 +148,8 @@ public final class ClientConnection implements AutoCloseable
         lock.lock();
         try
         {
-            checkUsable();
             reply.reset();
-            final long nowNs = System.nanoTime();
-            callStartNs = nowNs;
-            engineLock.lock();
-            try
-            {
-                writer.start(request, true);
-                writer.pump(nowNs);
-                checkSendFailure();
-            }
-            finally
-            {
-                engineLock.unlock();
-            }
-        }
-        catch (final ZombieConnectionException e)
-        {
-            throw fail(new ConnectionFailedException(e.getMessage() + " (server " + peer + ")", e));
+            callStartNs = beginMessage(request, true);
         }
         finally
         {
@@ -264,19 +247,26 @@ public final class ClientConnection implements AutoCloseable
         lock.lock();
         try
         {
-            checkUsable();
-            final long nowNs = System.nanoTime();
-            engineLock.lock();
-            try
-            {
-                writer.start(request, false);
-                writer.pump(nowNs);
-                checkSendFailure();
-            }
-            finally
-            {
-                engineLock.unlock();
-            }
+            beginMessage(request, false);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Hands a request to the engine, as much as the buffer pool takes; the caller holds the call lock. */
+    private long beginMessage(final ByteBuffer request, final boolean exactlyOnce) throws IOException
+    {
+        checkUsable();
+        final long nowNs = System.nanoTime();
+        engineLock.lock();
+        try
+        {
+            writer.start(request, exactlyOnce);
+            writer.pump(nowNs);
+            checkSendFailure();
+            return nowNs;
         }
         catch (final ZombieConnectionException e)
         {
@@ -284,7 +274,7 @@ public final class ClientConnection implements AutoCloseable
         }
         finally
         {
-            lock.unlock();
+            engineLock.unlock();
         }
     }
 
