@@ -1,0 +1,147 @@
+package org.lightwire.atm;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.lightwire.transport.channel.ClientConnection;
+import org.lightwire.transport.channel.LinkServerDriver;
+import org.lightwire.transport.engine.EngineConfig;
+
+/**
+ * The goal of the kernel test (issue 5, part 3b), run by src/test/qemu/guest-tests.sh in the
+ * qemu guest, not by surefire: the transport engine over two real AAL5 circuits joined by
+ * atmtcp, a null call timed (emulated, so a sanity figure only), calls with large arguments,
+ * and the Java error mapping against the real kernel.
+ *
+ * <p>Usage: {@code GuestNullCall <client pvc> <server pvc> <null calls>}; exit status 0 when
+ * every check passed. Prints {@code PASS}/{@code FAIL} lines and {@code GUEST-RTT}.
+ */
+public final class GuestNullCall
+{
+    static final long MS = 1_000_000L;
+    static final List<String> FAILURES = new ArrayList<>();
+
+    private GuestNullCall()
+    {
+    }
+
+    static void check(final boolean ok, final String what)
+    {
+        System.out.println((ok ? "PASS " : "FAIL ") + what);
+        if (!ok)
+        {
+            FAILURES.add(what);
+        }
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final String clientPvc = args[0];
+        final String serverPvc = args[1];
+        final int calls = Integer.parseInt(args[2]);
+        check(AtmLibrary.isAvailable(), "shim loaded from the jar path (" + AtmLibrary.unavailableReason() + ")");
+
+        final EngineConfig config = EngineConfig.builder().maxPacketBytes(8192).retransmitInitialNs(500 * MS)
+            .peerTimeoutNs(60_000 * MS).build();
+        final Aal5Link serverLink = Aal5Link.open(Aal5Config.pvc(serverPvc));
+        final Aal5Link clientLink = Aal5Link.open(Aal5Config.pvc(clientPvc));
+        System.out.println("opened " + clientLink + " and " + serverLink);
+        try (LinkServerDriver server = new LinkServerDriver(serverLink, config, call ->
+            {
+                final ByteBuffer copy = ByteBuffer.allocate(call.request().remaining()).put(call.request()).flip();
+                call.reply(copy);
+            }, null, 1 << 20, "aal5").start();
+             ClientConnection client = new ClientConnection(clientLink, config, "aal5 " + clientPvc, 1 << 20))
+        {
+            final ByteBuffer empty = ByteBuffer.allocate(0);
+            for (int i = 0; i < Math.min(200, calls); i++)
+            {
+                client.call(empty.duplicate(), 30_000 * MS);
+            }
+            final long startNs = System.nanoTime();
+            for (int i = 0; i < calls; i++)
+            {
+                final ByteBuffer reply = client.call(empty.duplicate(), 30_000 * MS);
+                if (reply.remaining() != 0)
+                {
+                    check(false, "null call " + i + " returned " + reply.remaining() + " bytes");
+                    break;
+                }
+            }
+            final long elapsedNs = System.nanoTime() - startNs;
+            System.out.printf("GUEST-RTT transport null call over AAL5 (atmtcp, qemu TCG): %.1f us average over %d calls%n",
+                elapsedNs / 1000.0 / calls, calls);
+
+            boolean same = true;
+            for (int size : new int[] {1, 8183, 8184, 20_000, 65_536, 300_000})
+            {
+                final byte[] request = new byte[size];
+                for (int i = 0; i < size; i++)
+                {
+                    request[i] = (byte)(i * 7 + size);
+                }
+                final ByteBuffer reply = client.call(ByteBuffer.wrap(request), 60_000 * MS);
+                final byte[] got = new byte[reply.remaining()];
+                reply.get(got);
+                same &= Arrays.equals(request, got);
+            }
+            check(same, "echo of 1 B to 300 KB requests (fragmented into 8 KiB SDUs) byte for byte");
+            check(client.counters().retransmissions() == 0, "no retransmissions on a lossless circuit (" +
+                client.counters().retransmissions() + ")");
+            check(server.failure() == null, "server driver ran without failure (" + server.failure() + ")");
+        }
+
+        errorMapping(clientPvc);
+        System.out.println(FAILURES.isEmpty() ? "PASS: JVM over AAL5" : "FAIL: " + FAILURES);
+        System.exit(FAILURES.isEmpty() ? 0 : 1);
+    }
+
+    /** The Java mapping against the real kernel's answers. */
+    static void errorMapping(final String pvc) throws Exception
+    {
+        final PvcAddress address = PvcAddress.parse(pvc);
+        try (Aal5Link first = Aal5Link.open(Aal5Config.pvc(pvc)))
+        {
+            try (Aal5Link second = Aal5Link.open(Aal5Config.pvc(pvc)))
+            {
+                check(false, "second open of " + pvc + " should fail");
+            }
+            catch (final AtmException e)
+            {
+                check(e.errno() == Errno.EADDRINUSE && e.getMessage().contains("already open"), "EADDRINUSE: " + e.getMessage());
+            }
+        }
+        try (Aal5Link small = Aal5Link.open(Aal5Config.builder().pvc(address).qos(new AtmQos(TrafficClass.UBR, 0, 100)).build()))
+        {
+            small.send(ByteBuffer.allocateDirect(8), ByteBuffer.allocateDirect(100));
+            check(false, "a 108-byte SDU on max_sdu 100 should fail");
+        }
+        catch (final SduTooLargeException e)
+        {
+            check(e.getMessage().contains("the SDU of 108 bytes is larger than the QoS maximum SDU of 100 bytes"),
+                "EMSGSIZE: " + e.getMessage());
+        }
+        try (Aal5Link cbr = Aal5Link.open(Aal5Config.builder().pvc(address).qos(new AtmQos(TrafficClass.CBR, 400_000, 8192)).build()))
+        {
+            check(false, "CBR above the OC-3 link rate should fail");
+        }
+        catch (final QosRejectedException e)
+        {
+            check(e.parameter().equals("tx.pcr") && e.getMessage().contains("link rate of 353207 cells/s"), "CBR PCR: " + e.getMessage());
+        }
+        try (Aal5Link cbr = Aal5Link.open(Aal5Config.builder().pvc(address).qos(new AtmQos(TrafficClass.CBR, 100_000, 8192)).build()))
+        {
+            check(true, "CBR at 100,000 cells/s opens");
+        }
+        try (Aal5Link none = Aal5Link.open(Aal5Config.pvc("9.0.100")))
+        {
+            check(false, "interface 9 should not exist");
+        }
+        catch (final AtmException e)
+        {
+            check(e.getMessage().contains("no such ATM interface"), "ENODEV: " + e.getMessage());
+        }
+    }
+}

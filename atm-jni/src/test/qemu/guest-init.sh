@@ -1,0 +1,29 @@
+#!/bin/busybox sh
+# /init of the test initramfs (busybox): loads the modules, mounts the host's file system
+# (virtfs/9p, read-only) at /host, and runs guest-tests.sh chrooted into it, so the guest uses
+# the host's own atmtcp, JDK, Maven repository and build output. Prints LWATM-GUEST-EXIT.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+. /test.conf
+for m in $(cat /modules.order); do
+  insmod "/modules/$m" 2>/dev/null || echo "guest: insmod $m failed"
+done
+mkdir -p /host
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /host; then
+  echo "LWATM-GUEST-EXIT rc=98 (could not mount the host file system over 9p)"
+  poweroff -f
+fi
+for d in proc sys dev tmp run; do :; done
+mount -t proc proc /host/proc
+mount -t sysfs sys /host/sys
+mount -t devtmpfs dev /host/dev
+mount -t tmpfs tmp /host/tmp
+mount -t tmpfs run /host/run
+ip link set lo up
+echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
+chroot /host /bin/bash "$GUEST_SCRIPT" "$REPO" "$TEST_BIN" "$CLASSPATH_FILE" "$NULL_CALLS"
+echo "LWATM-GUEST-EXIT rc=$?"
+poweroff -f
