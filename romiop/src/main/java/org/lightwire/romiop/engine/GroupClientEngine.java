@@ -1,0 +1,178 @@
+package org.lightwire.romiop.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.Invalid;
+import org.lightwire.romiop.protocol.PacketHeader_1_0;
+import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.RequestFlyweight;
+
+/**
+ * A client's side of the group's reliable multicast (paper, Figure 4 lines 6-11 and 41-45): each
+ * Request is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until every
+ * member has ACKed it. Replies and their consolidation are not here yet.
+ */
+public final class GroupClientEngine
+{
+    private static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
+
+    private final GroupConfig config;
+    private final GroupSender sender;
+    private final GroupCounters counters = new GroupCounters();
+    private final ByteBuffer out;
+    private final PacketHeader_1_0 header = new PacketHeader_1_0();
+    private final RequestFlyweight request = new RequestFlyweight();
+    private final AckFlyweight ack = new AckFlyweight();
+    private final long allMembersMask;
+    /** Unacknowledged requests by packet id. */
+    private final Map<Integer, Outstanding> outstanding = new HashMap<>();
+    private int lamport;
+
+    public GroupClientEngine(final GroupConfig config, final GroupSender sender)
+    {
+        if (config.memberIndex(config.selfId) >= 0)
+        {
+            throw new IllegalArgumentException("client id " + config.selfId + " is also a member id; give the client its own id");
+        }
+        this.config = config;
+        this.sender = sender;
+        this.out = ByteBuffer.allocate(config.maxPacketBytes);
+        this.allMembersMask = config.memberIds.length == 64 ? -1L : (1L << config.memberIds.length) - 1;
+    }
+
+    public GroupCounters counters()
+    {
+        return counters;
+    }
+
+    /** @return true when another request may be multicast now (the outstanding window has room). */
+    public boolean canMulticast()
+    {
+        return outstanding.size() < config.maxOutstandingRequests;
+    }
+
+    public int outstandingRequests()
+    {
+        return outstanding.size();
+    }
+
+    /**
+     * Multicasts one request to the group and keeps it until every member ACKs it.
+     *
+     * @return the request's packet id, which with this client's id names it in the group's order.
+     */
+    public int multicast(final int requestId, final int responseFlags, final ByteBuffer payload, final int offset, final int length, final long nowNs)
+    {
+        if (!canMulticast())
+        {
+            throw new IllegalStateException(outstanding.size() + " requests outstanding, the configured maximum: wait until canMulticast()");
+        }
+        if (RequestFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        {
+            throw new IllegalArgumentException("payload of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
+                " less the " + RequestFlyweight.HEADER_LENGTH + "-byte request header; fragmentation is not implemented yet");
+        }
+        final int packetId = ++lamport;
+        request.wrap(out, 0);
+        request.set(WIRE_ORDER, config.selfId, packetId, requestId, responseFlags, length).payload(payload, offset, length);
+        final byte[] copy = new byte[request.packetSize()];
+        out.get(0, copy);
+        outstanding.put(packetId, new Outstanding(copy, nowNs + config.retransmitTimeoutNs));
+        counters.requestsSent++;
+        sender.send(GroupSender.GROUP, out, copy.length);
+        return packetId;
+    }
+
+    /** Handles one received datagram; never throws. */
+    public void onPacket(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        header.wrap(buffer, offset);
+        final Invalid invalid = header.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        if (header.type() != PacketType.ACK)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        ack.wrap(buffer, offset);
+        final Invalid ackInvalid = ack.validate(length);
+        if (ackInvalid != null)
+        {
+            counters.countInvalid(ackInvalid);
+            return;
+        }
+        if (Integer.compareUnsigned(ack.packetId(), lamport) > 0)
+        {
+            lamport = ack.packetId();
+        }
+        final int index = config.memberIndex(ack.senderId());
+        if (ack.ackedType() != PacketType.REQUEST || ack.ackedSenderId() != config.selfId || index < 0)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        final Outstanding o = outstanding.get((int)ack.ackedId());
+        if (o == null)
+        {
+            return;
+        }
+        o.ackedMask |= 1L << index;
+        if (o.ackedMask == allMembersMask)
+        {
+            outstanding.remove((int)ack.ackedId());
+            counters.requestsCompleted++;
+        }
+    }
+
+    /** Re-multicasts every request whose retransmission deadline has passed. */
+    public void onTimer(final long nowNs)
+    {
+        for (final Iterator<Outstanding> it = outstanding.values().iterator(); it.hasNext(); )
+        {
+            final Outstanding o = it.next();
+            if (o.deadlineNs - nowNs <= 0)
+            {
+                counters.requestRetransmits++;
+                sender.send(GroupSender.GROUP, ByteBuffer.wrap(o.packet), o.packet.length);
+                o.deadlineNs = nowNs + config.retransmitTimeoutNs;
+            }
+        }
+    }
+
+    /** @return the earliest retransmission deadline, or Long.MAX_VALUE when nothing is outstanding. */
+    public long nextDeadlineNs()
+    {
+        long deadline = Long.MAX_VALUE;
+        boolean any = false;
+        for (final Outstanding o : outstanding.values())
+        {
+            if (!any || o.deadlineNs - deadline < 0)
+            {
+                deadline = o.deadlineNs;
+                any = true;
+            }
+        }
+        return deadline;
+    }
+
+    private static final class Outstanding
+    {
+        final byte[] packet;
+        long deadlineNs;
+        long ackedMask;
+
+        Outstanding(final byte[] packet, final long deadlineNs)
+        {
+            this.packet = packet;
+            this.deadlineNs = deadlineNs;
+        }
+    }
+}

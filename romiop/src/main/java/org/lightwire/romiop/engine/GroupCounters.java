@@ -1,0 +1,116 @@
+package org.lightwire.romiop.engine;
+
+import java.util.EnumMap;
+import java.util.Map;
+import org.lightwire.romiop.protocol.Invalid;
+
+/** Named counters of one group engine; read by tests and, later, by the plug-in's statistics. */
+public final class GroupCounters
+{
+    final Map<Invalid, Long> invalid = new EnumMap<>(Invalid.class);
+    long unexpectedPackets;
+    long requestsReceived;
+    long duplicateRequests;
+    long delivered;
+    long ordersSent;
+    long orderEntriesSent;
+    long duplicateOrderEntries;
+    long orderRetransmits;
+    long orderNaksSent;
+    long requestNaksSent;
+    long naksServed;
+    long requestsSent;
+    long requestRetransmits;
+    long requestsCompleted;
+
+    void countInvalid(final Invalid reason)
+    {
+        invalid.merge(reason, 1L, Long::sum);
+    }
+
+    public long invalid(final Invalid reason)
+    {
+        return invalid.getOrDefault(reason, 0L);
+    }
+
+    public long unexpectedPackets()
+    {
+        return unexpectedPackets;
+    }
+
+    public long requestsReceived()
+    {
+        return requestsReceived;
+    }
+
+    public long duplicateRequests()
+    {
+        return duplicateRequests;
+    }
+
+    public long delivered()
+    {
+        return delivered;
+    }
+
+    public long ordersSent()
+    {
+        return ordersSent;
+    }
+
+    public long orderEntriesSent()
+    {
+        return orderEntriesSent;
+    }
+
+    public long duplicateOrderEntries()
+    {
+        return duplicateOrderEntries;
+    }
+
+    public long orderRetransmits()
+    {
+        return orderRetransmits;
+    }
+
+    public long orderNaksSent()
+    {
+        return orderNaksSent;
+    }
+
+    public long requestNaksSent()
+    {
+        return requestNaksSent;
+    }
+
+    public long naksServed()
+    {
+        return naksServed;
+    }
+
+    public long requestsSent()
+    {
+        return requestsSent;
+    }
+
+    public long requestRetransmits()
+    {
+        return requestRetransmits;
+    }
+
+    public long requestsCompleted()
+    {
+        return requestsCompleted;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "GroupCounters{invalid=" + invalid + ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
+            ", duplicateRequests=" + duplicateRequests + ", delivered=" + delivered + ", ordersSent=" + ordersSent +
+            ", orderEntriesSent=" + orderEntriesSent + ", duplicateOrderEntries=" + duplicateOrderEntries +
+            ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
+            ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
+            ", requestsCompleted=" + requestsCompleted + '}';
+    }
+}

@@ -1,0 +1,70 @@
+package org.lightwire.romiop.protocol;
+
+import java.nio.ByteOrder;
+
+/**
+ * ROMIOP KeepAlive (type 4): the leader's periodic "are you alive" probe (paper, section 3.3);
+ * members answer with an ACK. Ours also carries the highest order sequence number the leader has
+ * assigned, so a member that lost the last MsgOrder of a burst learns of the gap and NAKs.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |               PacketHeader_1_0 (12 bytes, type 4)             |
+ *  +---------------------------------------------------------------+
+ *  |                   sender_id (leader)                          |
+ *  +---------------------------------------------------------------+
+ *  |                   packet_id (Lamport)                         |
+ *  +---------------------------------------------------------------+
+ *  |                   last_order_seq (unsigned long long)         |
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+public final class KeepAliveFlyweight extends PacketFlyweight
+{
+    public static final int LAST_ORDER_SEQ_OFFSET = 8;
+    public static final int BODY_LENGTH = 16;
+    public static final int LENGTH = PacketHeader_1_0.HEADER_LENGTH + BODY_LENGTH;
+
+    @Override
+    public PacketType packetType()
+    {
+        return PacketType.KEEP_ALIVE;
+    }
+
+    @Override
+    protected int fixedBodyLength()
+    {
+        return BODY_LENGTH;
+    }
+
+    public KeepAliveFlyweight set(final ByteOrder order, final int senderId, final int packetId, final long lastOrderSeq)
+    {
+        init(order, true, LENGTH, senderId, packetId);
+        putI64(LAST_ORDER_SEQ_OFFSET, lastOrderSeq);
+        return this;
+    }
+
+    public long lastOrderSeq()
+    {
+        return getI64(LAST_ORDER_SEQ_OFFSET);
+    }
+
+    @Override
+    protected Invalid validateBody(final int bodyLength)
+    {
+        return bodyLength == BODY_LENGTH ? null : Invalid.SIZE_MISMATCH;
+    }
+
+    @Override
+    public String toString()
+    {
+        if (!wrapped())
+        {
+            return "KeepAlive{unwrapped}";
+        }
+        return describe("KeepAlive").append(", lastOrderSeq=").append(lastOrderSeq()).append('}').toString();
+    }
+}

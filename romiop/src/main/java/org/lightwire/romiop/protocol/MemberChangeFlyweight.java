@@ -1,0 +1,127 @@
+package org.lightwire.romiop.protocol;
+
+import java.nio.ByteOrder;
+
+/**
+ * ROMIOP MemberChange (type 6): membership (paper, Figure 4 lines 22-31). A joining member sends
+ * ADDED, then ONLINE once confirmed; members answer ONLINE with LIST, carrying their member list;
+ * a member leaving, or removed by the leader's KeepAlive probes, is announced with REMOVED. The
+ * paper names the statuses added, removed and online; LIST is ours, for the answer to online.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |               PacketHeader_1_0 (12 bytes, type 6)             |
+ *  +---------------------------------------------------------------+
+ *  |                   sender_id                                   |
+ *  +---------------------------------------------------------------+
+ *  |                   packet_id (Lamport)                         |
+ *  +---------------------------------------------------------------+
+ *  |                   member_id (the member that changed)         |
+ *  +---------------+---------------+-------------------------------+
+ *  |    status     | reserved (0)  |     member_count (ushort)     |
+ *  +---------------+---------------+-------------------------------+
+ *  |   member_count x member_id (LIST only; 0 otherwise)           |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+public final class MemberChangeFlyweight extends PacketFlyweight
+{
+    public static final int MEMBER_ID_OFFSET = 8;
+    public static final int STATUS_OFFSET = 12;
+    public static final int MEMBER_COUNT_OFFSET = 14;
+    public static final int MEMBERS_OFFSET = 16;
+    public static final int HEADER_LENGTH = PacketHeader_1_0.HEADER_LENGTH + MEMBERS_OFFSET;
+
+    public static final int STATUS_ADDED = 0;
+    public static final int STATUS_REMOVED = 1;
+    public static final int STATUS_ONLINE = 2;
+    public static final int STATUS_LIST = 3;
+
+    @Override
+    public PacketType packetType()
+    {
+        return PacketType.MEMBER_CHANGE;
+    }
+
+    @Override
+    protected int fixedBodyLength()
+    {
+        return MEMBERS_OFFSET;
+    }
+
+    public static int length(final int memberCount)
+    {
+        return HEADER_LENGTH + 4 * memberCount;
+    }
+
+    /** Writes the packet; for LIST fill the members with {@link #member(int, int)}. */
+    public MemberChangeFlyweight set(
+        final ByteOrder order, final int senderId, final int packetId, final int memberId, final int status, final int memberCount)
+    {
+        init(order, true, length(memberCount), senderId, packetId);
+        putI32(MEMBER_ID_OFFSET, memberId);
+        putU8(STATUS_OFFSET, status);
+        putU8(STATUS_OFFSET + 1, 0);
+        putU16(MEMBER_COUNT_OFFSET, memberCount);
+        return this;
+    }
+
+    public MemberChangeFlyweight member(final int index, final int memberId)
+    {
+        putI32(MEMBERS_OFFSET + 4 * index, memberId);
+        return this;
+    }
+
+    public int memberId()
+    {
+        return getI32(MEMBER_ID_OFFSET);
+    }
+
+    public int status()
+    {
+        return getU8(STATUS_OFFSET);
+    }
+
+    public int memberCount()
+    {
+        return getU16(MEMBER_COUNT_OFFSET);
+    }
+
+    public int member(final int index)
+    {
+        return getI32(MEMBERS_OFFSET + 4 * index);
+    }
+
+    @Override
+    protected Invalid validateBody(final int bodyLength)
+    {
+        if (bodyLength != MEMBERS_OFFSET + 4 * memberCount())
+        {
+            return Invalid.BAD_COUNT;
+        }
+        if (status() > STATUS_LIST)
+        {
+            return Invalid.BAD_FIELD;
+        }
+        return status() != STATUS_LIST && memberCount() != 0 ? Invalid.BAD_COUNT : null;
+    }
+
+    @Override
+    public String toString()
+    {
+        if (!wrapped())
+        {
+            return "MemberChange{unwrapped}";
+        }
+        final StringBuilder sb = describe("MemberChange").append(", member=").append(memberId())
+            .append(", status=").append(status()).append(", members=[");
+        final int n = Math.min(memberCount(), (buffer.limit() - body(MEMBERS_OFFSET)) / 4);
+        for (int i = 0; i < n; i++)
+        {
+            sb.append(i == 0 ? "" : ", ").append(member(i));
+        }
+        return sb.append("]}").toString();
+    }
+}

@@ -1,0 +1,177 @@
+package org.lightwire.romiop.protocol;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Flyweight over the 12-byte ROMIOP packet header, field for field as the paper's Figure 3
+ * ({@code struct PacketHeader_1_0}).
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------+---------------+---------------+---------------+
+ *  |                magic[4] = 'R' 'M' 'O' 'P'                     |
+ *  +---------------+---------------+-------------------------------+
+ *  | version 0x10  |     flags     |     packet_type (short)       |
+ *  +---------------+---------------+-------------------------------+
+ *  |              packet_size (unsigned long, header included)     |
+ *  +---------------------------------------------------------------+
+ *
+ *  flags: bit 0 = byte order (0 big-endian, 1 little-endian, as GIOP),
+ *         bit 1 = ACK requested, bits 2..7 reserved (0).
+ * </pre>
+ *
+ * <p>The version octet is major in the high nibble and minor in the low one (0x10 = 1.0). Every
+ * multi-byte field after the magic, in the header and in the body, is in the byte order that
+ * flags bit 0 names: the sender writes its native order, the receiver converts, as GIOP does.
+ */
+public final class PacketHeader_1_0
+{
+    public static final int HEADER_LENGTH = 12;
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 4;
+    public static final int FLAGS_OFFSET = 5;
+    public static final int TYPE_OFFSET = 6;
+    public static final int SIZE_OFFSET = 8;
+
+    public static final byte[] MAGIC = {'R', 'M', 'O', 'P'};
+    public static final int VERSION_1_0 = 0x10;
+    public static final int FLAG_LITTLE_ENDIAN = 0x01;
+    public static final int FLAG_ACK_REQUESTED = 0x02;
+    static final int FLAGS_RESERVED_MASK = 0xFC;
+
+    private ByteBuffer buffer;
+    private int offset;
+
+    public PacketHeader_1_0 wrap(final ByteBuffer buffer, final int offset)
+    {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    public ByteBuffer buffer()
+    {
+        return buffer;
+    }
+
+    public int offset()
+    {
+        return offset;
+    }
+
+    /** Writes magic, version 1.0, flags, type and size in {@code order}. */
+    public PacketHeader_1_0 set(final ByteOrder order, final boolean ackRequested, final PacketType type, final int packetSize)
+    {
+        for (int i = 0; i < MAGIC.length; i++)
+        {
+            buffer.put(offset + MAGIC_OFFSET + i, MAGIC[i]);
+        }
+        buffer.put(offset + VERSION_OFFSET, (byte)VERSION_1_0);
+        buffer.put(offset + FLAGS_OFFSET,
+            (byte)((order == ByteOrder.LITTLE_ENDIAN ? FLAG_LITTLE_ENDIAN : 0) | (ackRequested ? FLAG_ACK_REQUESTED : 0)));
+        Bytes.putU16(buffer, offset + TYPE_OFFSET, type.code(), order);
+        Bytes.putI32(buffer, offset + SIZE_OFFSET, packetSize, order);
+        return this;
+    }
+
+    public boolean magicMatches()
+    {
+        for (int i = 0; i < MAGIC.length; i++)
+        {
+            if (buffer.get(offset + MAGIC_OFFSET + i) != MAGIC[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public int version()
+    {
+        return buffer.get(offset + VERSION_OFFSET) & 0xFF;
+    }
+
+    public int flags()
+    {
+        return buffer.get(offset + FLAGS_OFFSET) & 0xFF;
+    }
+
+    /** @return the byte order of every multi-byte field, from flags bit 0. */
+    public ByteOrder byteOrder()
+    {
+        return (flags() & FLAG_LITTLE_ENDIAN) != 0 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+    }
+
+    public boolean ackRequested()
+    {
+        return (flags() & FLAG_ACK_REQUESTED) != 0;
+    }
+
+    /** @return packet_type as a raw unsigned short in the packet's byte order. */
+    public int typeCode()
+    {
+        return Bytes.getU16(buffer, offset + TYPE_OFFSET, byteOrder());
+    }
+
+    /** @return the type, or null when the code is unknown. */
+    public PacketType type()
+    {
+        return PacketType.fromCode(typeCode());
+    }
+
+    /** @return packet_size: bytes of the whole packet, header included (unsigned long). */
+    public long packetSize()
+    {
+        return Bytes.getI32(buffer, offset + SIZE_OFFSET, byteOrder()) & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * @param packetLength bytes from the header's first byte to the end of the datagram.
+     * @return null when the header is well formed, otherwise the reason it is not.
+     */
+    public Invalid validate(final int packetLength)
+    {
+        if (packetLength < HEADER_LENGTH)
+        {
+            return Invalid.TRUNCATED;
+        }
+        if (!magicMatches())
+        {
+            return Invalid.BAD_MAGIC;
+        }
+        if (version() != VERSION_1_0)
+        {
+            return Invalid.BAD_VERSION;
+        }
+        if ((flags() & FLAGS_RESERVED_MASK) != 0)
+        {
+            return Invalid.BAD_FLAGS;
+        }
+        if (type() == null)
+        {
+            return Invalid.UNKNOWN_TYPE;
+        }
+        if (packetSize() != packetLength)
+        {
+            return Invalid.SIZE_MISMATCH;
+        }
+        return null;
+    }
+
+    @Override
+    public String toString()
+    {
+        if (buffer == null || buffer.limit() - offset < HEADER_LENGTH)
+        {
+            return "PacketHeader_1_0{unwrapped}";
+        }
+        return "PacketHeader_1_0{magic=" + (magicMatches() ? "RMOP" : "?") +
+            ", version=0x" + Integer.toHexString(version()) +
+            ", flags=0x" + Integer.toHexString(flags()) +
+            ", order=" + byteOrder() +
+            ", type=" + (type() != null ? type() : "?" + typeCode()) +
+            ", size=" + packetSize() + '}';
+    }
+}

@@ -1,0 +1,55 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.PacketType;
+import org.junit.jupiter.api.Test;
+
+/** Tier 1: the client's reliable multicast of one request (Figure 4 lines 6-11, 41-45). */
+class GroupClientEngineTest
+{
+    private static final long MS = 1_000_000L;
+    private final List<Integer> sentTo = new ArrayList<>();
+    private final GroupClientEngine client = new GroupClientEngine(
+        new GroupConfig(100, 1, 1, 2).retransmitTimeoutNs(20 * MS).maxOutstandingRequests(1),
+        (to, packet, length) -> sentTo.add(to));
+
+    private static ByteBuffer ack(final int from, final int ackedSender, final long ackedId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 9, PacketType.REQUEST, ackedSender, ackedId);
+        return b;
+    }
+
+    @Test
+    void requestIsMulticastAgainUntilEveryMemberAcks()
+    {
+        final int packetId = client.multicast(7, 1, ByteBuffer.allocate(3), 0, 3, 0);
+        assertEquals(List.of(GroupSender.GROUP), sentTo);
+        assertFalse(client.canMulticast());
+        assertThrows(IllegalStateException.class, () -> client.multicast(8, 1, ByteBuffer.allocate(3), 0, 3, 0));
+
+        client.onPacket(ack(1, 100, packetId), 0, AckFlyweight.LENGTH, 1 * MS);
+        assertEquals(20 * MS, client.nextDeadlineNs());
+        client.onTimer(20 * MS);
+        assertEquals(2, sentTo.size());
+        assertEquals(1, client.counters().requestRetransmits());
+
+        client.onPacket(ack(2, 101, packetId), 0, AckFlyweight.LENGTH, 21 * MS);
+        client.onPacket(ack(3, 100, packetId), 0, AckFlyweight.LENGTH, 21 * MS);
+        assertEquals(2, client.counters().unexpectedPackets(), "another client's ACK and a non-member's ACK");
+        assertEquals(1, client.outstandingRequests());
+
+        client.onPacket(ack(2, 100, packetId), 0, AckFlyweight.LENGTH, 22 * MS);
+        assertEquals(0, client.outstandingRequests());
+        assertEquals(1, client.counters().requestsCompleted());
+        assertEquals(Long.MAX_VALUE, client.nextDeadlineNs());
+    }
+}

@@ -1,0 +1,209 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.Invalid;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.NakFlyweight;
+import org.lightwire.romiop.protocol.PacketHeader_1_0;
+import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.junit.jupiter.api.Test;
+
+/** Tier 1: one MemberEngine, a hand-advanced clock and a recording sender. */
+class MemberEngineTest
+{
+    private static final int LEADER = 1;
+    private static final int MEMBER = 2;
+    private static final int CLIENT = 100;
+    private static final long MS = 1_000_000L;
+
+    private record Sent(int to, PacketType type, ByteBuffer bytes)
+    {
+    }
+
+    private final List<Sent> sent = new ArrayList<>();
+    private final List<Long> deliveredKeys = new ArrayList<>();
+
+    private MemberEngine engine(final int self, final long intervalNs, final boolean atOnce)
+    {
+        final GroupConfig config = new GroupConfig(self, LEADER, 1, 2, 3)
+            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS);
+        return new MemberEngine(config, (to, packet, length) ->
+        {
+            final ByteBuffer copy = ByteBuffer.allocate(length);
+            copy.put(0, packet, 0, length);
+            sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
+        }, (seq, sender, packetId, requestId, payload, offset, length) -> deliveredKeys.add(MemberEngine.key(sender, packetId)));
+    }
+
+    private static ByteBuffer request(final int packetId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + 1);
+        ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, packetId, packetId, 1, 1);
+        return b;
+    }
+
+    private static ByteBuffer order(final long firstSeq, final int... packetIds)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(packetIds.length));
+        final MsgOrderFlyweight o = new MsgOrderFlyweight();
+        o.wrap(b, 0);
+        o.set(ByteOrder.BIG_ENDIAN, LEADER, 1, firstSeq, packetIds.length);
+        for (int i = 0; i < packetIds.length; i++)
+        {
+            o.entry(i, CLIENT, packetIds[i]);
+        }
+        return b;
+    }
+
+    private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
+    {
+        e.onPacket(b, 0, b.capacity(), nowNs);
+    }
+
+    private List<MsgOrderFlyweight> ordersSent()
+    {
+        final List<MsgOrderFlyweight> orders = new ArrayList<>();
+        for (final Sent s : sent)
+        {
+            if (s.type == PacketType.MSG_ORDER)
+            {
+                orders.add((MsgOrderFlyweight)new MsgOrderFlyweight().wrap(s.bytes, 0));
+            }
+        }
+        return orders;
+    }
+
+    @Test
+    void idleSequencerOrdersAtOnceThenBatchesUntilTheIntervalEnds()
+    {
+        final MemberEngine leader = engine(LEADER, 10 * MS, true);
+        feed(leader, request(1), 0);
+        assertEquals(1, ordersSent().size(), "first request ordered at once");
+        assertEquals(MemberEngine.State.LEADER_BATCHING, leader.state());
+        feed(leader, request(2), 1 * MS);
+        feed(leader, request(3), 2 * MS);
+        assertEquals(1, ordersSent().size(), "later requests wait for the interval");
+        assertEquals(10 * MS, leader.nextDeadlineNs());
+        leader.onTimer(10 * MS);
+        final List<MsgOrderFlyweight> orders = ordersSent();
+        assertEquals(2, orders.size());
+        assertEquals(2, orders.get(1).firstOrderSeq());
+        assertEquals(2, orders.get(1).entryCount());
+        assertEquals(GroupSender.GROUP, sent.stream().filter(s -> s.type == PacketType.MSG_ORDER).findFirst().orElseThrow().to);
+        leader.onTimer(20 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
+        assertEquals(3, leader.deliveredSeq(), "the leader delivers its own orders");
+    }
+
+    @Test
+    void paperModeWaitsTheWholeIntervalEvenWhenIdle()
+    {
+        final MemberEngine leader = engine(LEADER, 10 * MS, false);
+        feed(leader, request(1), 0);
+        assertEquals(0, ordersSent().size());
+        leader.onTimer(9 * MS);
+        assertEquals(0, ordersSent().size());
+        leader.onTimer(10 * MS);
+        assertEquals(1, ordersSent().size());
+    }
+
+    @Test
+    void memberNeverDeliversPastAMissingRequestAndNaksItAfterTheDelay()
+    {
+        final MemberEngine member = engine(MEMBER, 10 * MS, true);
+        feed(member, request(2), 0);
+        feed(member, order(1, 1, 2), 0);
+        assertEquals(List.of(), deliveredKeys, "request 1 missing: nothing delivered, not even 2");
+        assertEquals(2 * MS, member.nextDeadlineNs());
+        member.onTimer(2 * MS);
+        final Sent nakSent = sent.get(sent.size() - 1);
+        assertEquals(PacketType.NAK, nakSent.type);
+        assertEquals(LEADER, nakSent.to);
+        final NakFlyweight nak = (NakFlyweight)new NakFlyweight().wrap(nakSent.bytes, 0);
+        assertEquals(PacketType.REQUEST, nak.nakType());
+        assertEquals(1, nak.entryCount());
+        assertEquals(1, nak.entryPacketId(0));
+        assertEquals(22 * MS, member.nextDeadlineNs(), "NAK repeats every retransmit timeout");
+
+        feed(member, request(1), 3 * MS);
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1), MemberEngine.key(CLIENT, 2)), deliveredKeys);
+        assertEquals(Long.MAX_VALUE, member.nextDeadlineNs());
+        final AckFlyweight ack = (AckFlyweight)new AckFlyweight().wrap(sent.get(sent.size() - 1).bytes, 0);
+        assertEquals(PacketType.MSG_ORDER, ack.ackedType());
+        assertEquals(2, ack.ackedId(), "cumulative ACK of delivery");
+    }
+
+    @Test
+    void lostOrderIsNakedFromTheFirstMissingSequence()
+    {
+        final MemberEngine member = engine(MEMBER, 10 * MS, true);
+        feed(member, request(1), 0);
+        feed(member, request(2), 0);
+        feed(member, order(2, 2), 0);
+        assertEquals(List.of(), deliveredKeys);
+        member.onTimer(2 * MS);
+        final NakFlyweight nak = (NakFlyweight)new NakFlyweight().wrap(sent.get(sent.size() - 1).bytes, 0);
+        assertEquals(PacketType.MSG_ORDER, nak.nakType());
+        assertEquals(1, nak.fromOrderSeq());
+        feed(member, order(1, 1), 3 * MS);
+        assertEquals(2, member.deliveredSeq());
+    }
+
+    @Test
+    void duplicateRequestIsDroppedButAcknowledgedAgain()
+    {
+        final MemberEngine member = engine(MEMBER, 10 * MS, true);
+        feed(member, request(1), 0);
+        feed(member, order(1, 1), 0);
+        feed(member, request(1), 1 * MS);
+        assertEquals(1, deliveredKeys.size());
+        assertEquals(1, member.counters().duplicateRequests());
+        final long acksToClient = sent.stream().filter(s -> s.type == PacketType.ACK && s.to == CLIENT).count();
+        assertEquals(2, acksToClient);
+        feed(member, order(1, 1), 2 * MS);
+        assertEquals(1, deliveredKeys.size());
+        assertEquals(1, member.counters().duplicateOrderEntries());
+    }
+
+    @Test
+    void leaderServesARequestNakFromItsStoreAndOrdersEachRequestOnce()
+    {
+        final MemberEngine leader = engine(LEADER, 0, true);
+        feed(leader, request(1), 0);
+        feed(leader, request(1), 0);
+        leader.onTimer(0);
+        assertEquals(1, ordersSent().size());
+        final ByteBuffer b = ByteBuffer.allocate(NakFlyweight.length(1));
+        final NakFlyweight nak = new NakFlyweight();
+        nak.wrap(b, 0);
+        nak.setRequestNak(ByteOrder.BIG_ENDIAN, MEMBER, 5, 1).entry(0, CLIENT, 1);
+        sent.clear();
+        feed(leader, b, 1 * MS);
+        assertEquals(1, sent.size());
+        assertEquals(MEMBER, sent.get(0).to);
+        final RequestFlyweight resent = (RequestFlyweight)new RequestFlyweight().wrap(sent.get(0).bytes, 0);
+        assertEquals(CLIENT, resent.senderId());
+        assertEquals(1, resent.packetId());
+    }
+
+    @Test
+    void malformedPacketsAreCountedNeverThrown()
+    {
+        final MemberEngine member = engine(MEMBER, 10 * MS, true);
+        feed(member, ByteBuffer.allocate(3), 0);
+        final ByteBuffer badOrder = order(1, 1);
+        badOrder.putShort(PacketHeader_1_0.HEADER_LENGTH + MsgOrderFlyweight.ENTRY_COUNT_OFFSET, (short)9);
+        feed(member, badOrder, 0);
+        assertEquals(1, member.counters().invalid(Invalid.TRUNCATED));
+        assertEquals(1, member.counters().invalid(Invalid.BAD_COUNT));
+        assertTrue(sent.isEmpty());
+    }
+}

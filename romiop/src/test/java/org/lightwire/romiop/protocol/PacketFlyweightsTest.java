@@ -1,0 +1,198 @@
+package org.lightwire.romiop.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Golden bytes, round trips and validation for every ROMIOP body (docs/romiop.md). */
+class PacketFlyweightsTest
+{
+    private static final String BE_PREFIX_S1_P2 = "00000001" + "00000002";
+
+    private static String header(final String flags, final String type, final int size)
+    {
+        return "524d4f50" + "10" + flags + type + String.format("%08x", size);
+    }
+
+    @Test
+    void requestGoldenBytesAndRoundTrip()
+    {
+        final ByteBuffer payload = ByteBuffer.wrap("GIOP".getBytes(StandardCharsets.US_ASCII));
+        final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + 4);
+        final RequestFlyweight w = (RequestFlyweight)new RequestFlyweight().wrap(b, 0);
+        w.set(ByteOrder.BIG_ENDIAN, 1, 2, 0x0A0B0C0D, 1, 4).payload(payload, 0, 4);
+        assertEquals(header("02", "0000", 32) + BE_PREFIX_S1_P2 + "0a0b0c0d" + "01000000" + "47494f50", Hex.of(b, 32));
+
+        final RequestFlyweight r = (RequestFlyweight)new RequestFlyweight().wrap(Hex.parse(Hex.of(b, 32)), 0);
+        assertNull(r.validate(32));
+        assertEquals(1, r.senderId());
+        assertEquals(2, r.packetId());
+        assertEquals(0x0A0B0C0D, r.requestId());
+        assertEquals(1, r.responseFlags());
+        assertEquals(4, r.payloadLength());
+        assertEquals(RequestFlyweight.HEADER_LENGTH, r.payloadOffset());
+        assertEquals(Invalid.SIZE_MISMATCH, r.validate(27));
+        r.buffer.putInt(PacketHeader_1_0.SIZE_OFFSET, 20);
+        assertEquals(Invalid.TRUNCATED, r.validate(20));
+    }
+
+    @Test
+    void replyGoldenBytes()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(ReplyFlyweight.HEADER_LENGTH);
+        ((ReplyFlyweight)new ReplyFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 4, 5, 2, 0);
+        assertEquals(header("02", "0001", 36) + BE_PREFIX_S1_P2 + "00000003" + "00000004" + "00000005" + "02000000", Hex.of(b, 36));
+        final ReplyFlyweight r = (ReplyFlyweight)new ReplyFlyweight().wrap(b, 0);
+        assertNull(r.validate(36));
+        assertEquals(3, r.requestSenderId());
+        assertEquals(4, r.requestPacketId());
+        assertEquals(5, r.requestId());
+        assertEquals(2, r.replyStatus());
+        assertEquals(0, r.payloadLength());
+    }
+
+    @Test
+    void ackGoldenBytesBigAndLittleEndian()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        final AckFlyweight a = new AckFlyweight();
+        a.wrap(b, 0);
+        a.set(ByteOrder.BIG_ENDIAN, 1, 2, PacketType.MSG_ORDER, 9, 0x0102030405060708L);
+        assertEquals(header("00", "0002", 36) + BE_PREFIX_S1_P2 + "0007" + "0000" + "00000009" + "0102030405060708", Hex.of(b, 36));
+
+        a.set(ByteOrder.LITTLE_ENDIAN, 1, 2, PacketType.MSG_ORDER, 9, 0x0102030405060708L);
+        assertEquals("524d4f50" + "10" + "01" + "0200" + "24000000" + "01000000" + "02000000" + "0700" + "0000" + "09000000" + "0807060504030201",
+            Hex.of(b, 36));
+        final AckFlyweight r = (AckFlyweight)new AckFlyweight().wrap(Hex.parse(Hex.of(b, 36)), 0);
+        assertNull(r.validate(36));
+        assertEquals(PacketType.MSG_ORDER, r.ackedType());
+        assertEquals(9, r.ackedSenderId());
+        assertEquals(0x0102030405060708L, r.ackedId());
+    }
+
+    @Test
+    void ackOfAnAckIsRejected()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, 1, 2, PacketType.ACK, 9, 1);
+        assertEquals(Invalid.BAD_FIELD, new AckFlyweight().wrap(b, 0).validate(AckFlyweight.LENGTH));
+        assertEquals(Invalid.WRONG_TYPE, new NakFlyweight().wrap(b, 0).validate(AckFlyweight.LENGTH));
+    }
+
+    @Test
+    void nakGoldenBytesBothForms()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(NakFlyweight.length(2));
+        final NakFlyweight n = new NakFlyweight();
+        n.wrap(b, 0);
+        n.setOrderNak(ByteOrder.BIG_ENDIAN, 1, 2, 5);
+        assertEquals(header("00", "0003", 36) + BE_PREFIX_S1_P2 + "0007" + "0000" + "00000000" + "0000000000000005", Hex.of(b, 36));
+        assertNull(n.validate(36));
+
+        n.setRequestNak(ByteOrder.BIG_ENDIAN, 1, 2, 2).entry(0, 7, 8).entry(1, 9, 10);
+        assertEquals(header("00", "0003", 52) + BE_PREFIX_S1_P2 + "0000" + "0002" + "00000000" + "0000000000000000"
+            + "00000007" + "00000008" + "00000009" + "0000000a", Hex.of(b, 52));
+        final NakFlyweight r = (NakFlyweight)new NakFlyweight().wrap(b, 0);
+        assertNull(r.validate(52));
+        assertEquals(PacketType.REQUEST, r.nakType());
+        assertEquals(2, r.entryCount());
+        assertEquals(9, r.entrySenderId(1));
+        assertEquals(10, r.entryPacketId(1));
+        b.putShort(12 + NakFlyweight.ENTRY_COUNT_OFFSET, (short)3);
+        assertEquals(Invalid.BAD_COUNT, r.validate(52));
+    }
+
+    @Test
+    void keepAliveGoldenBytes()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
+        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, 1, 2, 42);
+        assertEquals(header("02", "0004", 28) + BE_PREFIX_S1_P2 + "000000000000002a", Hex.of(b, 28));
+        final KeepAliveFlyweight r = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0);
+        assertNull(r.validate(28));
+        assertEquals(42, r.lastOrderSeq());
+    }
+
+    @Test
+    void cancelGoldenBytes()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(CancelFlyweight.LENGTH);
+        ((CancelFlyweight)new CancelFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 4);
+        assertEquals(header("02", "0005", 28) + BE_PREFIX_S1_P2 + "00000003" + "00000004", Hex.of(b, 28));
+        final CancelFlyweight r = (CancelFlyweight)new CancelFlyweight().wrap(b, 0);
+        assertNull(r.validate(28));
+        assertEquals(3, r.requestPacketId());
+        assertEquals(4, r.requestId());
+    }
+
+    @Test
+    void memberChangeGoldenBytesAndStatusCheck()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(2));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_LIST, 2).member(0, 1).member(1, 3);
+        assertEquals(header("02", "0006", 36) + BE_PREFIX_S1_P2 + "00000001" + "03" + "00" + "0002" + "00000001" + "00000003", Hex.of(b, 36));
+        assertNull(m.validate(36));
+        assertEquals(3, m.member(1));
+        b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)4);
+        assertEquals(Invalid.BAD_FIELD, m.validate(36));
+        b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_ADDED);
+        assertEquals(Invalid.BAD_COUNT, m.validate(36));
+    }
+
+    @Test
+    void msgOrderGoldenBytesAndRoundTrip()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(2));
+        final MsgOrderFlyweight o = new MsgOrderFlyweight();
+        o.wrap(b, 0);
+        o.set(ByteOrder.BIG_ENDIAN, 1, 2, 100, 2).entry(0, 5, 6).entry(1, 7, 0xFFFFFFFF);
+        assertEquals(header("02", "0007", 52) + BE_PREFIX_S1_P2 + "0000000000000064" + "0002" + "0000" + "00000000"
+            + "00000005" + "00000006" + "00000007" + "ffffffff", Hex.of(b, 52));
+        final MsgOrderFlyweight r = (MsgOrderFlyweight)new MsgOrderFlyweight().wrap(b, 0);
+        assertNull(r.validate(52));
+        assertEquals(100, r.firstOrderSeq());
+        assertEquals(2, r.entryCount());
+        assertEquals(7, r.entrySenderId(1));
+        assertEquals(0xFFFFFFFF, r.entryPacketId(1));
+        assertEquals("MsgOrder{PacketHeader_1_0{magic=RMOP, version=0x10, flags=0x2, order=BIG_ENDIAN, type=MSG_ORDER, size=52},"
+            + " sender=1, packetId=2, firstOrderSeq=100, entries=[5:6, 7:4294967295]}", r.toString());
+        assertEquals(Invalid.SIZE_MISMATCH, r.validate(51));
+    }
+
+    @Test
+    void garbageNeverThrowsOnValidate()
+    {
+        final java.util.Random random = new java.util.Random(4);
+        final PacketFlyweight[] all = {new RequestFlyweight(), new ReplyFlyweight(), new AckFlyweight(), new NakFlyweight(),
+            new KeepAliveFlyweight(), new CancelFlyweight(), new MemberChangeFlyweight(), new MsgOrderFlyweight()};
+        for (int i = 0; i < 20_000; i++)
+        {
+            final byte[] bytes = new byte[random.nextInt(80)];
+            random.nextBytes(bytes);
+            if (bytes.length >= 12 && random.nextBoolean())
+            {
+                System.arraycopy(PacketHeader_1_0.MAGIC, 0, bytes, 0, 4);
+                bytes[4] = 0x10;
+                bytes[5] = (byte)(bytes[5] & 1);
+                bytes[6] = 0;
+                bytes[7] = (byte)random.nextInt(8);
+                ByteBuffer.wrap(bytes).putInt(8, bytes.length);
+            }
+            final ByteBuffer b = ByteBuffer.wrap(bytes);
+            for (final PacketFlyweight f : all)
+            {
+                f.wrap(b, 0);
+                if (f.validate(bytes.length) == null)
+                {
+                    f.toString();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package org.lightwire.romiop.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+class PacketHeader_1_0Test
+{
+    private final PacketHeader_1_0 header = new PacketHeader_1_0();
+
+    @Test
+    void bigEndianGoldenBytes()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(12);
+        header.wrap(b, 0).set(ByteOrder.BIG_ENDIAN, true, PacketType.MSG_ORDER, 0x01020304);
+        assertEquals("524d4f50" + "10" + "02" + "0007" + "01020304", Hex.of(b, 12));
+    }
+
+    @Test
+    void littleEndianGoldenBytesWhateverTheBufferOrder()
+    {
+        for (final ByteOrder bufferOrder : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN})
+        {
+            final ByteBuffer b = ByteBuffer.allocate(12).order(bufferOrder);
+            header.wrap(b, 0).set(ByteOrder.LITTLE_ENDIAN, false, PacketType.NAK, 0x01020304);
+            assertEquals("524d4f50" + "10" + "01" + "0300" + "04030201", Hex.of(b, 12));
+            assertEquals(ByteOrder.LITTLE_ENDIAN, header.byteOrder());
+            assertEquals(PacketType.NAK, header.type());
+            assertEquals(0x01020304L, header.packetSize());
+            assertFalse(header.ackRequested());
+        }
+    }
+
+    @Test
+    void roundTripAtAnOffset()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(40);
+        header.wrap(b, 7).set(ByteOrder.BIG_ENDIAN, true, PacketType.REQUEST, 33);
+        final PacketHeader_1_0 read = new PacketHeader_1_0().wrap(b, 7);
+        assertTrue(read.magicMatches());
+        assertEquals(0x10, read.version());
+        assertTrue(read.ackRequested());
+        assertEquals(PacketType.REQUEST, read.type());
+        assertEquals(33, read.packetSize());
+        assertNull(read.validate(33));
+        assertEquals("PacketHeader_1_0{magic=RMOP, version=0x10, flags=0x2, order=BIG_ENDIAN, type=REQUEST, size=33}", read.toString());
+    }
+
+    @Test
+    void validationNamesEachReason()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(12);
+        header.wrap(b, 0).set(ByteOrder.BIG_ENDIAN, false, PacketType.ACK, 12);
+        assertNull(header.validate(12));
+        assertEquals(Invalid.TRUNCATED, header.validate(11));
+        assertEquals(Invalid.SIZE_MISMATCH, header.validate(13));
+        b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0x04);
+        assertEquals(Invalid.BAD_FLAGS, header.validate(12));
+        b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0);
+        b.putShort(PacketHeader_1_0.TYPE_OFFSET, (short)8);
+        assertEquals(Invalid.UNKNOWN_TYPE, header.validate(12));
+        b.put(PacketHeader_1_0.VERSION_OFFSET, (byte)0x11);
+        assertEquals(Invalid.BAD_VERSION, header.validate(12));
+        b.put(0, (byte)'M');
+        assertEquals(Invalid.BAD_MAGIC, header.validate(12));
+    }
+}
