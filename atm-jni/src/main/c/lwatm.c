@@ -181,6 +181,16 @@ int lwatm_send(int fd, const void *a, int a_len, const void *b, int b_len)
     return n < 0 ? neg_errno() : (int)n;
 }
 
+/* vcc_poll reports POLLHUP exactly when the VCC is released or closing (net/atm/common.c). */
+static int released(int fd)
+{
+    struct pollfd p;
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return RETRY(poll(&p, 1, 0)) > 0 && (p.revents & POLLHUP) != 0;
+}
+
 int lwatm_recv(int fd, int wake_fd, void *dst, int capacity, int timeout_ms, int *truncated)
 {
     *truncated = 0;
@@ -203,6 +213,12 @@ int lwatm_recv(int fd, int wake_fd, void *dst, int capacity, int timeout_ms, int
     if (n < 0)
     {
         return errno == EWOULDBLOCK ? -EAGAIN : neg_errno();
+    }
+    if (n == 0 && released(fd))
+    {
+        /* vcc_recvmsg returns 0, not an error, once the circuit is released (its peer, interface
+         * or driver went away): report it as EPIPE, as a send on it does. */
+        return -EPIPE;
     }
     if (msg.msg_flags & MSG_TRUNC)
     {

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # The kernel test of issue 5: boots Debian's 6.1 kernel in qemu (TCG) with the ATM modules and a
-# patched atmtcp built out of tree, and runs in it (a) the C test of the shim's native core, SDUs
-# of 0..65535 bytes from PVC 0.0.100 to PVC 1.0.100 over atmtcp on loopback, and (b) a JVM
-# running the transport engine over the AAL5 link, which prints the null-call round trip.
+# patched atmtcp built out of tree, and runs in it (guest-tests.sh) (a) the C test of the shim's
+# native core, SDUs of 0..65535 bytes from PVC 0.0.100 to PVC 1.0.100 over atmtcp on loopback,
+# (b) a JVM running the transport engine over the AAL5 link, (c) a JacORB null echo between two
+# JVMs over Lightwire/AAL5, (d) released circuits. It prints the guest's figures and exits 1
+# when any guest step failed or the guest gave no result.
 #
 # Needs root (apt-get, dpkg -x of kernel packages) and qemu-system-x86 (installed with apt-get
 # when missing). Without them it says why and exits 0, so the test command can always call it.
 # Downloads and builds go to $LIGHTWIRE_ATM_CACHE (default /var/cache/lightwire-atm), outside
 # the repository, so reruns skip them. Kernel-side tooling and its licence: kernel/.
 #
+# Uses the project's compiled classes (scripts/test.sh runs it after mvn verify); when they are
+# missing it compiles them first (mvn process-test-classes -pl it -am).
+#
 # Usage: run-atm-tests.sh [null calls, default 2000]
 # Env:   LIGHTWIRE_ATM_CACHE, LIGHTWIRE_ATM_KERNEL_ABI (e.g. 6.1.0-56; default: linux-image-amd64's),
+#        LIGHTWIRE_ATM_SDU_SIZES=all (every SDU size 0..65535, about 3 minutes more under TCG;
+#        default: every size to 2048, then each cell count's smallest and largest),
 #        LIGHTWIRE_ATM_REQUIRE=1 (fail instead of skipping when root or qemu is missing),
+#        LIGHTWIRE_ATM_TIMEOUT_S (the guest's whole time limit, default 1200),
 #        JAVA_BIN (the java the guest runs; default: java on PATH)
 set -euo pipefail
 start_s=$(date +%s.%N)
@@ -21,6 +29,8 @@ repo=$(cd "$module_dir/.." && pwd)
 cache=${LIGHTWIRE_ATM_CACHE:-/var/cache/lightwire-atm}
 work="$module_dir/target/qemu"
 calls=${1:-2000}
+sizes=${LIGHTWIRE_ATM_SDU_SIZES:-some}
+guest_timeout=${LIGHTWIRE_ATM_TIMEOUT_S:-1200}
 
 say() { echo "[atm-qemu] $*"; }
 skip() {
@@ -69,6 +79,10 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   say "downloading ${missing[*]}"
   apt-get download "${missing[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
+  for p in "${missing[@]}"; do
+    ls "${p%%=*}_${version}"_*.deb >/dev/null 2>&1 ||
+      skip "could not download ${p} (apt-get update, or set LIGHTWIRE_ATM_KERNEL_ABI to a kernel the archive has)"
+  done
 fi
 bytes=$(du -cb "$cache/debs"/*_"$version"_*.deb | tail -1 | cut -f1)
 say "kernel $kver ($version); packages $((bytes / 1000000)) MB in $cache/debs"
@@ -101,18 +115,21 @@ fi
 mkdir -p "$work"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$module_dir/src/main/c" "$module_dir/src/test/c/lwatm_sdu_test.c" \
   "$module_dir/src/main/c/lwatm.c" -o "$work/lwatm_sdu_test" -Wl,-Bstatic -latm -Wl,-Bdynamic
-if [ ! -f "$module_dir/target/test-classes/org/lightwire/atm/GuestNullCall.class" ] ||
-   [ ! -f "$module_dir/target/classes/META-INF/native/linux-x86_64/liblightwire-atm.so" ]; then
-  say "compiling the project (mvn test-compile)"
-  (cd "$repo" && mvn -q -B -ntp -pl atm-jni -am test-compile)
+# it's build writes the third-party class path (it/pom.xml, atm-guest-classpath); the modules'
+# own classes come from their target folders, so the guest runs what this tree compiled.
+if [ ! -s "$repo/it/target/atm-guest.classpath" ] ||
+   [ ! -f "$repo/it/target/test-classes/org/lightwire/it/GuestAal5Echo.class" ] ||
+   [ ! -f "$module_dir/target/test-classes/org/lightwire/atm/GuestNullCall.class" ]; then
+  say "compiling the project (mvn process-test-classes -pl it -am)"
+  (cd "$repo" && mvn -q -B -ntp -pl it -am process-test-classes)
 fi
 [ -f "$module_dir/target/classes/META-INF/native/linux-x86_64/liblightwire-atm.so" ] ||
   { say "FAIL: the build skipped the native shim (see its [atm-jni] message)"; exit 1; }
-if [ ! -s "$work/deps.classpath" ] || [ "$repo/transport-core/pom.xml" -nt "$work/deps.classpath" ]; then
-  (cd "$repo" && mvn -q -B -ntp -pl transport-core dependency:build-classpath -Dmdep.includeScope=runtime \
-    -Dmdep.outputFile="$work/deps.classpath" >/dev/null)
-fi
-echo "$module_dir/target/classes:$module_dir/target/test-classes:$repo/transport-core/target/classes:$(cat "$work/deps.classpath")" \
+modules=""
+for m in it etf-plugin romiop atm-jni transport-core; do
+  modules="$modules$repo/$m/target/classes:"
+done
+echo "${modules}$repo/it/target/test-classes:$module_dir/target/test-classes:$(cat "$repo/it/target/atm-guest.classpath")" \
   > "$work/guest.classpath"
 
 # --- initramfs: busybox, modules with their dependencies, /init ----------------------------------
@@ -146,6 +163,7 @@ GUEST_SCRIPT='$here/guest-tests.sh'
 TEST_BIN='$work/lwatm_sdu_test'
 CLASSPATH_FILE='$work/guest.classpath'
 NULL_CALLS='$calls'
+SDU_SIZES='$sizes'
 export JAVA_BIN='${JAVA_BIN:-$(command -v java)}'
 CONF
 (cd "$initrd_dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
@@ -157,7 +175,7 @@ log="$work/guest.log"
 say "booting $kver under qemu TCG; console in $log"
 boot_start=$(date +%s.%N)
 set +e
-timeout 1200 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot -monitor none \
+timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot -monitor none \
   -kernel "$root/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -165,9 +183,10 @@ timeout 1200 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -n
 qemu_rc=$?
 set -e
 boot_s=$(echo "$(date +%s.%N) $boot_start" | awk '{printf "%.1f", $1 - $2}')
-grep -E "^(guest:|PASS|FAIL|SDU sizes|GUEST-RTT|opened|openjdk|LWATM)" "$log" | sed 's/^/  /'
+grep -aE "^(guest:|PASS|FAIL|SDU sizes|SDUs dropped|GUEST-RTT|openjdk|LWATM|Exception)" "$log" | sed 's/^/  /'
 rc=$(sed -n 's/.*LWATM-GUEST-EXIT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
-say "qemu exit $qemu_rc, guest $boot_s s, whole script $(elapsed) s"
+[ "$qemu_rc" = 124 ] && say "the guest did not finish within $guest_timeout s (LIGHTWIRE_ATM_TIMEOUT_S); qemu was killed"
+say "qemu exit $qemu_rc, guest $boot_s s from qemu start to power-off, whole script $(elapsed) s"
 if [ "$rc" = 0 ]; then
   say "PASS"
   exit 0

@@ -14,7 +14,8 @@ import org.lightwire.transport.link.Link;
  * one AAL5 SDU, with nothing around it, since the circuit itself names the connection.
  *
  * <p>A VC delivers in order ({@link #preservesOrder()} is true) but may lose SDUs, and AAL5's CRC
- * discards corrupt ones, which is what the engine's retransmission expects. One send gathers the
+ * discards corrupt ones, which is what the engine's retransmission expects; an SDU the driver has
+ * no room to queue (ENOBUFS) is lost the same way and counted ({@link #droppedSdus()}). One send gathers the
  * header and the payload into one SDU without copying when both are direct buffers. An SDU larger
  * than the receive buffer is dropped and counted ({@link #oversizedSdus()}); receive never throws
  * for what a peer sent, only for a released circuit or a closed link.
@@ -39,6 +40,7 @@ public final class Aal5Link implements Link
     private volatile long sentSdus;
     private volatile long receivedSdus;
     private volatile long oversizedSdus;
+    private volatile long droppedSdus;
 
     private Aal5Link(final int fd, final int wakeFd, final String circuit, final AtmQos txQos, final AtmQos rxQos, final int maxPacketBytes)
     {
@@ -173,6 +175,14 @@ public final class Aal5Link implements Link
                     sendStaging.put(payload.duplicate());
                 }
                 result = AtmNative.send(fd, sendStaging, 0, sendStaging.position(), null, 0, 0);
+            }
+            if (result == -Errno.ENOBUFS)
+            {
+                // The driver's queue is full (atmtcp: its daemon's socket; a NIC: its transmit
+                // ring): the SDU is lost, as a cell-level drop would lose it, and the engine
+                // retransmits it. Not a hard error, so the connection goes on.
+                droppedSdus++;
+                return;
             }
             if (result < 0)
             {
@@ -314,6 +324,12 @@ public final class Aal5Link implements Link
         return receivedSdus;
     }
 
+    /** @return SDUs the driver refused to queue (ENOBUFS), lost as on the wire and left to retransmission. */
+    public long droppedSdus()
+    {
+        return droppedSdus;
+    }
+
     /** @return SDUs received larger than the receive buffer, dropped. */
     public long oversizedSdus()
     {
@@ -330,6 +346,7 @@ public final class Aal5Link implements Link
     public String toString()
     {
         return "Aal5Link{" + circuit + ", tx=" + txQos + ", rx=" + rxQos + ", maxPacketBytes=" + maxPacketBytes +
-            ", sentSdus=" + sentSdus + ", receivedSdus=" + receivedSdus + ", oversizedSdus=" + oversizedSdus + "}";
+            ", sentSdus=" + sentSdus + ", droppedSdus=" + droppedSdus + ", receivedSdus=" + receivedSdus +
+            ", oversizedSdus=" + oversizedSdus + "}";
     }
 }

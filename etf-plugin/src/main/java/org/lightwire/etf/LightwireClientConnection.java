@@ -1,7 +1,6 @@
 package org.lightwire.etf;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -93,17 +92,17 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         final LightwireProfile lw = (LightwireProfile)serverProfile;
         profile = lw;
-        server = "lw:" + lw.address();
-        final InetSocketAddress address;
+        final int[] pvc = lw.aal5Pvc();
+        server = "lw:" + lw.address() + (pvc == null ? "" : " aal5 vpi.vci " + pvc[0] + "." + pvc[1]);
+        final ConnectionPool p;
         try
         {
-            address = lw.address().resolve();
+            p = runtime.pool(lw);
         }
-        catch (final UnknownHostException e)
+        catch (final IOException e)
         {
             throw CorbaExceptions.connectFailed(server, e);
         }
-        final ConnectionPool p = runtime.client().pool(address);
         // One set-up exchange proves a server is there, so that a client whose server lacks the
         // plug-in gets TRANSIENT now and JacORB moves on to the next profile (IIOP).
         final ClientConnection c;

@@ -1,9 +1,12 @@
 package org.lightwire.etf;
 
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import org.jacorb.config.Configuration;
 import org.jacorb.config.ConfigurationException;
+import org.lightwire.atm.Aal5Config;
+import org.lightwire.atm.PvcAddress;
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.link.udp.UdpLinkConfig;
 
@@ -23,8 +26,22 @@ public final class LightwireConfig
     public static final String LISTEN_ADDRESS = PREFIX + "listen_address";
     /** Host name or address published in the profile; default: the IIOP profile's host. */
     public static final String HOST = PREFIX + "host";
-    /** The link under the transport; only {@code udp} is available. */
+    /**
+     * The link under the transport: {@code udp} (default), or {@code aal5}, one ATM PVC per
+     * server ({@link #AAL5_PREFIX}), whose profile carries the PVC's VPI/VCI ({@link Aal5Component}).
+     */
     public static final String LINK = PREFIX + "link";
+    /**
+     * Prefix of the AAL5 link's properties, read by {@link Aal5Config#fromProperties}: a server's
+     * {@code circuit} (its PVC, {@code itf.vpi.vci}) and either side's {@code qos.class},
+     * {@code qos.pcr}, {@code qos.max_sdu} (and their {@code qos.tx.}/{@code qos.rx.} forms).
+     */
+    public static final String AAL5_PREFIX = PREFIX + "aal5.";
+    /** Client, link aal5: the local ATM interface on which the profile's VPI/VCI is opened (default 0). */
+    public static final String AAL5_ITF = AAL5_PREFIX + "itf";
+    /** The link names {@link #LINK} takes. */
+    static final String LINK_UDP = "udp";
+    static final String LINK_AAL5 = "aal5";
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
     public static final String BUFFER_POOL_PACKETS = PREFIX + "buffer_pool_packets";
     public static final String ACK_DELAY_US = PREFIX + "ack_delay_us";
@@ -66,17 +83,28 @@ public final class LightwireConfig
     private final boolean clientReaderDriven;
     private final long serverIdleTimeoutNs;
     private final boolean prefer;
+    private final boolean aal5;
+    private final Properties aal5Properties = new Properties();
+    private final int aal5Itf;
+    private final Aal5Config aal5Server;
 
     private LightwireConfig(final Configuration c) throws ConfigurationException
     {
         port = (int)range(c, PORT, -1, -1, 65535);
         listenAddress = c.getAttribute(LISTEN_ADDRESS, c.getAttribute("OAIAddr", ""));
         host = c.getAttribute(HOST, "");
-        final String linkName = c.getAttribute(LINK, "udp");
-        if (!"udp".equals(linkName))
+        final String linkName = c.getAttribute(LINK, LINK_UDP).trim();
+        if (!LINK_UDP.equals(linkName) && !LINK_AAL5.equals(linkName))
         {
-            throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed value is udp");
+            throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed values are udp and aal5");
         }
+        aal5 = LINK_AAL5.equals(linkName);
+        for (final String key : c.getAttributeNamesWithPrefix(AAL5_PREFIX))
+        {
+            aal5Properties.setProperty(key, c.getAttribute(key, ""));
+        }
+        aal5Itf = (int)range(c, AAL5_ITF, 0, 0, Short.MAX_VALUE);
+        aal5Server = aal5 ? readAal5Server() : null;
         final int maxPacketBytes = (int)range(c, MAX_PACKET_BYTES, EngineConfig.DEFAULT_MAX_PACKET_BYTES, 64, 65499);
         final long retransmitMinNs = TimeUnit.MICROSECONDS.toNanos(
             range(c, RETRANSMIT_MIN_US, EngineConfig.DEFAULT_RETRANSMIT_MIN_NS / 1000, 1, 60_000_000));
@@ -130,6 +158,55 @@ public final class LightwireConfig
         clientReaderDriven = bool(c, CLIENT_READER_DRIVEN, true);
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
         prefer = bool(c, PREFER, true);
+    }
+
+    /**
+     * The server's circuit, or null for a client-only ORB; either way the QoS is checked now, on a
+     * stand-in PVC when there is no circuit, so that a bad value fails at start.
+     */
+    private Aal5Config readAal5Server() throws ConfigurationException
+    {
+        if (!aal5Properties.getProperty(AAL5_PREFIX + Aal5Config.ADDRESS, "").isBlank())
+        {
+            throw new ConfigurationException(AAL5_PREFIX + Aal5Config.ADDRESS + " is set, but the JacORB plug-in carries only PVCs" +
+                " so far (no SVC signalling): remove it and give the server's PVC as " + AAL5_PREFIX + Aal5Config.CIRCUIT + "=itf.vpi.vci");
+        }
+        final boolean server = !aal5Properties.getProperty(AAL5_PREFIX + Aal5Config.CIRCUIT, "").isBlank();
+        final Aal5Config checked = aal5Client(new PvcAddress(aal5Itf, 0, PvcAddress.FIRST_USER_VCI), server);
+        return server ? checked : null;
+    }
+
+    /** @return the client's circuit to the server PVC named {@code vpi.vci} in a profile. */
+    Aal5Config aal5Client(final int vpi, final int vci) throws ConfigurationException
+    {
+        final PvcAddress pvc;
+        try
+        {
+            pvc = new PvcAddress(aal5Itf, vpi, vci);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ConfigurationException("the server's profile names no valid PVC: " + e.getMessage());
+        }
+        return aal5Client(pvc, false);
+    }
+
+    private Aal5Config aal5Client(final PvcAddress pvc, final boolean ownCircuit) throws ConfigurationException
+    {
+        final Properties p = new Properties();
+        p.putAll(aal5Properties);
+        if (!ownCircuit)
+        {
+            p.setProperty(AAL5_PREFIX + Aal5Config.CIRCUIT, pvc.toString());
+        }
+        try
+        {
+            return Aal5Config.fromProperties(p, AAL5_PREFIX);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ConfigurationException(e.getMessage());
+        }
     }
 
     /**
@@ -252,5 +329,17 @@ public final class LightwireConfig
     public boolean prefer()
     {
         return prefer;
+    }
+
+    /** @return true when {@link #LINK} is {@code aal5}. */
+    public boolean aal5()
+    {
+        return aal5;
+    }
+
+    /** @return the server's PVC and QoS under link aal5, or null (a client-only ORB, or link udp). */
+    public Aal5Config aal5Server()
+    {
+        return aal5Server;
     }
 }

@@ -50,6 +50,7 @@ public final class LightwireListener extends ListenerBase
     private LightwireConfig config;
     private int oaPort;
     private volatile UdpServer server;
+    private volatile Aal5ServerEndpoint aal5;
 
     @Override
     public void configure(final Configuration configuration) throws ConfigurationException
@@ -62,6 +63,11 @@ public final class LightwireListener extends ListenerBase
     @Override
     public void listen()
     {
+        if (config.aal5())
+        {
+            listenAal5();
+            return;
+        }
         final IIOPAddress iiop = iiopAddress();
         int port = config.port();
         if (port < 0)
@@ -87,8 +93,13 @@ public final class LightwireListener extends ListenerBase
             host = iiop != null ? iiop.getHostName() :
                 !config.listenAddress().isEmpty() ? config.listenAddress() : IIOPAddress.getLocalHostAddress(logger);
         }
-        final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
-            new byte[0], new Version((byte)1, (byte)2));
+        publish(new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
+            new byte[0], new Version((byte)1, (byte)2)));
+    }
+
+    /** Makes {@code p}, with its code sets, this endpoint's profile, and starts listening. */
+    private void publish(final LightwireProfile p)
+    {
         p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent());
         try
         {
@@ -100,6 +111,35 @@ public final class LightwireListener extends ListenerBase
         }
         profile = p;
         super.listen();
+    }
+
+    /**
+     * Link aal5: serves the PVC {@code jacorb.lightwire.aal5.circuit} and publishes a profile with
+     * its VPI/VCI ({@link Aal5Component}); the host is the IIOP profile's, for people reading the
+     * IOR, and the port 0, as no UDP socket is bound.
+     */
+    private void listenAal5()
+    {
+        final org.lightwire.atm.Aal5Config circuit = config.aal5Server();
+        if (circuit == null)
+        {
+            throw new INITIALIZE("Lightwire: " + LightwireConfig.LINK + "=aal5 and this ORB has a Lightwire listener, but " +
+                LightwireConfig.AAL5_PREFIX + org.lightwire.atm.Aal5Config.CIRCUIT + " is not set: give the server's PVC as itf.vpi.vci");
+        }
+        try
+        {
+            aal5 = new Aal5ServerEndpoint(circuit, config.engine(), new Handler(), config.maxMessageBytes(), logger::warn);
+        }
+        catch (final IOException e)
+        {
+            throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 " + circuit.circuit() + ": " + e.getMessage() +
+                " (check " + LightwireConfig.AAL5_PREFIX + "circuit and qos.*)").initCause(e);
+        }
+        final IIOPAddress iiop = iiopAddress();
+        final String host = !config.host().isEmpty() ? config.host() : iiop != null ? iiop.getHostName() : "atm";
+        final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, 0), new byte[0], new Version((byte)1, (byte)2));
+        p.getComponents().addComponent(Aal5Component.encode(circuit.pvc().vpi(), circuit.pvc().vci()));
+        publish(p);
     }
 
     /** JacORB adds TAG_CODE_SETS only to IIOP profiles; a Lightwire-only IOR needs its own. */
@@ -156,6 +196,11 @@ public final class LightwireListener extends ListenerBase
         if (s != null)
         {
             s.close();
+        }
+        final Aal5ServerEndpoint a = aal5;
+        if (a != null)
+        {
+            a.close();
         }
         for (final LightwireServerConnection c : connections.values())
         {

@@ -44,6 +44,26 @@ public final class LightwireProfile extends ProfileBase
         return address;
     }
 
+    /**
+     * @return {@code {vpi, vci}} of the server's AAL5 PVC ({@link Aal5Component}), or null for a
+     *     profile of a server on UDP.
+     */
+    int[] aal5Pvc()
+    {
+        if (components == null)
+        {
+            return null;
+        }
+        for (final org.omg.IOP.TaggedComponent c : components.asArray())
+        {
+            if (c.tag == Aal5Component.TAG)
+            {
+                return Aal5Component.decode(c.component_data);
+            }
+        }
+        return null;
+    }
+
     @Override
     public int tag()
     {
@@ -81,13 +101,14 @@ public final class LightwireProfile extends ProfileBase
     @Override
     public boolean equals(final Object other)
     {
-        return other instanceof LightwireProfile && address != null && address.equals(((LightwireProfile)other).address);
+        return other instanceof LightwireProfile && address != null && address.equals(((LightwireProfile)other).address) &&
+            java.util.Arrays.equals(aal5Pvc(), ((LightwireProfile)other).aal5Pvc());
     }
 
     @Override
     public int hashCode()
     {
-        return address == null ? 0 : address.hashCode();
+        return (address == null ? 0 : address.hashCode()) * 31 + java.util.Arrays.hashCode(aal5Pvc());
     }
 
     @Override
