@@ -22,7 +22,7 @@ mount -t devtmpfs dev /host/dev
 mount -t tmpfs tmp /host/tmp
 mount -t tmpfs run /host/run
 ip link set lo up
-echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
+echo; echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
 chroot /host /bin/bash "$GUEST_SCRIPT" "$REPO" "$TEST_BIN" "$CLASSPATH_FILE" "$NULL_CALLS" "$SDU_SIZES"
 echo "LWATM-GUEST-EXIT rc=$?"
 poweroff -f
