@@ -43,9 +43,16 @@ elapsed() { echo "$(date +%s.%N) $start_s" | awk '{printf "%.1f", $1 - $2}'; }
 [ "$(id -u)" = 0 ] || skip "not root: the kernel test installs qemu and kernel packages with apt-get (run scripts/test.sh as root, as CI does)"
 command -v apt-get >/dev/null 2>&1 || skip "no apt-get: the kernel test uses Debian's kernel packages"
 
+refreshed=0
+apt_refresh() {  # apt-get update, at most once a run; false when it was done already or failed
+  [ $refreshed = 0 ] || return 1
+  refreshed=1
+  say "apt-get update"
+  apt-get update -qq >/dev/null 2>&1
+}
 apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 || {
-    apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+    { apt_refresh && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
 }
 need=()
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
@@ -63,11 +70,17 @@ fi
 command -v qemu-system-x86_64 >/dev/null 2>&1 || skip "qemu-system-x86_64 not available"
 
 # --- kernel packages ---------------------------------------------------------------------------
-abi=${LIGHTWIRE_ATM_KERNEL_ABI:-$(apt-cache depends linux-image-amd64 2>/dev/null |
-  awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); sub("-amd64$","",$2); print $2; exit}')}
-[ -n "$abi" ] || skip "cannot tell the kernel ABI from apt-cache depends linux-image-amd64 (apt-get update?)"
+kernel_abi() {
+  apt-cache depends linux-image-amd64 2>/dev/null |
+    awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); sub("-amd64$","",$2); print $2; exit}'
+}
+abi=${LIGHTWIRE_ATM_KERNEL_ABI:-$(kernel_abi)}
+[ -n "$abi" ] || { apt_refresh && abi=$(kernel_abi); }
+[ -n "$abi" ] || skip "cannot tell the kernel ABI from apt-cache depends linux-image-amd64, even after apt-get update"
 kver="$abi-amd64"
-version=$(apt-cache show "linux-image-$kver" | awk '/^Version:/{print $2; exit}')
+version=$(apt-cache show "linux-image-$kver" 2>/dev/null | awk '/^Version:/{print $2; exit}')
+[ -n "$version" ] || { apt_refresh && version=$(apt-cache show "linux-image-$kver" 2>/dev/null | awk '/^Version:/{print $2; exit}'); }
+[ -n "$version" ] || skip "the archive has no linux-image-$kver (LIGHTWIRE_ATM_KERNEL_ABI=$abi?)"
 mkdir -p "$cache/debs"
 cd "$cache/debs"
 pkgs=("linux-image-$kver" "linux-headers-$kver" "linux-headers-$abi-common" "linux-kbuild-6.1=$version" "linux-source-6.1=$version")
@@ -77,11 +90,15 @@ for p in "${pkgs[@]}"; do
   ls "${name}_${version}"_*.deb >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  # Another kernel's packages and builds are of no more use: keep the cache to one version.
+  find "$cache/debs" -maxdepth 1 -name "*.deb" ! -name "*_${version}_*" -delete
+  find "$cache" -maxdepth 1 \( -name "root-*" -o -name "build-*" \) ! -name "*-$version" -exec rm -rf {} +
   say "downloading ${missing[*]}"
-  apt-get download "${missing[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
+  apt-get download "${missing[@]}" >"$cache/download.log" 2>&1 ||
+    { apt_refresh && apt-get download "${missing[@]}" >"$cache/download.log" 2>&1; } || true
   for p in "${missing[@]}"; do
-    ls "${p%%=*}_${version}"_*.deb >/dev/null 2>&1 ||
-      skip "could not download ${p} (apt-get update, or set LIGHTWIRE_ATM_KERNEL_ABI to a kernel the archive has)"
+    ls "${p%%=*}_${version}"_*.deb >/dev/null 2>&1 || { grep -v "unsandboxed" "$cache/download.log" | tail -5;
+      skip "could not download ${p} (network? or set LIGHTWIRE_ATM_KERNEL_ABI to a kernel the archive has)"; }
   done
 fi
 bytes=$(du -cb "$cache/debs"/*_"$version"_*.deb | tail -1 | cut -f1)
