@@ -82,7 +82,9 @@ if [ -n "$ior" ] && grep -q LW-READY /tmp/server.log; then
   step "server ready"
   run jacorb-echo 300 "${jvm[@]}" org.lightwire.it.GuestAal5Echo "$ior" "$calls" "${lw[@]}" -p jacorb.lightwire.aal5.itf=0
 else
-  echo "FAIL jacorb-server: not ready within 120 s"; cat /tmp/server.log; failed+=(jacorb-server)
+  if kill -0 $server_pid 2>/dev/null; then echo "FAIL jacorb-server: not ready within 120 s"
+  else echo "FAIL jacorb-server: exited before it was ready"; fi
+  cat /tmp/server.log; failed+=(jacorb-server)
 fi
 exec 3>&-
 ( sleep 10; kill -9 $server_pid 2>/dev/null ) &
