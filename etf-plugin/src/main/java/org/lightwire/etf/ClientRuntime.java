@@ -26,6 +26,8 @@ final class ClientRuntime
     final AtomicLong onewaysSent = new AtomicLong();
     final AtomicLong callsStarted = new AtomicLong();
     final AtomicLong callsFailed = new AtomicLong();
+    /** Requests given the code-set context on a transport connection that had not carried it. */
+    final AtomicLong codeSetContextsAdded = new AtomicLong();
 
     ClientRuntime(final LightwireConfig config)
     {

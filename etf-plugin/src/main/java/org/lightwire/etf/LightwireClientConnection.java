@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 
 import org.jacorb.orb.dsi.ServerRequest;
+import org.lightwire.etf.giop.CodeSetContexts;
 import org.lightwire.etf.giop.FragmentJoiner;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.InboundMessages;
@@ -40,6 +41,9 @@ import org.omg.ETF.Profile;
  */
 final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
 {
+    /** Attached to a transport connection that has carried a code-set context. */
+    private static final Object CODE_SETS_SENT = new Object();
+
     private final ClientRuntime runtime;
     private final InboundMessages inbound = new InboundMessages();
     private final FragmentJoiner joiner = new FragmentJoiner();
@@ -49,6 +53,8 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     private volatile String server = "(not connected)";
     private volatile long generation;
     private int timeoutMs;
+    /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
+    private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
 
@@ -158,8 +164,8 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         final byte[] flushed = new byte[outLength];
         System.arraycopy(outBuffer, 0, flushed, 0, outLength);
         outLength = 0;
-        final byte[] message = joiner.offer(flushed);
-        if (message == null)
+        final byte[] joined = joiner.offer(flushed);
+        if (joined == null)
         {
             return;
         }
@@ -168,10 +174,11 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         {
             throw CorbaExceptions.closed(server);
         }
-        final boolean isGiop = GiopMessage.isGiop(message, message.length);
-        final boolean oneway = isGiop && GiopMessage.type(message) == GiopMessage.REQUEST &&
-            GiopMessage.responseExpected(message, message.length) == 0;
+        final boolean isGiop = GiopMessage.isGiop(joined, joined.length);
+        final boolean oneway = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST &&
+            GiopMessage.responseExpected(joined, joined.length) == 0;
         final ClientConnection c = acquire(p);
+        final byte[] message = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST ? withCodeSets(c, joined) : joined;
         if (oneway)
         {
             try
@@ -209,6 +216,38 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             return;
         }
         runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, message));
+    }
+
+    /**
+     * Makes sure the server's ORB connection of transport connection {@code c} learns the code
+     * sets: JacORB sends the context once per ORB connection, but the server sees each transport
+     * connection as an ORB connection of its own ({@link CodeSetContexts}). Runs under JacORB's
+     * write lock of this connection.
+     */
+    private byte[] withCodeSets(final ClientConnection c, final byte[] message)
+    {
+        final byte[] found = CodeSetContexts.find(message, message.length);
+        if (found != null)
+        {
+            if (codeSetContext == null)
+            {
+                codeSetContext = found;
+            }
+            c.attach(CODE_SETS_SENT);
+            return message;
+        }
+        if (codeSetContext == null || c.attachment() == CODE_SETS_SENT)
+        {
+            return message;
+        }
+        final byte[] withContext = CodeSetContexts.insert(message, message.length, codeSetContext);
+        if (withContext == null)
+        {
+            return message;
+        }
+        runtime.codeSetContextsAdded.incrementAndGet();
+        c.attach(CODE_SETS_SENT);
+        return withContext;
     }
 
     private ClientConnection acquire(final ConnectionPool p)

@@ -50,6 +50,14 @@ public final class LightwireConfig
     public static final String CLIENT_READER_DRIVEN = PREFIX + "client.reader_driven";
     public static final String SERVER_MAX_CONNECTIONS = PREFIX + "server.max_connections";
     public static final String SERVER_IDLE_TIMEOUT_MS = PREFIX + "server.idle_timeout_ms";
+    /**
+     * Server: true (default) gives each transport connection a UDP socket of its own on the
+     * Lightwire port (SO_REUSEPORT, connected to the client), read by JacORB's reader thread of
+     * that connection, so a request reaches JacORB with no thread hand-off; false reads every
+     * connection on the one socket's receive thread and hands each request over (one more
+     * wake-up per call; kept for comparison and for kernels without SO_REUSEPORT).
+     */
+    public static final String SERVER_SOCKET_PER_CONNECTION = PREFIX + "server.socket_per_connection";
     /** Profile selector: true picks a Lightwire profile wherever it is in the IOR. */
     public static final String PREFER = PREFIX + "prefer";
 
@@ -65,6 +73,7 @@ public final class LightwireConfig
     private final int clientReplyThreads;
     private final boolean clientReaderDriven;
     private final long serverIdleTimeoutNs;
+    private final boolean serverSocketPerConnection;
     private final boolean prefer;
 
     private LightwireConfig(final Configuration c) throws ConfigurationException
@@ -129,6 +138,7 @@ public final class LightwireConfig
         clientReplyThreads = (int)range(c, CLIENT_REPLY_THREADS, 1024, 1, 65536);
         clientReaderDriven = bool(c, CLIENT_READER_DRIVEN, true);
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
+        serverSocketPerConnection = bool(c, SERVER_SOCKET_PER_CONNECTION, true);
         prefer = bool(c, PREFER, true);
     }
 
@@ -247,6 +257,11 @@ public final class LightwireConfig
     public long serverIdleTimeoutNs()
     {
         return serverIdleTimeoutNs;
+    }
+
+    public boolean serverSocketPerConnection()
+    {
+        return serverSocketPerConnection;
     }
 
     public boolean prefer()

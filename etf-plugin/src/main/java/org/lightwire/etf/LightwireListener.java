@@ -18,6 +18,7 @@ import org.jacorb.orb.iiop.IIOPAddress;
 import org.jacorb.orb.iiop.IIOPProfile;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.SystemExceptionReply;
+import org.lightwire.transport.channel.ConnectionReader;
 import org.lightwire.transport.channel.RequestHandler;
 import org.lightwire.transport.channel.ServerCall;
 import org.lightwire.transport.channel.UdpServer;
@@ -30,8 +31,11 @@ import org.omg.IOP.TAG_CODE_SETS;
 
 /**
  * A server's Lightwire endpoint: one UDP socket ({@link UdpServer}) on the Lightwire port, and
- * one ETF server connection per transport connection (that is, per concurrent client call),
- * delivered to JacORB when the connection's first request arrives.
+ * one ETF server connection per transport connection (that is, per concurrent client call).
+ * With {@code jacorb.lightwire.server.socket_per_connection} (the default) each transport
+ * connection has a socket of its own, and its ETF connection is delivered to JacORB when it
+ * opens, so that JacORB's reader thread reads the socket itself; otherwise the ETF connection is
+ * delivered when the connection's first request arrives on the listener's thread.
  *
  * <p>The port is {@code jacorb.lightwire.port}, by default the IIOP listener's port number (on
  * UDP), so a server needs no extra configuration. Because the IIOP port is only known once every
@@ -170,9 +174,10 @@ public final class LightwireListener extends ListenerBase
         connections.remove(c.transportName(), c);
     }
 
-    private LightwireServerConnection open(final String name)
+    /** Opens the ETF connection of transport connection {@code name}; {@code reader} is null when the listener's thread reads it. */
+    private LightwireServerConnection open(final String name, final ConnectionReader reader)
     {
-        final LightwireServerConnection c = new LightwireServerConnection(this, name, peerProfile(name));
+        final LightwireServerConnection c = new LightwireServerConnection(this, name, peerProfile(name), reader);
         try
         {
             c.configure(configuration);
@@ -227,7 +232,7 @@ public final class LightwireListener extends ListenerBase
             {
                 try
                 {
-                    c = open(call.connection());
+                    c = open(call.connection(), null);
                 }
                 catch (final NO_RESOURCES e)
                 {
@@ -266,6 +271,22 @@ public final class LightwireListener extends ListenerBase
             {
                 call.reply(ByteBuffer.allocate(0));
             }
+        }
+
+        @Override
+        public boolean readsConnections()
+        {
+            return config.serverSocketPerConnection();
+        }
+
+        /**
+         * JacORB gets the connection now, before its first request: its reader thread reads the
+         * connection's own socket (see {@link LightwireServerConnection#read}).
+         */
+        @Override
+        public void onConnectionOpened(final String connection, final ConnectionReader reader)
+        {
+            open(connection, reader);
         }
 
         @Override

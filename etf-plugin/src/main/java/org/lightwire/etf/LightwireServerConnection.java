@@ -9,6 +9,7 @@ import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.InboundMessages;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.jacorb.orb.dsi.ServerRequest;
+import org.lightwire.transport.channel.ConnectionReader;
 import org.lightwire.transport.channel.ServerCall;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.NO_IMPLEMENT;
@@ -22,6 +23,10 @@ import org.omg.ETF.Profile;
  * CancelRequest, MessageError) are answered at once with an empty transport reply when they came
  * exactly-once. A CloseConnection from the server cannot be sent in an asymmetric protocol where
  * only the client starts an exchange: it is dropped and counted.
+ *
+ * <p>With a {@link ConnectionReader} (the connection has a socket of its own), JacORB's reader
+ * thread, waiting in {@link #read}, reads the socket and runs the engine itself: a request is
+ * complete on that thread and handed to JacORB without a wake-up.
  */
 final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
 {
@@ -33,13 +38,17 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     private final long generation;
     private final FragmentJoiner joiner = new FragmentJoiner();
     private final AtomicReference<Pending> callInProgress = new AtomicReference<>();
+    private final ConnectionReader reader;
     private byte[] outBuffer = new byte[1024];
     private int outLength;
     private int timeoutMs;
 
-    LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer)
+    /** @param reader the connection's own socket, read in {@link #read}; null when the listener's thread reads it. */
+    LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer,
+        final ConnectionReader reader)
     {
         this.listener = listener;
+        this.reader = reader;
         this.transportName = transportName;
         this.profile = peer;
         this.generation = inbound.open();
@@ -141,6 +150,22 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     @Override
     public int read(final BufferHolder data, final int offset, final int minLength, final int maxLength, final long timeOut)
     {
+        if (reader != null)
+        {
+            int n;
+            while ((n = inbound.tryRead(data.value, offset, minLength, maxLength)) < 0)
+            {
+                if (!reader.readOnce())
+                {
+                    // Closed: the close reaches the inbound stream from the transport, and read fails.
+                    break;
+                }
+            }
+            if (n >= 0)
+            {
+                return n;
+            }
+        }
         return inbound.read(data.value, offset, minLength, maxLength);
     }
 
@@ -165,6 +190,11 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         inbound.close(() -> CorbaExceptions.closed(transportName));
         listener.forget(this);
+        if (reader != null)
+        {
+            // Nobody reads its socket any more: the client's next call gets REJECT, not silence.
+            reader.close();
+        }
         failOrphan("the server ORB closed the connection before it replied");
     }
 

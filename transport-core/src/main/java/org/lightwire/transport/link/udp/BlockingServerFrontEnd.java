@@ -247,6 +247,32 @@ final class BlockingServerFrontEnd implements ServerFrontEnd
     }
 
     @Override
+    public DatagramChannel openConnectedSocket(final InetSocketAddress remote) throws IOException
+    {
+        if (!config.reusePort())
+        {
+            throw new IOException("the endpoint's socket was bound without SO_REUSEPORT (UdpLinkConfig.reusePort), " +
+                "so no other socket can share its port");
+        }
+        final DatagramChannel ch = localAddress.getAddress() instanceof Inet4Address ?
+            DatagramChannel.open(StandardProtocolFamily.INET) : DatagramChannel.open();
+        try
+        {
+            ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, config.socketReceiveBufferBytes());
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, config.socketSendBufferBytes());
+            ch.bind(localAddress);
+            ch.connect(remote);
+            return ch;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            ch.close();
+            throw ex;
+        }
+    }
+
+    @Override
     public InetSocketAddress localAddress()
     {
         return localAddress;
