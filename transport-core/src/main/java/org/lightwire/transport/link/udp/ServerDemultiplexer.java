@@ -50,6 +50,15 @@ final class ServerDemultiplexer
         boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to);
 
         /**
+         * Like {@link #send(long, ByteBuffer, ByteBuffer, InetSocketAddress)}, on a connection's
+         * own socket when {@code connected} is not null (no address to look up per datagram).
+         */
+        default boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to, DatagramChannel connected)
+        {
+            return send(connectionId, header, payload, to);
+        }
+
+        /**
          * Runs {@code task} on the receive thread: at once when called there, soon otherwise.
          * A task handed over while the front-end closes runs on the closing thread after the
          * receive thread ended, or not at all.
@@ -360,7 +369,14 @@ final class ServerDemultiplexer
     /** Sends one datagram of a connection, or a set-up datagram (id 0); from any thread. */
     void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to)
     {
-        if (frontEnd.send(connectionId, header, payload, to))
+        send(connectionId, header, payload, to, null);
+    }
+
+    /** Sends one datagram of a connection, on its own socket when {@code connected} is not null; from any thread. */
+    void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to,
+        final DatagramChannel connected)
+    {
+        if (frontEnd.send(connectionId, header, payload, to, connected))
         {
             // Written from any thread that sends, so a real atomic increment.
             datagramsSent.incrementAndGet();
