@@ -53,6 +53,12 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     private volatile String server = "(not connected)";
     private volatile long generation;
     private int timeoutMs;
+    /**
+     * The message being written when its GIOP header announced its size: each message gets an
+     * array of exactly its size, written once and handed to the transport by flush() without a
+     * copy (the engine keeps it until the call ends, so it cannot be a reused buffer).
+     */
+    private byte[] exact;
     /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
     private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
@@ -138,12 +144,30 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         generation = inbound.open();
         joiner.clear();
         outLength = 0;
+        exact = null;
         connected = true;
     }
 
     @Override
     public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
     {
+        if (outLength == 0 && exact == null)
+        {
+            exact = exactArrayFor(data, offset, length);
+        }
+        if (exact != null)
+        {
+            if (outLength + length <= exact.length)
+            {
+                System.arraycopy(data, offset, exact, outLength, length);
+                outLength += length;
+                return;
+            }
+            // More than the header announced: go on in the growing buffer, which flush copies.
+            ensureOutBuffer(outLength);
+            System.arraycopy(exact, 0, outBuffer, 0, outLength);
+            exact = null;
+        }
         if (outLength + length > outBuffer.length)
         {
             final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
@@ -161,8 +185,23 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         {
             return;
         }
-        final byte[] flushed = new byte[outLength];
-        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
+        final byte[] flushed;
+        if (exact != null && outLength == exact.length)
+        {
+            // The message was written straight into an array of its own size: no copy.
+            flushed = exact;
+        }
+        else
+        {
+            if (exact != null)
+            {
+                ensureOutBuffer(outLength);
+                System.arraycopy(exact, 0, outBuffer, 0, outLength);
+            }
+            flushed = new byte[outLength];
+            System.arraycopy(outBuffer, 0, flushed, 0, outLength);
+        }
+        exact = null;
         outLength = 0;
         final byte[] joined = joiner.offer(flushed);
         if (joined == null)
@@ -248,6 +287,30 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         runtime.codeSetContextsAdded.incrementAndGet();
         c.attach(CODE_SETS_SENT);
         return withContext;
+    }
+
+    /** @return an array of the whole message's size when {@code data} starts with a sane GIOP header, else null. */
+    private byte[] exactArrayFor(final byte[] data, final int offset, final int length)
+    {
+        if (length < GiopMessage.HEADER_LENGTH)
+        {
+            return null;
+        }
+        final byte[] header = java.util.Arrays.copyOfRange(data, offset, offset + GiopMessage.HEADER_LENGTH);
+        if (!GiopMessage.isGiop(header, header.length))
+        {
+            return null;
+        }
+        final long total = GiopMessage.HEADER_LENGTH + (GiopMessage.bodySize(header) & 0xFFFF_FFFFL);
+        return total >= length && total <= runtime.config().maxMessageBytes() ? new byte[(int)total] : null;
+    }
+
+    private void ensureOutBuffer(final int bytes)
+    {
+        if (outBuffer.length < bytes)
+        {
+            outBuffer = new byte[Math.max(outBuffer.length * 2, bytes)];
+        }
     }
 
     private ClientConnection acquire(final ConnectionPool p)

@@ -230,7 +230,7 @@ final class ServerDemultiplexer
         final int length = datagram.remaining();
         final int base = datagram.position();
         if (length >= UdpPrefixFlyweight.HEADER_LENGTH + HeaderFlyweight.HEADER_LENGTH &&
-            length <= UdpPrefixFlyweight.HEADER_LENGTH + config.maxPacketBytes() &&
+            length <= UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() &&
             BigEndian.getCard64(datagram, base + UdpPrefixFlyweight.CONNECTION_ID_OFFSET) == connection.connectionId())
         {
             try
@@ -263,7 +263,9 @@ final class ServerDemultiplexer
         }
         ownSocketsByAddress.put(connection.remoteAddress(), connection);
         ownSocketsOpened.incrementAndGet();
-        return new ConnectionSocket(channel, datagramBufferBytes(config));
+        // Sized for the connection's packets (one byte more: a datagram that fills it was too
+        // long), which may be smaller than the endpoint's largest.
+        return new ConnectionSocket(channel, UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() + 1);
     }
 
     /** {@code connection}'s own socket was closed; from any thread. */
