@@ -28,6 +28,8 @@ final class ClientRuntime
     final AtomicLong callsFailed = new AtomicLong();
     /** Requests given the code-set context on a transport connection that had not carried it. */
     final AtomicLong codeSetContextsAdded = new AtomicLong();
+    /** One-way requests sent exactly-once to confirm the at-most-once ones before them. */
+    final AtomicLong onewaysConfirmed = new AtomicLong();
 
     ClientRuntime(final LightwireConfig config)
     {

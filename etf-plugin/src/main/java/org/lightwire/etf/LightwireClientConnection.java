@@ -41,8 +41,21 @@ import org.omg.ETF.Profile;
  */
 final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
 {
-    /** Attached to a transport connection that has carried a code-set context. */
-    private static final Object CODE_SETS_SENT = new Object();
+    /**
+     * One-way requests sent at-most-once in a row on a transport connection before the next one
+     * goes exactly-once. Call numbers are 8 bits: a server that lost 128 one-ways in a row would
+     * take the next call for an old duplicate and drop it for good. A call that the server
+     * answers (exactly-once) proves it has caught up, so no run of unconfirmed one-ways reaches
+     * that length. Costs one round trip, made by JacORB's reader, per this many one-ways.
+     */
+    static final int ONEWAYS_PER_CONFIRMATION = 64;
+
+    /** What this plug-in keeps with each transport connection (its attachment). */
+    private static final class TransportState
+    {
+        boolean codeSetsSent;
+        int unconfirmedOneways;
+    }
 
     private final ClientRuntime runtime;
     private final InboundMessages inbound = new InboundMessages();
@@ -53,6 +66,12 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     private volatile String server = "(not connected)";
     private volatile long generation;
     private int timeoutMs;
+    /**
+     * The message being written when its GIOP header announced its size: each message gets an
+     * array of exactly its size, written once and handed to the transport by flush() without a
+     * copy (the engine keeps it until the call ends, so it cannot be a reused buffer).
+     */
+    private byte[] exact;
     /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
     private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
@@ -138,12 +157,30 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         generation = inbound.open();
         joiner.clear();
         outLength = 0;
+        exact = null;
         connected = true;
     }
 
     @Override
     public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
     {
+        if (outLength == 0 && exact == null)
+        {
+            exact = exactArrayFor(data, offset, length);
+        }
+        if (exact != null)
+        {
+            if (outLength + length <= exact.length)
+            {
+                System.arraycopy(data, offset, exact, outLength, length);
+                outLength += length;
+                return;
+            }
+            // More than the header announced: go on in the growing buffer, which flush copies.
+            ensureOutBuffer(outLength);
+            System.arraycopy(exact, 0, outBuffer, 0, outLength);
+            exact = null;
+        }
         if (outLength + length > outBuffer.length)
         {
             final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
@@ -161,8 +198,23 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         {
             return;
         }
-        final byte[] flushed = new byte[outLength];
-        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
+        final byte[] flushed;
+        if (exact != null && outLength == exact.length)
+        {
+            // The message was written straight into an array of its own size: no copy.
+            flushed = exact;
+        }
+        else
+        {
+            if (exact != null)
+            {
+                ensureOutBuffer(outLength);
+                System.arraycopy(exact, 0, outBuffer, 0, outLength);
+            }
+            flushed = new byte[outLength];
+            System.arraycopy(outBuffer, 0, flushed, 0, outLength);
+        }
+        exact = null;
         outLength = 0;
         final byte[] joined = joiner.offer(flushed);
         if (joined == null)
@@ -178,9 +230,11 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         final boolean oneway = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST &&
             GiopMessage.responseExpected(joined, joined.length) == 0;
         final ClientConnection c = acquire(p);
-        final byte[] message = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST ? withCodeSets(c, joined) : joined;
-        if (oneway)
+        final TransportState state = stateOf(c);
+        final byte[] message = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST ? withCodeSets(c, state, joined) : joined;
+        if (oneway && state.unconfirmedOneways < ONEWAYS_PER_CONFIRMATION)
         {
+            state.unconfirmedOneways++;
             try
             {
                 c.send(ByteBuffer.wrap(message));
@@ -197,6 +251,9 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             }
             return;
         }
+        // Exactly-once: the connection returns to the pool only when the server has answered,
+        // so the server has caught up with every earlier call on it.
+        state.unconfirmedOneways = 0;
         final long gen = generation;
         try
         {
@@ -208,7 +265,15 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             callFailed(p, gen, message, e);
             return;
         }
-        runtime.callsStarted.incrementAndGet();
+        if (oneway)
+        {
+            runtime.onewaysSent.incrementAndGet();
+            runtime.onewaysConfirmed.incrementAndGet();
+        }
+        else
+        {
+            runtime.callsStarted.incrementAndGet();
+        }
         if (inFlight != null && c.selectableChannel() != null)
         {
             final long timeoutNs = runtime.config().clientCallTimeoutNs();
@@ -224,7 +289,7 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
      * connection as an ORB connection of its own ({@link CodeSetContexts}). Runs under JacORB's
      * write lock of this connection.
      */
-    private byte[] withCodeSets(final ClientConnection c, final byte[] message)
+    private byte[] withCodeSets(final ClientConnection c, final TransportState state, final byte[] message)
     {
         final byte[] found = CodeSetContexts.find(message, message.length);
         if (found != null)
@@ -233,10 +298,10 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             {
                 codeSetContext = found;
             }
-            c.attach(CODE_SETS_SENT);
+            state.codeSetsSent = true;
             return message;
         }
-        if (codeSetContext == null || c.attachment() == CODE_SETS_SENT)
+        if (codeSetContext == null || state.codeSetsSent)
         {
             return message;
         }
@@ -246,8 +311,45 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             return message;
         }
         runtime.codeSetContextsAdded.incrementAndGet();
-        c.attach(CODE_SETS_SENT);
+        state.codeSetsSent = true;
         return withContext;
+    }
+
+    /** @return this plug-in's state of {@code c}, made on first use (under JacORB's write lock; c is ours until released). */
+    private static TransportState stateOf(final ClientConnection c)
+    {
+        final Object a = c.attachment();
+        if (a instanceof TransportState)
+        {
+            return (TransportState)a;
+        }
+        final TransportState state = new TransportState();
+        c.attach(state);
+        return state;
+    }
+
+    /** @return an array of the whole message's size when {@code data} starts with a sane GIOP header, else null. */
+    private byte[] exactArrayFor(final byte[] data, final int offset, final int length)
+    {
+        if (length < GiopMessage.HEADER_LENGTH)
+        {
+            return null;
+        }
+        final byte[] header = java.util.Arrays.copyOfRange(data, offset, offset + GiopMessage.HEADER_LENGTH);
+        if (!GiopMessage.isGiop(header, header.length))
+        {
+            return null;
+        }
+        final long total = GiopMessage.HEADER_LENGTH + (GiopMessage.bodySize(header) & 0xFFFF_FFFFL);
+        return total >= length && total <= runtime.config().maxMessageBytes() ? new byte[(int)total] : null;
+    }
+
+    private void ensureOutBuffer(final int bytes)
+    {
+        if (outBuffer.length < bytes)
+        {
+            outBuffer = new byte[Math.max(outBuffer.length * 2, bytes)];
+        }
     }
 
     private ClientConnection acquire(final ConnectionPool p)
@@ -323,6 +425,12 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         final int type = GiopMessage.type(request);
         final long requestId = GiopMessage.requestId(request, request.length);
+        if (type == GiopMessage.REQUEST && GiopMessage.responseExpected(request, request.length) == 0)
+        {
+            // A one-way sent exactly-once to confirm the ones before it: JacORB expects no
+            // reply, and at-most-once allowed it to be lost.
+            return;
+        }
         if (type == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
         {
             final byte[] detail = ServerRequest.createExceptionDetailMessage(ex.getMessage()).context_data;

@@ -25,7 +25,16 @@ public final class LightwireConfig
     public static final String HOST = PREFIX + "host";
     /** The link under the transport; only {@code udp} is available. */
     public static final String LINK = PREFIX + "link";
+    /**
+     * Largest packet, header included. Unset: 8192 to remote servers and {@link #LOOPBACK_PACKET_BYTES}
+     * to a server on a loopback address (MTU 64 KiB: a large datagram is not fragmented there,
+     * and fewer packets per message is what makes bulk calls as fast as TCP); a server accepts
+     * up to {@link #LOOPBACK_PACKET_BYTES} and each connection uses what its client proposed.
+     * Set: that size everywhere, both ways.
+     */
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
+    /** Packet size to loopback servers when {@link #MAX_PACKET_BYTES} is unset: the most a UDP/IPv4 datagram carries. */
+    public static final int LOOPBACK_PACKET_BYTES = 65499;
     public static final String BUFFER_POOL_PACKETS = PREFIX + "buffer_pool_packets";
     public static final String ACK_DELAY_US = PREFIX + "ack_delay_us";
     public static final String RETRANSMIT_MIN_US = PREFIX + "retransmit.min_us";
@@ -66,6 +75,7 @@ public final class LightwireConfig
     private final String host;
     private final EngineConfig engine;
     private final UdpLinkConfig link;
+    private final UdpLinkConfig serverLink;
     private final int maxMessageBytes;
     private final int clientMaxConnections;
     private final long clientAcquireTimeoutNs;
@@ -87,6 +97,7 @@ public final class LightwireConfig
             throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed value is udp");
         }
         final int maxPacketBytes = (int)range(c, MAX_PACKET_BYTES, EngineConfig.DEFAULT_MAX_PACKET_BYTES, 64, 65499);
+        final boolean packetSizeSet = !c.getAttribute(MAX_PACKET_BYTES, "").trim().isEmpty();
         final long retransmitMinNs = TimeUnit.MICROSECONDS.toNanos(
             range(c, RETRANSMIT_MIN_US, EngineConfig.DEFAULT_RETRANSMIT_MIN_NS / 1000, 1, 60_000_000));
         final long retransmitMaxNs = TimeUnit.MILLISECONDS.toNanos(
@@ -115,6 +126,7 @@ public final class LightwireConfig
             final int socketBufferBytes = (int)range(c, SOCKET_BUFFER_BYTES, UdpLinkConfig.DEFAULT_SOCKET_BUFFER_BYTES, 4096, 1 << 30);
             link = UdpLinkConfig.builder()
                 .maxPacketBytes(maxPacketBytes)
+                .loopbackMaxPacketBytes(packetSizeSet ? 0 : LOOPBACK_PACKET_BYTES)
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs))
                 .setupRetryNs(TimeUnit.MILLISECONDS.toNanos(range(c, SETUP_RETRY_MS, Math.min(200, connectTimeoutMs), 1, connectTimeoutMs)))
                 .receiveSpinNs(TimeUnit.MICROSECONDS.toNanos(range(c, RECEIVE_SPIN_US, 0, 0, 1_000_000)))
@@ -125,6 +137,7 @@ public final class LightwireConfig
                 // selector (InFlightCalls), so client channels must stay selectable.
                 .clientWaits(UdpLinkConfig.ClientWaits.SELECT)
                 .build();
+            serverLink = packetSizeSet ? link : link.toBuilder().maxPacketBytes(LOOPBACK_PACKET_BYTES).build();
         }
         catch (final IllegalArgumentException e)
         {
@@ -215,6 +228,12 @@ public final class LightwireConfig
     public EngineConfig engine()
     {
         return engine;
+    }
+
+    /** @return the server's link settings: as {@link #link()}, with the largest packet it accepts. */
+    public UdpLinkConfig serverLink()
+    {
+        return serverLink;
     }
 
     public UdpLinkConfig link()

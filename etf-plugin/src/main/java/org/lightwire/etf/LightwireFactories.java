@@ -164,6 +164,12 @@ public final class LightwireFactories extends FactoriesBase
         return client == null ? 0 : client.codeSetContextsAdded.get();
     }
 
+    /** @return one-way requests sent exactly-once, every 64th on a transport connection, to keep the server in step. */
+    public long onewaysConfirmed()
+    {
+        return client == null ? 0 : client.onewaysConfirmed.get();
+    }
+
     public long callsFailed()
     {
         return client == null ? 0 : client.callsFailed.get();

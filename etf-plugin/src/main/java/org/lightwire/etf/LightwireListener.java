@@ -77,7 +77,7 @@ public final class LightwireListener extends ListenerBase
         {
             bind = config.listenAddress().isEmpty() ? new InetSocketAddress(port) :
                 new InetSocketAddress(InetAddress.getByName(config.listenAddress()), port);
-            server = new UdpServer(bind, config.engine(), config.link(), new Handler(), null, config.maxMessageBytes(),
+            server = new UdpServer(bind, config.engine(), config.serverLink(), new Handler(), null, config.maxMessageBytes(),
                 config.serverIdleTimeoutNs());
         }
         catch (final IOException e)

@@ -72,13 +72,26 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     void onRequest(final ServerCall call)
     {
         final ByteBuffer r = call.request();
-        final byte[] message = new byte[r.remaining()];
-        r.get(message);
+        final byte[] message;
+        final int length = r.remaining();
+        if (reader != null && r.hasArray() && r.arrayOffset() + r.position() == 0 && r.array().length >= GiopMessage.HEADER_LENGTH &&
+            GiopMessage.isGiop(r.array(), length) && GiopMessage.bodySize(r.array()) == length - GiopMessage.HEADER_LENGTH)
+        {
+            // Read by this connection's own reader thread: the request stays in the transport's
+            // buffer, which the next packet overwrites only after JacORB has read the whole
+            // message (its header announces exactly this length), so it need not be copied.
+            message = r.array();
+        }
+        else
+        {
+            message = new byte[length];
+            r.get(message);
+        }
         if (call.exactlyOnce())
         {
-            if (GiopMessage.expectsGiopReply(message, message.length))
+            if (GiopMessage.expectsGiopReply(message, length))
             {
-                if (!callInProgress.compareAndSet(null, new Pending(call, message)))
+                if (!callInProgress.compareAndSet(null, new Pending(call, message, length)))
                 {
                     // The transport carries one call at a time per connection; a second one
                     // means a confused peer. Answer it empty rather than leave it hanging.
@@ -92,7 +105,7 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
                 call.reply(EMPTY);
             }
         }
-        if (!inbound.offer(generation, message))
+        if (!inbound.offer(generation, message, length))
         {
             failOrphan("the server ORB closed the connection");
         }
@@ -210,12 +223,11 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
             return;
         }
         listener.orphanedCalls.incrementAndGet();
-        final byte[] m = orphan.request;
-        final long requestId = GiopMessage.requestId(m, m.length);
-        if (GiopMessage.type(m) == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
+        final long requestId = orphan.requestId;
+        if (orphan.type == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
         {
             final String text = "Lightwire: " + why + " (" + transportName + ")";
-            orphan.call.reply(ByteBuffer.wrap(SystemExceptionReply.build(GiopMessage.minor(m), requestId,
+            orphan.call.reply(ByteBuffer.wrap(SystemExceptionReply.build(orphan.minor, requestId,
                 "IDL:omg.org/CORBA/COMM_FAILURE:1.0", CorbaExceptions.MINOR_CLOSED, org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE,
                 ServerRequest.createExceptionDetailMessage(text).context_data)));
         }
@@ -225,15 +237,20 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
         }
     }
 
+    /** A call JacORB owes a reply, and what an error reply for it needs (its request may be overwritten). */
     private static final class Pending
     {
         final ServerCall call;
-        final byte[] request;
+        final int type;
+        final int minor;
+        final long requestId;
 
-        Pending(final ServerCall call, final byte[] request)
+        Pending(final ServerCall call, final byte[] request, final int length)
         {
             this.call = call;
-            this.request = request;
+            this.type = GiopMessage.type(request);
+            this.minor = GiopMessage.minor(request);
+            this.requestId = GiopMessage.requestId(request, length);
         }
     }
 

@@ -89,8 +89,8 @@ public final class UdpServer implements AutoCloseable
         final int maxMessageBytes,
         final long idleTimeoutNs) throws IOException
     {
-        this.engineConfig = engineConfig.maxPacketBytes() <= linkConfig.maxPacketBytes() ? engineConfig :
-            engineConfig.toBuilder().maxPacketBytes(linkConfig.maxPacketBytes()).build();
+        // Each connection's engine takes the packet size its set-up exchange agreed (onConnect).
+        this.engineConfig = engineConfig;
         this.handler = handler;
         this.executor = executor;
         this.maxMessageBytes = maxMessageBytes;
@@ -221,7 +221,10 @@ public final class UdpServer implements AutoCloseable
         public void onConnect(final UdpServerConnection connection)
         {
             final String name = connection.remoteAddress() + "#" + Long.toHexString(connection.connectionId());
-            final ServerSession session = new ServerSession(name, engineConfig, connection::send, handler, executor, maxMessageBytes);
+            // The connection's packets are the smaller of both sides' maximum (set-up exchange).
+            final EngineConfig config = connection.maxPacketBytes() == engineConfig.maxPacketBytes() ? engineConfig :
+                engineConfig.toBuilder().maxPacketBytes(connection.maxPacketBytes()).build();
+            final ServerSession session = new ServerSession(name, config, connection::send, handler, executor, maxMessageBytes);
             // A reply sent from another thread than the one that reads the connection arms the
             // engine's retransmission timer; the timer thread must learn of it.
             session.replyListener(() -> timerCheck(session));

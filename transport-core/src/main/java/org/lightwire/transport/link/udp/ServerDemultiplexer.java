@@ -50,6 +50,15 @@ final class ServerDemultiplexer
         boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to);
 
         /**
+         * Like {@link #send(long, ByteBuffer, ByteBuffer, InetSocketAddress)}, on a connection's
+         * own socket when {@code connected} is not null (no address to look up per datagram).
+         */
+        default boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to, DatagramChannel connected)
+        {
+            return send(connectionId, header, payload, to);
+        }
+
+        /**
          * Runs {@code task} on the receive thread: at once when called there, soon otherwise.
          * A task handed over while the front-end closes runs on the closing thread after the
          * receive thread ended, or not at all.
@@ -221,7 +230,7 @@ final class ServerDemultiplexer
         final int length = datagram.remaining();
         final int base = datagram.position();
         if (length >= UdpPrefixFlyweight.HEADER_LENGTH + HeaderFlyweight.HEADER_LENGTH &&
-            length <= UdpPrefixFlyweight.HEADER_LENGTH + config.maxPacketBytes() &&
+            length <= UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() &&
             BigEndian.getCard64(datagram, base + UdpPrefixFlyweight.CONNECTION_ID_OFFSET) == connection.connectionId())
         {
             try
@@ -254,7 +263,9 @@ final class ServerDemultiplexer
         }
         ownSocketsByAddress.put(connection.remoteAddress(), connection);
         ownSocketsOpened.incrementAndGet();
-        return new ConnectionSocket(channel, datagramBufferBytes(config));
+        // Sized for the connection's packets (one byte more: a datagram that fills it was too
+        // long), which may be smaller than the endpoint's largest.
+        return new ConnectionSocket(channel, UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() + 1);
     }
 
     /** {@code connection}'s own socket was closed; from any thread. */
@@ -360,7 +371,14 @@ final class ServerDemultiplexer
     /** Sends one datagram of a connection, or a set-up datagram (id 0); from any thread. */
     void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to)
     {
-        if (frontEnd.send(connectionId, header, payload, to))
+        send(connectionId, header, payload, to, null);
+    }
+
+    /** Sends one datagram of a connection, on its own socket when {@code connected} is not null; from any thread. */
+    void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to,
+        final DatagramChannel connected)
+    {
+        if (frontEnd.send(connectionId, header, payload, to, connected))
         {
             // Written from any thread that sends, so a real atomic increment.
             datagramsSent.incrementAndGet();

@@ -100,7 +100,8 @@ public final class UdpServerConnection
                 "; fragment it");
         }
 
-        demultiplexer.send(connectionId, header, payload, remoteAddress);
+        final ConnectionSocket own = ownSocket.get();
+        demultiplexer.send(connectionId, header, payload, remoteAddress, own == null ? null : own.channel);
         return true;
     }
 
