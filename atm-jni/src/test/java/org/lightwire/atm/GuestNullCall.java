@@ -88,8 +88,10 @@ public final class GuestNullCall
                 same &= Arrays.equals(request, got);
             }
             check(same, "echo of 1 B to 300 KB requests (fragmented into 8 KiB SDUs) byte for byte");
-            check(client.counters().retransmissions() == 0, "no retransmissions on a lossless circuit (" +
-                client.counters().retransmissions() + ")");
+            System.out.println("client link: " + clientLink + "; retransmissions " + client.counters().retransmissions());
+            check(client.counters().retransmissions() == 0 || clientLink.sendsDropped() + serverLink.sendsDropped() > 0,
+                "no retransmissions unless the circuit refused an SDU (" + client.counters().retransmissions() + " retransmissions, " +
+                (clientLink.sendsDropped() + serverLink.sendsDropped()) + " SDUs refused)");
             check(server.failure() == null, "server driver ran without failure (" + server.failure() + ")");
         }
 
