@@ -204,6 +204,21 @@ int lwatm_recv(int fd, int wake_fd, void *dst, int capacity, int timeout_ms, int
     {
         return errno == EWOULDBLOCK ? -EAGAIN : neg_errno();
     }
+    if (n == 0)
+    {
+        /*
+         * Linux ATM never delivers an empty SDU (vcc_sendmsg sends nothing for one); recvmsg
+         * returns 0 when the circuit was released or closed (vcc_recvmsg), and the release
+         * left its reason in the socket's error (vcc_release_async: EPIPE, or the driver's).
+         */
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
+        {
+            return -err;
+        }
+        return -EPIPE;
+    }
     if (msg.msg_flags & MSG_TRUNC)
     {
         *truncated = 1;

@@ -70,6 +70,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   say "downloading ${missing[*]}"
   apt-get download "${missing[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
 fi
+for p in "${pkgs[@]}"; do
+  name=${p%%=*}
+  ls "${name}_${version}"_*.deb >/dev/null 2>&1 || skip "could not download $name $version with apt-get download (no Debian mirror?)"
+done
 bytes=$(du -cb "$cache/debs"/*_"$version"_*.deb | tail -1 | cut -f1)
 say "kernel $kver ($version); packages $((bytes / 1000000)) MB in $cache/debs"
 
@@ -114,6 +118,20 @@ if [ ! -s "$work/deps.classpath" ] || [ "$repo/transport-core/pom.xml" -nt "$wor
 fi
 echo "$module_dir/target/classes:$module_dir/target/test-classes:$repo/transport-core/target/classes:$(cat "$work/deps.classpath")" \
   > "$work/guest.classpath"
+# The JacORB test (d): the it module's test classes, every module's classes, their dependencies.
+if [ ! -f "$repo/it/target/test-classes/org/lightwire/it/GuestOrbEcho.class" ] ||
+   [ ! -f "$repo/etf-plugin/target/classes/org/lightwire/etf/LightwireFactories.class" ]; then
+  say "compiling the project for the JacORB test (mvn test-compile)"
+  (cd "$repo" && mvn -q -B -ntp -pl it -am test-compile)
+fi
+if [ ! -s "$work/orb-deps.classpath" ] || [ "$repo/it/pom.xml" -nt "$work/orb-deps.classpath" ]; then
+  (cd "$repo" && mvn -q -B -ntp -pl it dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile="$work/orb-deps.classpath" >/dev/null)
+fi
+orb_cp="$repo/it/target/test-classes:$repo/it/target/classes"
+for m in etf-plugin transport-core atm-jni romiop; do orb_cp="$orb_cp:$repo/$m/target/classes"; done
+# Module jars that dependency:build-classpath names from ~/.m2 are replaced by target/classes above.
+echo "$orb_cp:$(tr ':' '\n' < "$work/orb-deps.classpath" | grep -v '/org/lightwire/' | paste -sd:)" > "$work/orb.classpath"
 
 # --- initramfs: busybox, modules with their dependencies, /init ----------------------------------
 moddir="$root/lib/modules/$kver/kernel"
@@ -145,6 +163,7 @@ REPO='$repo'
 GUEST_SCRIPT='$here/guest-tests.sh'
 TEST_BIN='$work/lwatm_sdu_test'
 CLASSPATH_FILE='$work/guest.classpath'
+ORB_CLASSPATH_FILE='$work/orb.classpath'
 NULL_CALLS='$calls'
 export JAVA_BIN='${JAVA_BIN:-$(command -v java)}'
 CONF
@@ -165,7 +184,7 @@ timeout 1200 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -n
 qemu_rc=$?
 set -e
 boot_s=$(echo "$(date +%s.%N) $boot_start" | awk '{printf "%.1f", $1 - $2}')
-grep -E "^(guest:|PASS|FAIL|SDU sizes|GUEST-RTT|opened|openjdk|LWATM)" "$log" | sed 's/^/  /'
+grep -E "^(guest:|PASS|FAIL|SDU sizes|GUEST-RTT|GUEST-ORB-RTT|opened|openjdk|LWATM)" "$log" | sed 's/^/  /'
 rc=$(sed -n 's/.*LWATM-GUEST-EXIT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
 say "qemu exit $qemu_rc, guest $boot_s s, whole script $(elapsed) s"
 if [ "$rc" = 0 ]; then

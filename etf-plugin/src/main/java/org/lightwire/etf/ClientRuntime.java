@@ -22,6 +22,7 @@ final class ClientRuntime
 {
     private final LightwireConfig config;
     private final UdpClient client;
+    private org.lightwire.transport.channel.ConnectionPool aal5Pool;
     private final ThreadPoolExecutor replyWaiters;
     final AtomicLong onewaysSent = new AtomicLong();
     final AtomicLong callsStarted = new AtomicLong();
@@ -57,6 +58,23 @@ final class ClientRuntime
     UdpClient client()
     {
         return client;
+    }
+
+    /**
+     * @return the pool of the one transport connection over the configured AAL5 PVC (one circuit
+     *     carries one call at a time), made on first use.
+     */
+    synchronized org.lightwire.transport.channel.ConnectionPool aal5Pool()
+    {
+        if (aal5Pool == null)
+        {
+            final org.lightwire.atm.Aal5Config a = config.aal5();
+            aal5Pool = new org.lightwire.transport.channel.ConnectionPool(() ->
+                new org.lightwire.transport.channel.ClientConnection(org.lightwire.atm.Aal5Link.open(a), config.engine(),
+                    "aal5 " + a.circuit(), config.maxMessageBytes()),
+                "aal5:" + a.circuit(), 1, config.clientAcquireTimeoutNs());
+        }
+        return aal5Pool;
     }
 
     ThreadPoolExecutor replyWaiters()

@@ -119,16 +119,34 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         final LightwireProfile lw = (LightwireProfile)serverProfile;
         profile = lw;
         server = "lw:" + lw.address();
-        final InetSocketAddress address;
-        try
+        final ConnectionPool p;
+        if (runtime.config().aal5() != null)
         {
-            address = lw.address().resolve();
+            if (!lw.address().isAal5())
+            {
+                throw CorbaExceptions.connectFailed(server, new IOException("this ORB reaches Lightwire servers over AAL5 (" +
+                    LightwireConfig.LINK + "=aal5), and " + lw.address() + " is a UDP endpoint"));
+            }
+            p = runtime.aal5Pool();
         }
-        catch (final UnknownHostException e)
+        else
         {
-            throw CorbaExceptions.connectFailed(server, e);
+            if (lw.address().isAal5())
+            {
+                throw CorbaExceptions.connectFailed(server, new IOException(lw.address() + " is a server on an AAL5 circuit; set " +
+                    LightwireConfig.LINK + "=aal5 and " + LightwireConfig.AAL5_PREFIX + "circuit (this end's PVC) to reach it"));
+            }
+            final InetSocketAddress address;
+            try
+            {
+                address = lw.address().resolve();
+            }
+            catch (final UnknownHostException e)
+            {
+                throw CorbaExceptions.connectFailed(server, e);
+            }
+            p = runtime.client().pool(address);
         }
-        final ConnectionPool p = runtime.client().pool(address);
         // One set-up exchange proves a server is there, so that a client whose server lacks the
         // plug-in gets TRANSIENT now and JacORB moves on to the next profile (IIOP).
         final ClientConnection c;

@@ -24,7 +24,15 @@ public final class LightwireConfig
     /** Host name or address published in the profile; default: the IIOP profile's host. */
     public static final String HOST = PREFIX + "host";
     /** The link under the transport; only {@code udp} is available. */
+    /** {@code udp} (default) or {@code aal5}: AAL5 over the Linux ATM socket API, see {@link #AAL5_PREFIX}. */
     public static final String LINK = PREFIX + "link";
+    /**
+     * With {@code link=aal5}: the circuit and its QoS, read by {@code org.lightwire.atm.Aal5Config}
+     * under this prefix: {@code circuit} (PVC itf.vpi.vci; on a server the one it serves, on a
+     * client the one that reaches the server), {@code qos.class}, {@code qos.pcr},
+     * {@code qos.max_sdu} (and {@code qos.tx.*}, {@code qos.rx.*}).
+     */
+    public static final String AAL5_PREFIX = PREFIX + "aal5.";
     /**
      * Largest packet, header included. Unset: 8192 to remote servers and {@link #LOOPBACK_PACKET_BYTES}
      * to a server on a loopback address (MTU 64 KiB: a large datagram is not fragmented there,
@@ -75,6 +83,8 @@ public final class LightwireConfig
     private final String host;
     private final EngineConfig engine;
     private final UdpLinkConfig link;
+    /** The AAL5 circuit and QoS when {@link #LINK} is aal5, else null. */
+    private final org.lightwire.atm.Aal5Config aal5;
     private final UdpLinkConfig serverLink;
     private final int maxMessageBytes;
     private final int clientMaxConnections;
@@ -91,11 +101,12 @@ public final class LightwireConfig
         port = (int)range(c, PORT, -1, -1, 65535);
         listenAddress = c.getAttribute(LISTEN_ADDRESS, c.getAttribute("OAIAddr", ""));
         host = c.getAttribute(HOST, "");
-        final String linkName = c.getAttribute(LINK, "udp");
-        if (!"udp".equals(linkName))
+        final String linkName = c.getAttribute(LINK, "udp").trim();
+        if (!"udp".equals(linkName) && !"aal5".equals(linkName))
         {
-            throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed value is udp");
+            throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed values are udp and aal5");
         }
+        aal5 = "aal5".equals(linkName) ? aal5(c) : null;
         final int maxPacketBytes = (int)range(c, MAX_PACKET_BYTES, EngineConfig.DEFAULT_MAX_PACKET_BYTES, 64, 65499);
         final boolean packetSizeSet = !c.getAttribute(MAX_PACKET_BYTES, "").trim().isEmpty();
         final long retransmitMinNs = TimeUnit.MICROSECONDS.toNanos(
@@ -153,6 +164,35 @@ public final class LightwireConfig
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
         serverSocketPerConnection = bool(c, SERVER_SOCKET_PER_CONNECTION, true);
         prefer = bool(c, PREFER, true);
+    }
+
+    private static org.lightwire.atm.Aal5Config aal5(final Configuration c) throws ConfigurationException
+    {
+        final java.util.Properties p = new java.util.Properties();
+        for (final String key : c.getAttributeNamesWithPrefix(AAL5_PREFIX))
+        {
+            p.setProperty(key, c.getAttribute(key, ""));
+        }
+        try
+        {
+            final org.lightwire.atm.Aal5Config config = org.lightwire.atm.Aal5Config.fromProperties(p, AAL5_PREFIX);
+            if (config.pvc() == null)
+            {
+                throw new ConfigurationException(AAL5_PREFIX + "circuit is not set: the JacORB plug-in runs AAL5 over PVCs " +
+                    "(itf.vpi.vci, e.g. 0.0.100); SVCs are not supported by it yet");
+            }
+            return config;
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ConfigurationException(LINK + " = aal5: " + e.getMessage());
+        }
+    }
+
+    /** @return the AAL5 circuit and QoS when {@link #LINK} is aal5, else null. */
+    public org.lightwire.atm.Aal5Config aal5()
+    {
+        return aal5;
     }
 
     /**

@@ -54,6 +54,7 @@ public final class LightwireListener extends ListenerBase
     private LightwireConfig config;
     private int oaPort;
     private volatile UdpServer server;
+    private volatile org.lightwire.transport.channel.LinkServerDriver aal5Server;
 
     @Override
     public void configure(final Configuration configuration) throws ConfigurationException
@@ -66,6 +67,11 @@ public final class LightwireListener extends ListenerBase
     @Override
     public void listen()
     {
+        if (config.aal5() != null)
+        {
+            listenOnAal5();
+            return;
+        }
         final IIOPAddress iiop = iiopAddress();
         int port = config.port();
         if (port < 0)
@@ -93,6 +99,33 @@ public final class LightwireListener extends ListenerBase
         }
         final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
             new byte[0], new Version((byte)1, (byte)2));
+        publish(p);
+    }
+
+    /** Serves the configured AAL5 PVC (one transport connection: one call at a time). */
+    private void listenOnAal5()
+    {
+        final org.lightwire.atm.Aal5Config a = config.aal5();
+        try
+        {
+            final org.lightwire.atm.Aal5Link link = org.lightwire.atm.Aal5Link.open(a);
+            aal5Server = new org.lightwire.transport.channel.LinkServerDriver(link, config.engine(), new Handler(), null,
+                config.maxMessageBytes(), "aal5:" + a.pvc()).start();
+        }
+        catch (final IOException e)
+        {
+            throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 circuit " + a.circuit() + ": " + e.getMessage() +
+                " (check " + LightwireConfig.AAL5_PREFIX + "circuit and the ATM interface)").initCause(e);
+        }
+        catch (final RuntimeException e)
+        {
+            throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 circuit " + a.circuit() + ": " + e).initCause(e);
+        }
+        publish(new LightwireProfile(LightwireAddress.aal5(a.pvc().toString()), new byte[0], new Version((byte)1, (byte)2)));
+    }
+
+    private void publish(final LightwireProfile p)
+    {
         p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent());
         try
         {
@@ -160,6 +193,18 @@ public final class LightwireListener extends ListenerBase
         if (s != null)
         {
             s.close();
+        }
+        final org.lightwire.transport.channel.LinkServerDriver a = aal5Server;
+        if (a != null)
+        {
+            try
+            {
+                a.close();
+            }
+            catch (final IOException e)
+            {
+                // Closing the circuit: nothing left to tell anyone.
+            }
         }
         for (final LightwireServerConnection c : connections.values())
         {
