@@ -9,12 +9,15 @@ import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
  * A client's side of the group's reliable multicast (paper, Figure 4 lines 6-11 and 41-45): each
  * Request is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until every
- * member has ACKed it. Replies and their consolidation are not here yet.
+ * member has ACKed it. Members' Replies go to a {@link ReplyHandler}, each once per member and
+ * request; every Reply, duplicates included, is ACKed to its member, which resends it until then.
+ * Consolidation is the caller's ({@code org.lightwire.romiop.consolidation}).
  */
 public final class GroupClientEngine
 {
@@ -27,13 +30,26 @@ public final class GroupClientEngine
     private final PacketHeader_1_0 header = new PacketHeader_1_0();
     private final RequestFlyweight request = new RequestFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
+    private final ReplyFlyweight reply = new ReplyFlyweight();
+    private final ByteBuffer ackOut = ByteBuffer.allocate(AckFlyweight.LENGTH);
+    private final ReplyHandler replyHandler;
+    /** (member, request packet id) of replies delivered, oldest first, bounded by replyHistory. */
+    private final java.util.LinkedHashSet<Long> repliesSeen = new java.util.LinkedHashSet<>();
     private final long allMembersMask;
     /** Unacknowledged requests by packet id. */
     private final Map<Integer, Outstanding> outstanding = new HashMap<>();
     private int lamport;
 
+    /** A client that sends requests only: Replies are counted as unexpected. */
     public GroupClientEngine(final GroupConfig config, final GroupSender sender)
     {
+        this(config, sender, null);
+    }
+
+    /** @param replyHandler gets each member's reply once; null: Replies are counted as unexpected. */
+    public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler)
+    {
+        this.replyHandler = replyHandler;
         if (config.memberIndex(config.selfId) >= 0)
         {
             throw new IllegalArgumentException("client id " + config.selfId + " is also a member id; give the client its own id");
@@ -97,6 +113,11 @@ public final class GroupClientEngine
             counters.countInvalid(invalid);
             return;
         }
+        if (header.type() == PacketType.REPLY && replyHandler != null)
+        {
+            onReply(buffer, offset, length);
+            return;
+        }
         if (header.type() != PacketType.ACK)
         {
             counters.unexpectedPackets++;
@@ -130,6 +151,45 @@ public final class GroupClientEngine
             outstanding.remove((int)ack.ackedId());
             counters.requestsCompleted++;
         }
+    }
+
+    private void onReply(final ByteBuffer buffer, final int offset, final int length)
+    {
+        reply.wrap(buffer, offset);
+        final Invalid invalid = reply.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        if (Integer.compareUnsigned(reply.packetId(), lamport) > 0)
+        {
+            lamport = reply.packetId();
+        }
+        final int member = reply.senderId();
+        if (reply.requestSenderId() != config.selfId || config.memberIndex(member) < 0)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        // ACKed every time: the member resends only because our ACK did not reach it.
+        ack.wrap(ackOut, 0);
+        ack.set(WIRE_ORDER, config.selfId, ++lamport, PacketType.REPLY, member, reply.requestPacketId() & 0xFFFF_FFFFL);
+        sender.send(member, ackOut, AckFlyweight.LENGTH);
+        final long key = ((long)member << 32) | (reply.requestPacketId() & 0xFFFF_FFFFL);
+        if (!repliesSeen.add(key))
+        {
+            counters.duplicateReplies++;
+            return;
+        }
+        if (repliesSeen.size() > config.replyHistory)
+        {
+            final Iterator<Long> oldest = repliesSeen.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+        counters.repliesReceived++;
+        replyHandler.onReply(member, reply.requestPacketId(), reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
     }
 
     /** Re-multicasts every request whose retransmission deadline has passed. */

@@ -17,6 +17,12 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;
     public static final int DEFAULT_MAX_PACKET_BYTES = 8192;
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
+    /** Replies a member keeps until their clients ACK them; beyond, the oldest is given up. */
+    public static final int DEFAULT_MAX_UNACKED_REPLIES = 1024;
+    /** Times a member sends a reply again before it gives up on the client. */
+    public static final int DEFAULT_MAX_REPLY_RETRANSMITS = 50;
+    /** (member, request) pairs a client remembers to drop duplicate replies. */
+    public static final int DEFAULT_REPLY_HISTORY = 4096;
 
     final int selfId;
     final int leaderId;
@@ -28,6 +34,9 @@ public final class GroupConfig
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
+    int maxUnackedReplies = DEFAULT_MAX_UNACKED_REPLIES;
+    int maxReplyRetransmits = DEFAULT_MAX_REPLY_RETRANSMITS;
+    int replyHistory = DEFAULT_REPLY_HISTORY;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -90,6 +99,24 @@ public final class GroupConfig
     public GroupConfig maxOutstandingRequests(final int requests)
     {
         this.maxOutstandingRequests = requests;
+        return this;
+    }
+
+    /**
+     * Reply reliability: a member keeps up to {@code maxUnacked} replies until their clients ACK
+     * them, sending each again every retransmit timeout, at most {@code maxRetransmits} times; a
+     * client remembers {@code history} (member, request) pairs to drop duplicate replies.
+     */
+    public GroupConfig replies(final int maxUnacked, final int maxRetransmits, final int history)
+    {
+        if (maxUnacked < 1 || maxRetransmits < 0 || history < 1)
+        {
+            throw new IllegalArgumentException("replies(" + maxUnacked + ", " + maxRetransmits + ", " + history +
+                "): at least 1 unacked reply, 0 or more retransmits, at least 1 remembered reply");
+        }
+        this.maxUnackedReplies = maxUnacked;
+        this.maxReplyRetransmits = maxRetransmits;
+        this.replyHistory = history;
         return this;
     }
 

@@ -22,6 +22,12 @@ public final class GroupCounters
     long requestsSent;
     long requestRetransmits;
     long requestsCompleted;
+    long repliesSent;
+    long replyRetransmits;
+    long repliesAcked;
+    long repliesAbandoned;
+    long repliesReceived;
+    long duplicateReplies;
 
     void countInvalid(final Invalid reason)
     {
@@ -101,6 +107,42 @@ public final class GroupCounters
     public long requestsCompleted()
     {
         return requestsCompleted;
+    }
+
+    /** Member: replies sent (first transmissions). */
+    public long repliesSent()
+    {
+        return repliesSent;
+    }
+
+    /** Member: replies sent again because the client had not ACKed them. */
+    public long replyRetransmits()
+    {
+        return replyRetransmits;
+    }
+
+    /** Member: replies the client ACKed. */
+    public long repliesAcked()
+    {
+        return repliesAcked;
+    }
+
+    /** Member: replies given up on (the client never ACKed, or the store was full). */
+    public long repliesAbandoned()
+    {
+        return repliesAbandoned;
+    }
+
+    /** Client: replies delivered to its handler, one per member and request. */
+    public long repliesReceived()
+    {
+        return repliesReceived;
+    }
+
+    /** Client: replies received again (ACKed again, not delivered). */
+    public long duplicateReplies()
+    {
+        return duplicateReplies;
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
@@ -40,6 +41,10 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * cumulative ACK has passed it, serves NAKs from that store, and re-multicasts the orders some
  * member still lacks every {@code retransmitTimeoutNs} (so a lost last MsgOrder is recovered
  * without a NAK).
+ *
+ * <p>Replies ({@link #sendReply}): each is kept until its client ACKs it and sent again every
+ * retransmit timeout, at most {@code maxReplyRetransmits} times; at most
+ * {@code maxUnackedReplies} are kept (the oldest is given up beyond).
  *
  * <p>Not yet: membership changes, leader failover, Cancel, KeepAlive probing, and forgetting the
  * ids of delivered requests (the duplicate filter grows with the group's history).
@@ -71,6 +76,9 @@ public final class MemberEngine
     private final AckFlyweight ack = new AckFlyweight();
     private final NakFlyweight nak = new NakFlyweight();
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
+    private final ReplyFlyweight reply = new ReplyFlyweight();
+    /** Replies sent and not yet ACKed by their client, oldest first, by (client, request packet id). */
+    private final java.util.LinkedHashMap<Long, UnackedReply> unackedReplies = new java.util.LinkedHashMap<>();
 
     private State state;
     private int lamport;
@@ -174,6 +182,10 @@ public final class MemberEngine
         {
             resendLaggingOrders(nowNs);
         }
+        if (!unackedReplies.isEmpty())
+        {
+            resendReplies(nowNs);
+        }
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
@@ -194,8 +206,113 @@ public final class MemberEngine
         if (retransmitArmed && (!any || retransmitDeadlineNs - deadline < 0))
         {
             deadline = retransmitDeadlineNs;
+            any = true;
+        }
+        if (!unackedReplies.isEmpty())
+        {
+            final long replies = earliestReplyDeadline();
+            if (!any || replies - deadline < 0)
+            {
+                deadline = replies;
+            }
         }
         return deadline;
+    }
+
+    /**
+     * Sends the servant's reply to a delivered request to its client (paper, Figure 4 line 40),
+     * and keeps it until the client ACKs it, sending it again every retransmit timeout, at most
+     * {@code maxReplyRetransmits} times. At most {@code maxUnackedReplies} are kept; beyond, the
+     * oldest is given up (counted).
+     *
+     * @param clientId  the request's sender.
+     * @param packetId  the request's packet id.
+     * @param requestId the GIOP request id.
+     * @param payload   the GIOP reply, bytes {@code [offset, offset + length)}, copied.
+     * @throws IllegalArgumentException the reply does not fit one packet (no fragmentation yet).
+     */
+    public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload, final int offset,
+        final int length, final long nowNs)
+    {
+        if (ReplyFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        {
+            throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
+                " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
+        }
+        reply.wrap(out, 0);
+        reply.set(WIRE_ORDER, config.selfId, nextPacketId(), clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        final byte[] copy = new byte[reply.packetSize()];
+        out.get(0, copy);
+        final long key = key(clientId, packetId);
+        unackedReplies.remove(key);
+        if (unackedReplies.size() >= config.maxUnackedReplies)
+        {
+            final java.util.Iterator<UnackedReply> oldest = unackedReplies.values().iterator();
+            oldest.next();
+            oldest.remove();
+            counters.repliesAbandoned++;
+        }
+        unackedReplies.put(key, new UnackedReply(clientId, copy, nowNs + config.retransmitTimeoutNs));
+        counters.repliesSent++;
+        sender.send(clientId, out, copy.length);
+    }
+
+    /** @return replies sent and not yet ACKed. */
+    public int unackedReplies()
+    {
+        return unackedReplies.size();
+    }
+
+    private void resendReplies(final long nowNs)
+    {
+        for (final java.util.Iterator<UnackedReply> it = unackedReplies.values().iterator(); it.hasNext(); )
+        {
+            final UnackedReply r = it.next();
+            if (r.deadlineNs - nowNs > 0)
+            {
+                continue;
+            }
+            if (r.retransmits >= config.maxReplyRetransmits)
+            {
+                it.remove();
+                counters.repliesAbandoned++;
+                continue;
+            }
+            r.retransmits++;
+            r.deadlineNs = nowNs + config.retransmitTimeoutNs;
+            counters.replyRetransmits++;
+            sender.send(r.clientId, ByteBuffer.wrap(r.packet), r.packet.length);
+        }
+    }
+
+    private long earliestReplyDeadline()
+    {
+        long deadline = Long.MAX_VALUE;
+        boolean any = false;
+        for (final UnackedReply r : unackedReplies.values())
+        {
+            if (!any || r.deadlineNs - deadline < 0)
+            {
+                deadline = r.deadlineNs;
+                any = true;
+            }
+        }
+        return deadline;
+    }
+
+    private static final class UnackedReply
+    {
+        final int clientId;
+        final byte[] packet;
+        long deadlineNs;
+        int retransmits;
+
+        UnackedReply(final int clientId, final byte[] packet, final long deadlineNs)
+        {
+            this.clientId = clientId;
+            this.packet = packet;
+            this.deadlineNs = deadlineNs;
+        }
     }
 
     private void onRequest(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -293,6 +410,15 @@ public final class MemberEngine
             return;
         }
         observe(ack.packetId());
+        if (ack.ackedType() == PacketType.REPLY)
+        {
+            // A client confirms this member's reply to its request ackedId.
+            if (ack.ackedSenderId() == config.selfId && unackedReplies.remove(key(ack.senderId(), (int)ack.ackedId())) != null)
+            {
+                counters.repliesAcked++;
+            }
+            return;
+        }
         final int index = config.memberIndex(ack.senderId());
         if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0)
         {
