@@ -7,9 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 
 import org.jacorb.orb.dsi.ServerRequest;
-import org.lightwire.etf.giop.FragmentJoiner;
 import org.lightwire.etf.giop.GiopMessage;
-import org.lightwire.etf.giop.InboundMessages;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.transport.channel.ClientConnection;
 import org.lightwire.transport.channel.ConnectionPool;
@@ -38,17 +36,12 @@ import org.omg.ETF.Profile;
  *   <li>Fragmented messages are joined before they are sent ({@link FragmentJoiner}).</li>
  * </ul>
  */
-final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
+final class LightwireClientConnection extends MessageConnection
 {
     private final ClientRuntime runtime;
-    private final InboundMessages inbound = new InboundMessages();
-    private final FragmentJoiner joiner = new FragmentJoiner();
-    private byte[] outBuffer = new byte[1024];
-    private int outLength;
     private volatile ConnectionPool pool;
     private volatile String server = "(not connected)";
     private volatile long generation;
-    private int timeoutMs;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
 
@@ -130,39 +123,13 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             }
         }
         generation = inbound.open();
-        joiner.clear();
-        outLength = 0;
+        clearOutgoing();
         connected = true;
     }
 
     @Override
-    public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
+    protected void onMessage(final byte[] message)
     {
-        if (outLength + length > outBuffer.length)
-        {
-            final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
-            System.arraycopy(outBuffer, 0, bigger, 0, outLength);
-            outBuffer = bigger;
-        }
-        System.arraycopy(data, offset, outBuffer, outLength, length);
-        outLength += length;
-    }
-
-    @Override
-    public void flush()
-    {
-        if (outLength == 0)
-        {
-            return;
-        }
-        final byte[] flushed = new byte[outLength];
-        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
-        outLength = 0;
-        final byte[] message = joiner.offer(flushed);
-        if (message == null)
-        {
-            return;
-        }
         final ConnectionPool p = pool;
         if (!connected || p == null)
         {
@@ -320,12 +287,6 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     }
 
     @Override
-    public boolean is_data_available()
-    {
-        return inbound.hasData();
-    }
-
-    @Override
     public void close()
     {
         synchronized (this)
@@ -338,25 +299,6 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         {
             inFlight.close();
         }
-    }
-
-    /** Lightwire is asymmetric (client calls, server answers): no bidirectional GIOP. */
-    @Override
-    public boolean supports_callback()
-    {
-        return false;
-    }
-
-    @Override
-    protected synchronized void setTimeout(final int timeout)
-    {
-        timeoutMs = timeout;
-    }
-
-    @Override
-    protected synchronized int getTimeout()
-    {
-        return timeoutMs;
     }
 
     @Override

@@ -89,7 +89,7 @@ public final class LightwireListener extends ListenerBase
         }
         final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
             new byte[0], new Version((byte)1, (byte)2));
-        p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent());
+        p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent(orb));
         try
         {
             p.configure(configuration);
@@ -102,8 +102,13 @@ public final class LightwireListener extends ListenerBase
         super.listen();
     }
 
-    /** JacORB adds TAG_CODE_SETS only to IIOP profiles; a Lightwire-only IOR needs its own. */
-    private byte[] codeSetComponent()
+    /**
+     * JacORB adds TAG_CODE_SETS only to IIOP profiles; an IOR with only a Lightwire or ROMIOP
+     * profile needs its own.
+     *
+     * @return the encapsulated {@code CodeSetComponentInfo} of the ORB, the component's data.
+     */
+    public static byte[] codeSetComponent(final org.jacorb.orb.ORB orb)
     {
         final CDROutputStream out = new CDROutputStream(orb);
         try
