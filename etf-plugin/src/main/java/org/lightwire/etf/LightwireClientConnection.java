@@ -8,9 +8,7 @@ import java.nio.ByteBuffer;
 
 import org.jacorb.orb.dsi.ServerRequest;
 import org.lightwire.etf.giop.CodeSetContexts;
-import org.lightwire.etf.giop.FragmentJoiner;
 import org.lightwire.etf.giop.GiopMessage;
-import org.lightwire.etf.giop.InboundMessages;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.transport.channel.ClientConnection;
 import org.lightwire.transport.channel.ConnectionPool;
@@ -39,7 +37,7 @@ import org.omg.ETF.Profile;
  *   <li>Fragmented messages are joined before they are sent ({@link FragmentJoiner}).</li>
  * </ul>
  */
-final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
+final class LightwireClientConnection extends MessageConnection
 {
     /**
      * One-way requests sent at-most-once in a row on a transport connection before the next one
@@ -58,20 +56,9 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     }
 
     private final ClientRuntime runtime;
-    private final InboundMessages inbound = new InboundMessages();
-    private final FragmentJoiner joiner = new FragmentJoiner();
-    private byte[] outBuffer = new byte[1024];
-    private int outLength;
     private volatile ConnectionPool pool;
     private volatile String server = "(not connected)";
     private volatile long generation;
-    private int timeoutMs;
-    /**
-     * The message being written when its GIOP header announced its size: each message gets an
-     * array of exactly its size, written once and handed to the transport by flush() without a
-     * copy (the engine keeps it until the call ends, so it cannot be a reused buffer).
-     */
-    private byte[] exact;
     /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
     private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
@@ -173,72 +160,13 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             }
         }
         generation = inbound.open();
-        joiner.clear();
-        outLength = 0;
-        exact = null;
+        clearOutgoing();
         connected = true;
     }
 
     @Override
-    public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
+    protected void onMessage(final byte[] joined)
     {
-        if (outLength == 0 && exact == null)
-        {
-            exact = exactArrayFor(data, offset, length);
-        }
-        if (exact != null)
-        {
-            if (outLength + length <= exact.length)
-            {
-                System.arraycopy(data, offset, exact, outLength, length);
-                outLength += length;
-                return;
-            }
-            // More than the header announced: go on in the growing buffer, which flush copies.
-            ensureOutBuffer(outLength);
-            System.arraycopy(exact, 0, outBuffer, 0, outLength);
-            exact = null;
-        }
-        if (outLength + length > outBuffer.length)
-        {
-            final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
-            System.arraycopy(outBuffer, 0, bigger, 0, outLength);
-            outBuffer = bigger;
-        }
-        System.arraycopy(data, offset, outBuffer, outLength, length);
-        outLength += length;
-    }
-
-    @Override
-    public void flush()
-    {
-        if (outLength == 0)
-        {
-            return;
-        }
-        final byte[] flushed;
-        if (exact != null && outLength == exact.length)
-        {
-            // The message was written straight into an array of its own size: no copy.
-            flushed = exact;
-        }
-        else
-        {
-            if (exact != null)
-            {
-                ensureOutBuffer(outLength);
-                System.arraycopy(exact, 0, outBuffer, 0, outLength);
-            }
-            flushed = new byte[outLength];
-            System.arraycopy(outBuffer, 0, flushed, 0, outLength);
-        }
-        exact = null;
-        outLength = 0;
-        final byte[] joined = joiner.offer(flushed);
-        if (joined == null)
-        {
-            return;
-        }
         final ConnectionPool p = pool;
         if (!connected || p == null)
         {
@@ -346,28 +274,10 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         return state;
     }
 
-    /** @return an array of the whole message's size when {@code data} starts with a sane GIOP header, else null. */
-    private byte[] exactArrayFor(final byte[] data, final int offset, final int length)
+    @Override
+    protected int maxMessageBytes()
     {
-        if (length < GiopMessage.HEADER_LENGTH)
-        {
-            return null;
-        }
-        final byte[] header = java.util.Arrays.copyOfRange(data, offset, offset + GiopMessage.HEADER_LENGTH);
-        if (!GiopMessage.isGiop(header, header.length))
-        {
-            return null;
-        }
-        final long total = GiopMessage.HEADER_LENGTH + (GiopMessage.bodySize(header) & 0xFFFF_FFFFL);
-        return total >= length && total <= runtime.config().maxMessageBytes() ? new byte[(int)total] : null;
-    }
-
-    private void ensureOutBuffer(final int bytes)
-    {
-        if (outBuffer.length < bytes)
-        {
-            outBuffer = new byte[Math.max(outBuffer.length * 2, bytes)];
-        }
+        return runtime.config().maxMessageBytes();
     }
 
     private ClientConnection acquire(final ConnectionPool p)
@@ -485,12 +395,6 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     }
 
     @Override
-    public boolean is_data_available()
-    {
-        return inbound.hasData();
-    }
-
-    @Override
     public void close()
     {
         synchronized (this)
@@ -503,25 +407,6 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         {
             inFlight.close();
         }
-    }
-
-    /** Lightwire is asymmetric (client calls, server answers): no bidirectional GIOP. */
-    @Override
-    public boolean supports_callback()
-    {
-        return false;
-    }
-
-    @Override
-    protected synchronized void setTimeout(final int timeout)
-    {
-        timeoutMs = timeout;
-    }
-
-    @Override
-    protected synchronized int getTimeout()
-    {
-        return timeoutMs;
     }
 
     @Override

@@ -205,7 +205,11 @@ public final class LightwireConfig
         return new LightwireConfig(configuration);
     }
 
-    private static long range(final Configuration c, final String key, final long defaultValue, final long min, final long max)
+    /**
+     * @return the property's whole-number value, or the default when unset.
+     * @throws ConfigurationException naming the key and range when the value is not a number in range.
+     */
+    public static long range(final Configuration c, final String key, final long defaultValue, final long min, final long max)
         throws ConfigurationException
     {
         final String text = c.getAttribute(key, "").trim();
@@ -229,7 +233,11 @@ public final class LightwireConfig
         return value;
     }
 
-    private static boolean bool(final Configuration c, final String key, final boolean defaultValue) throws ConfigurationException
+    /**
+     * @return the property's boolean value (true/on, false/off), or the default when unset.
+     * @throws ConfigurationException naming the key for any other value.
+     */
+    public static boolean bool(final Configuration c, final String key, final boolean defaultValue) throws ConfigurationException
     {
         final String text = c.getAttribute(key, "").trim();
         if (text.isEmpty())

@@ -126,7 +126,7 @@ public final class LightwireListener extends ListenerBase
 
     private void publish(final LightwireProfile p)
     {
-        p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent());
+        p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent(orb));
         try
         {
             p.configure(configuration);
@@ -139,8 +139,13 @@ public final class LightwireListener extends ListenerBase
         super.listen();
     }
 
-    /** JacORB adds TAG_CODE_SETS only to IIOP profiles; a Lightwire-only IOR needs its own. */
-    private byte[] codeSetComponent()
+    /**
+     * JacORB adds TAG_CODE_SETS only to IIOP profiles; an IOR with only a Lightwire or ROMIOP
+     * profile needs its own.
+     *
+     * @return the encapsulated {@code CodeSetComponentInfo} of the ORB, the component's data.
+     */
+    public static byte[] codeSetComponent(final org.jacorb.orb.ORB orb)
     {
         final CDROutputStream out = new CDROutputStream(orb);
         try

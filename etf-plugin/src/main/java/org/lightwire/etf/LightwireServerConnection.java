@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.lightwire.etf.giop.FragmentJoiner;
 import org.lightwire.etf.giop.GiopMessage;
-import org.lightwire.etf.giop.InboundMessages;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.jacorb.orb.dsi.ServerRequest;
 import org.lightwire.transport.channel.ConnectionReader;
@@ -28,20 +26,15 @@ import org.omg.ETF.Profile;
  * thread, waiting in {@link #read}, reads the socket and runs the engine itself: a request is
  * complete on that thread and handed to JacORB without a wake-up.
  */
-final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
+final class LightwireServerConnection extends MessageConnection
 {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final LightwireListener listener;
     private final String transportName;
-    private final InboundMessages inbound = new InboundMessages();
     private final long generation;
-    private final FragmentJoiner joiner = new FragmentJoiner();
     private final AtomicReference<Pending> callInProgress = new AtomicReference<>();
     private final ConnectionReader reader;
-    private byte[] outBuffer = new byte[1024];
-    private int outLength;
-    private int timeoutMs;
 
     /** @param reader the connection's own socket, read in {@link #read}; null when the listener's thread reads it. */
     LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer,
@@ -119,33 +112,8 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     }
 
     @Override
-    public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
+    protected void onMessage(final byte[] message)
     {
-        if (outLength + length > outBuffer.length)
-        {
-            final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
-            System.arraycopy(outBuffer, 0, bigger, 0, outLength);
-            outBuffer = bigger;
-        }
-        System.arraycopy(data, offset, outBuffer, outLength, length);
-        outLength += length;
-    }
-
-    @Override
-    public void flush()
-    {
-        if (outLength == 0)
-        {
-            return;
-        }
-        final byte[] flushed = new byte[outLength];
-        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
-        outLength = 0;
-        final byte[] message = joiner.offer(flushed);
-        if (message == null)
-        {
-            return;
-        }
         if (GiopMessage.isGiop(message, message.length) && GiopMessage.type(message) == GiopMessage.CLOSE_CONNECTION)
         {
             listener.closeConnectionsDropped.incrementAndGet();
@@ -180,12 +148,6 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
             }
         }
         return inbound.read(data.value, offset, minLength, maxLength);
-    }
-
-    @Override
-    public boolean is_data_available()
-    {
-        return inbound.hasData();
     }
 
     @Override
@@ -252,24 +214,6 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
             this.minor = GiopMessage.minor(request);
             this.requestId = GiopMessage.requestId(request, length);
         }
-    }
-
-    @Override
-    public boolean supports_callback()
-    {
-        return false;
-    }
-
-    @Override
-    protected synchronized void setTimeout(final int timeout)
-    {
-        timeoutMs = timeout;
-    }
-
-    @Override
-    protected synchronized int getTimeout()
-    {
-        return timeoutMs;
     }
 
     @Override
