@@ -23,6 +23,10 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_REPLY_RETRANSMITS = 50;
     /** (member, request) pairs a client remembers to drop duplicate replies. */
     public static final int DEFAULT_REPLY_HISTORY = 4096;
+    /** Request ids remembered per client for the duplicate filter (RequestWindows). */
+    public static final int DEFAULT_REQUEST_WINDOW = 256;
+    /** Clients a member remembers requests of; beyond, the least recently active is forgotten. */
+    public static final int DEFAULT_MAX_CLIENTS = 4096;
 
     final int selfId;
     final int leaderId;
@@ -37,6 +41,8 @@ public final class GroupConfig
     int maxUnackedReplies = DEFAULT_MAX_UNACKED_REPLIES;
     int maxReplyRetransmits = DEFAULT_MAX_REPLY_RETRANSMITS;
     int replyHistory = DEFAULT_REPLY_HISTORY;
+    int requestWindow = DEFAULT_REQUEST_WINDOW;
+    int maxClients = DEFAULT_MAX_CLIENTS;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -117,6 +123,22 @@ public final class GroupConfig
         this.maxUnackedReplies = maxUnacked;
         this.maxReplyRetransmits = maxRetransmits;
         this.replyHistory = history;
+        return this;
+    }
+
+    /**
+     * The duplicate filter's bounds: request ids remembered per client (more than the clients'
+     * {@code maxOutstandingRequests}; 256 by default) and clients remembered (4,096).
+     */
+    public GroupConfig duplicateFilter(final int perClient, final int clients)
+    {
+        if (perClient <= maxOutstandingRequests || clients < 1)
+        {
+            throw new IllegalArgumentException("duplicateFilter(" + perClient + ", " + clients + "): the window per client must exceed " +
+                "maxOutstandingRequests (" + maxOutstandingRequests + ") and at least 1 client must be remembered");
+        }
+        this.requestWindow = perClient;
+        this.maxClients = clients;
         return this;
     }
 

@@ -4,9 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
@@ -46,8 +44,9 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * retransmit timeout, at most {@code maxReplyRetransmits} times; at most
  * {@code maxUnackedReplies} are kept (the oldest is given up beyond).
  *
- * <p>Not yet: membership changes, leader failover, Cancel, KeepAlive probing, and forgetting the
- * ids of delivered requests (the duplicate filter grows with the group's history).
+ * <p>Duplicate filter: bounded per client and in clients ({@link RequestWindows}).
+ *
+ * <p>Not yet: membership changes, leader failover, Cancel, KeepAlive probing.
  */
 public final class MemberEngine
 {
@@ -85,8 +84,8 @@ public final class MemberEngine
 
     /** Received, not yet delivered requests, by {@link #key}. */
     private final Map<Long, Held> received = new HashMap<>();
-    /** Keys of delivered requests: the duplicate filter. */
-    private final Set<Long> delivered = new HashSet<>();
+    /** Delivered requests: the duplicate filter, bounded per client (RequestWindows). */
+    private final RequestWindows delivered;
     /** Known order entries not yet delivered: order sequence number to request key. */
     private final TreeMap<Long, Long> orders = new TreeMap<>();
     private long nextDeliverSeq = 1;
@@ -97,7 +96,7 @@ public final class MemberEngine
 
     // Sequencer only.
     private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
-    private final Set<Long> orderedKeys = new HashSet<>();
+    private final RequestWindows orderedKeys;
     private final Map<Long, Long> orderLog = new HashMap<>();
     private final Map<Long, Held> retained = new HashMap<>();
     private final long[] memberDeliveredSeq;
@@ -118,6 +117,8 @@ public final class MemberEngine
         this.handler = handler;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
         this.memberDeliveredSeq = new long[config.memberIds.length];
+        this.delivered = new RequestWindows(config.requestWindow, config.maxClients);
+        this.orderedKeys = new RequestWindows(config.requestWindow, config.maxClients);
         this.state = config.selfId == config.leaderId ? State.LEADER_IDLE : State.MEMBER;
     }
 
@@ -257,6 +258,12 @@ public final class MemberEngine
         sender.send(clientId, out, copy.length);
     }
 
+    /** @return request ids the duplicate filter holds, over every client (bounded). */
+    public int rememberedRequests()
+    {
+        return delivered.size();
+    }
+
     /** @return replies sent and not yet ACKed. */
     public int unackedReplies()
     {
@@ -329,7 +336,7 @@ public final class MemberEngine
         final long key = key(request.senderId(), request.packetId());
         // Before the duplicate check: the client resends only because it lacks this member's ACK.
         sendAck(request.senderId(), PacketType.REQUEST, request.senderId(), request.packetId());
-        if (delivered.contains(key) || received.containsKey(key))
+        if (delivered.contains(request.senderId(), request.packetId()) || received.containsKey(key))
         {
             counters.duplicateRequests++;
             return;
@@ -337,7 +344,7 @@ public final class MemberEngine
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
         received.put(key, new Held(request.senderId(), request.packetId(), request.requestId(), request.responseFlags(), payload));
-        if (state != State.MEMBER && orderedKeys.add(key))
+        if (state != State.MEMBER && orderedKeys.add(request.senderId(), request.packetId()))
         {
             pendingOrder.add(key);
             if (state == State.LEADER_IDLE)
@@ -483,7 +490,7 @@ public final class MemberEngine
                 break;
             }
             orders.remove(nextDeliverSeq);
-            delivered.add(key);
+            delivered.add(held.senderId, held.packetId);
             if (state != State.MEMBER)
             {
                 retained.put(key, held);
