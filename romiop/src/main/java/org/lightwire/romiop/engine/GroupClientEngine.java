@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
@@ -31,6 +32,7 @@ public final class GroupClientEngine
     private final RequestFlyweight request = new RequestFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
     private final ReplyFlyweight reply = new ReplyFlyweight();
+    private final CancelFlyweight cancelPacket = new CancelFlyweight();
     private final ByteBuffer ackOut = ByteBuffer.allocate(AckFlyweight.LENGTH);
     private final ReplyHandler replyHandler;
     /** (member, request packet id) of replies delivered, oldest first, bounded by replyHistory. */
@@ -101,6 +103,29 @@ public final class GroupClientEngine
         counters.requestsSent++;
         sender.send(GroupSender.GROUP, out, copy.length);
         return packetId;
+    }
+
+    /**
+     * Withdraws a request (its caller gave up, e.g. on its timeout): stops resending it and
+     * multicasts a Cancel; members drop the request if it is not yet ordered. Best effort, as
+     * GIOP's CancelRequest: a lost Cancel, or one that arrives after the order, leaves the request
+     * to run everywhere, never on some members only.
+     *
+     * @param packetId what {@link #multicast} returned.
+     */
+    public void cancel(final int packetId, final long nowNs)
+    {
+        final Outstanding o = outstanding.remove(packetId);
+        int requestId = 0;
+        if (o != null)
+        {
+            request.wrap(ByteBuffer.wrap(o.packet), 0);
+            requestId = request.requestId();
+        }
+        cancelPacket.wrap(out, 0);
+        cancelPacket.set(WIRE_ORDER, config.selfId, ++lamport, packetId, requestId);
+        counters.cancelsSent++;
+        sender.send(GroupSender.GROUP, out, CancelFlyweight.LENGTH);
     }
 
     /** Handles one received datagram; never throws. */

@@ -28,6 +28,11 @@ public final class GroupCounters
     long repliesAbandoned;
     long repliesReceived;
     long duplicateReplies;
+    long cancelsSent;
+    long cancelsReceived;
+    long requestsCancelled;
+    long cancelsTooLate;
+    long cancelledRequestsDropped;
 
     void countInvalid(final Invalid reason)
     {
@@ -137,6 +142,36 @@ public final class GroupCounters
     public long repliesReceived()
     {
         return repliesReceived;
+    }
+
+    /** Client: Cancels sent. */
+    public long cancelsSent()
+    {
+        return cancelsSent;
+    }
+
+    /** Member: Cancels received. */
+    public long cancelsReceived()
+    {
+        return cancelsReceived;
+    }
+
+    /** Member: requests withdrawn before they were ordered. */
+    public long requestsCancelled()
+    {
+        return requestsCancelled;
+    }
+
+    /** Member: Cancels that came after the request was ordered or delivered (it runs). */
+    public long cancelsTooLate()
+    {
+        return cancelsTooLate;
+    }
+
+    /** Member: late copies of cancelled requests dropped. */
+    public long cancelledRequestsDropped()
+    {
+        return cancelledRequestsDropped;
     }
 
     /** Client: replies received again (ACKed again, not delivered). */

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
@@ -46,7 +47,10 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  *
  * <p>Duplicate filter: bounded per client and in clients ({@link RequestWindows}).
  *
- * <p>Not yet: membership changes, leader failover, Cancel, KeepAlive probing.
+ * <p>Cancel: the sequencer does not order a request its client cancelled in time; members drop
+ * it unless they know of its order (if the order comes later, the request is NAKed and taken).
+ *
+ * <p>Not yet: membership changes, leader failover, KeepAlive probing.
  */
 public final class MemberEngine
 {
@@ -76,6 +80,9 @@ public final class MemberEngine
     private final NakFlyweight nak = new NakFlyweight();
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
     private final ReplyFlyweight reply = new ReplyFlyweight();
+    private final CancelFlyweight cancel = new CancelFlyweight();
+    /** Requests their clients cancelled before this member knew of an order for them; bounded. */
+    private final java.util.LinkedHashSet<Long> cancelled = new java.util.LinkedHashSet<>();
     /** Replies sent and not yet ACKed by their client, oldest first, by (client, request packet id). */
     private final java.util.LinkedHashMap<Long, UnackedReply> unackedReplies = new java.util.LinkedHashMap<>();
 
@@ -155,6 +162,7 @@ public final class MemberEngine
             case ACK -> onAck(buffer, offset, length);
             case NAK -> onNak(buffer, offset, length);
             case KEEP_ALIVE -> onKeepAlive(buffer, offset, length, nowNs);
+            case CANCEL -> onCancel(buffer, offset, length);
             default -> counters.unexpectedPackets++;
         }
     }
@@ -341,6 +349,17 @@ public final class MemberEngine
             counters.duplicateRequests++;
             return;
         }
+        if (cancelled.contains(key))
+        {
+            if (!orders.containsValue(key))
+            {
+                // Cancelled by its client and not ordered (as far as this member knows): a late
+                // copy. Had the leader ordered it first, the order would be here, and it is taken.
+                counters.cancelledRequestsDropped++;
+                return;
+            }
+            cancelled.remove(key);
+        }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
         received.put(key, new Held(request.senderId(), request.packetId(), request.requestId(), request.responseFlags(), payload));
@@ -357,6 +376,55 @@ public final class MemberEngine
             }
         }
         deliverInOrder(nowNs);
+    }
+
+    /**
+     * A client withdraws a request: the sequencer does not order it if it has not yet (a copy that
+     * arrives later is not ordered either); a member drops it unless it knows of an order for it.
+     * A Cancel that comes after the order changes nothing: the request is delivered everywhere.
+     */
+    private void onCancel(final ByteBuffer buffer, final int offset, final int length)
+    {
+        cancel.wrap(buffer, offset);
+        final Invalid invalid = cancel.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        observe(cancel.packetId());
+        counters.cancelsReceived++;
+        final int client = cancel.senderId();
+        final int packetId = cancel.requestPacketId();
+        final long key = key(client, packetId);
+        if (delivered.contains(client, packetId))
+        {
+            counters.cancelsTooLate++;
+            return;
+        }
+        if (state != State.MEMBER)
+        {
+            final boolean neverOrdered = pendingOrder.remove(key) || orderedKeys.add(client, packetId);
+            if (!neverOrdered)
+            {
+                counters.cancelsTooLate++;
+                return;
+            }
+        }
+        else if (orders.containsValue(key))
+        {
+            counters.cancelsTooLate++;
+            return;
+        }
+        received.remove(key);
+        cancelled.add(key);
+        if (cancelled.size() > config.replyHistory)
+        {
+            final java.util.Iterator<Long> oldest = cancelled.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+        counters.requestsCancelled++;
     }
 
     private void onMsgOrder(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
