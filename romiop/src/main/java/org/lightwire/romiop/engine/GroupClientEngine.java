@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.Map;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
@@ -37,7 +38,10 @@ public final class GroupClientEngine
     private final ReplyHandler replyHandler;
     /** (member, request packet id) of replies delivered, oldest first, bounded by replyHistory. */
     private final java.util.LinkedHashSet<Long> repliesSeen = new java.util.LinkedHashSet<>();
-    private final long allMembersMask;
+    /** The members whose ACK a request needs: those still in the group. */
+    private long requiredMask;
+    private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
+    private volatile MembershipListener membershipListener;
     /** Unacknowledged requests by packet id. */
     private final Map<Integer, Outstanding> outstanding = new HashMap<>();
     private int lamport;
@@ -59,7 +63,7 @@ public final class GroupClientEngine
         this.config = config;
         this.sender = sender;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
-        this.allMembersMask = config.memberIds.length == 64 ? -1L : (1L << config.memberIds.length) - 1;
+        this.requiredMask = config.memberIds.length == 64 ? -1L : (1L << config.memberIds.length) - 1;
     }
 
     public GroupCounters counters()
@@ -143,6 +147,11 @@ public final class GroupClientEngine
             onReply(buffer, offset, length);
             return;
         }
+        if (header.type() == PacketType.MEMBER_CHANGE)
+        {
+            onMemberChange(buffer, offset, length);
+            return;
+        }
         if (header.type() != PacketType.ACK)
         {
             counters.unexpectedPackets++;
@@ -171,7 +180,7 @@ public final class GroupClientEngine
             return;
         }
         o.ackedMask |= 1L << index;
-        if (o.ackedMask == allMembersMask)
+        if ((o.ackedMask & requiredMask) == requiredMask)
         {
             outstanding.remove((int)ack.ackedId());
             counters.requestsCompleted++;
@@ -215,6 +224,85 @@ public final class GroupClientEngine
         }
         counters.repliesReceived++;
         replyHandler.onReply(member, reply.requestPacketId(), reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
+    }
+
+    /** Told when the view changes; called on the engine's thread. */
+    public void membershipListener(final MembershipListener listener)
+    {
+        this.membershipListener = listener;
+    }
+
+    /** @return the members whose ACK a request needs now, in configuration order. */
+    public int[] currentMembers()
+    {
+        final int[] members = new int[Long.bitCount(requiredMask)];
+        for (int i = 0, k = 0; i < config.memberIds.length; i++)
+        {
+            if ((requiredMask & (1L << i)) != 0)
+            {
+                members[k++] = config.memberIds[i];
+            }
+        }
+        return members;
+    }
+
+    /** The leader removed a member (or sent the whole list): stop waiting for it. */
+    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
+    {
+        memberChange.wrap(buffer, offset);
+        final Invalid invalid = memberChange.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        if (memberChange.senderId() != config.leaderId)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        long mask = requiredMask;
+        if (memberChange.status() == MemberChangeFlyweight.STATUS_REMOVED)
+        {
+            final int index = config.memberIndex(memberChange.memberId());
+            if (index >= 0)
+            {
+                mask &= ~(1L << index);
+            }
+        }
+        else if (memberChange.status() == MemberChangeFlyweight.STATUS_LIST)
+        {
+            long listed = 0;
+            for (int k = 0; k < memberChange.memberCount(); k++)
+            {
+                final int index = config.memberIndex(memberChange.member(k));
+                if (index >= 0)
+                {
+                    listed |= 1L << index;
+                }
+            }
+            // Only removals: a member does not come back in this version (no rejoin yet).
+            mask &= listed;
+        }
+        if (mask == requiredMask)
+        {
+            return;
+        }
+        counters.membersRemoved += Long.bitCount(requiredMask & ~mask);
+        requiredMask = mask;
+        for (final Iterator<Outstanding> it = outstanding.values().iterator(); it.hasNext(); )
+        {
+            if ((it.next().ackedMask & requiredMask) == requiredMask)
+            {
+                it.remove();
+                counters.requestsCompleted++;
+            }
+        }
+        final MembershipListener listener = membershipListener;
+        if (listener != null)
+        {
+            listener.onMembers(currentMembers(), config.leaderId);
+        }
     }
 
     /** Re-multicasts every request whose retransmission deadline has passed. */

@@ -42,6 +42,8 @@ public final class GroupConfig
     int maxReplyRetransmits = DEFAULT_MAX_REPLY_RETRANSMITS;
     int replyHistory = DEFAULT_REPLY_HISTORY;
     int requestWindow = DEFAULT_REQUEST_WINDOW;
+    long keepAlivePeriodNs;
+    long memberTimeoutNs;
     int maxClients = DEFAULT_MAX_CLIENTS;
 
     /**
@@ -139,6 +141,24 @@ public final class GroupConfig
         }
         this.requestWindow = perClient;
         this.maxClients = clients;
+        return this;
+    }
+
+    /**
+     * Failure detection by the leader (paper, section 4.2): every {@code periodNs} it multicasts a
+     * KeepAlive, which members answer; a member silent for {@code timeoutNs} is removed from the
+     * group (MemberChange removed) and no longer awaited by anyone. Off (0) by default here; the
+     * JacORB plug-in turns it on.
+     */
+    public GroupConfig keepAlive(final long periodNs, final long timeoutNs)
+    {
+        if (periodNs < 0 || periodNs > 0 && timeoutNs < 2 * periodNs)
+        {
+            throw new IllegalArgumentException("keepAlive(" + periodNs + ", " + timeoutNs + "): the period must be 0 (off) or positive, " +
+                "and the member timeout at least two periods so that one lost probe removes nobody");
+        }
+        this.keepAlivePeriodNs = periodNs;
+        this.memberTimeoutNs = timeoutNs;
         return this;
     }
 

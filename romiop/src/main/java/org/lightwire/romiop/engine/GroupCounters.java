@@ -33,6 +33,7 @@ public final class GroupCounters
     long requestsCancelled;
     long cancelsTooLate;
     long cancelledRequestsDropped;
+    long membersRemoved;
 
     void countInvalid(final Invalid reason)
     {
@@ -172,6 +173,12 @@ public final class GroupCounters
     public long cancelledRequestsDropped()
     {
         return cancelledRequestsDropped;
+    }
+
+    /** Members this engine saw removed from the group (leader: removed; others: told). */
+    public long membersRemoved()
+    {
+        return membersRemoved;
     }
 
     /** Client: replies received again (ACKed again, not delivered). */

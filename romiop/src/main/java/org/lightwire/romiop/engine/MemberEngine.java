@@ -10,6 +10,7 @@ import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
@@ -50,7 +51,12 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * <p>Cancel: the sequencer does not order a request its client cancelled in time; members drop
  * it unless they know of its order (if the order comes later, the request is NAKed and taken).
  *
- * <p>Not yet: membership changes, leader failover, KeepAlive probing.
+ * <p>Failure detection ({@code GroupConfig.keepAlive}): the leader multicasts a KeepAlive every
+ * period, members answer with their ACK, and a member silent for the member timeout is removed
+ * (MemberChange removed to the group; the member list to each client that sends a request
+ * afterwards, and to the group with each later KeepAlive). Nobody waits for a removed member.
+ *
+ * <p>Not yet: join and rejoin, announced leave, leader failover.
  */
 public final class MemberEngine
 {
@@ -81,6 +87,15 @@ public final class MemberEngine
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
     private final ReplyFlyweight reply = new ReplyFlyweight();
     private final CancelFlyweight cancel = new CancelFlyweight();
+    private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
+    /** The group as this member knows it: index into config.memberIds, true while a member. */
+    private final boolean[] inGroup;
+    /** Leader: when each member was last heard from. */
+    private final long[] lastHeardNs;
+    /** Leader: number of removals so far; a client is told the list once per view. */
+    private int viewVersion;
+    private final Map<Integer, Integer> viewSentToClient = new HashMap<>();
+    private long nextKeepAliveNs = -1;
     /** Requests their clients cancelled before this member knew of an order for them; bounded. */
     private final java.util.LinkedHashSet<Long> cancelled = new java.util.LinkedHashSet<>();
     /** Replies sent and not yet ACKed by their client, oldest first, by (client, request packet id). */
@@ -125,6 +140,9 @@ public final class MemberEngine
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
         this.memberDeliveredSeq = new long[config.memberIds.length];
         this.delivered = new RequestWindows(config.requestWindow, config.maxClients);
+        this.inGroup = new boolean[config.memberIds.length];
+        java.util.Arrays.fill(inGroup, true);
+        this.lastHeardNs = new long[config.memberIds.length];
         this.orderedKeys = new RequestWindows(config.requestWindow, config.maxClients);
         this.state = config.selfId == config.leaderId ? State.LEADER_IDLE : State.MEMBER;
     }
@@ -159,10 +177,11 @@ public final class MemberEngine
         {
             case REQUEST -> onRequest(buffer, offset, length, nowNs);
             case MSG_ORDER -> onMsgOrder(buffer, offset, length, nowNs);
-            case ACK -> onAck(buffer, offset, length);
-            case NAK -> onNak(buffer, offset, length);
+            case ACK -> onAck(buffer, offset, length, nowNs);
+            case NAK -> onNak(buffer, offset, length, nowNs);
             case KEEP_ALIVE -> onKeepAlive(buffer, offset, length, nowNs);
             case CANCEL -> onCancel(buffer, offset, length);
+            case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
             default -> counters.unexpectedPackets++;
         }
     }
@@ -195,6 +214,10 @@ public final class MemberEngine
         {
             resendReplies(nowNs);
         }
+        if (state != State.MEMBER && config.keepAlivePeriodNs > 0)
+        {
+            keepAliveTick(nowNs);
+        }
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
@@ -223,7 +246,12 @@ public final class MemberEngine
             if (!any || replies - deadline < 0)
             {
                 deadline = replies;
+                any = true;
             }
+        }
+        if (state != State.MEMBER && config.keepAlivePeriodNs > 0 && nextKeepAliveNs != -1 && (!any || nextKeepAliveNs - deadline < 0))
+        {
+            deadline = nextKeepAliveNs;
         }
         return deadline;
     }
@@ -341,6 +369,13 @@ public final class MemberEngine
         }
         counters.requestsReceived++;
         observe(request.packetId());
+        if (state != State.MEMBER && viewVersion > 0 && !Integer.valueOf(viewVersion).equals(viewSentToClient.get(request.senderId())))
+        {
+            // The group changed since this client last heard: it may still wait for a removed
+            // member's ACK. Told once per view (it retransmits to the group while it waits).
+            viewSentToClient.put(request.senderId(), viewVersion);
+            sendMemberList(request.senderId());
+        }
         final long key = key(request.senderId(), request.packetId());
         // Before the duplicate check: the client resends only because it lacks this member's ACK.
         sendAck(request.senderId(), PacketType.REQUEST, request.senderId(), request.packetId());
@@ -427,6 +462,134 @@ public final class MemberEngine
         counters.requestsCancelled++;
     }
 
+    /**
+     * Leader: starts failure detection at its first call (every member counts as just heard),
+     * then multicasts a KeepAlive every period (members answer with their ACK) and removes every
+     * member silent for the member timeout.
+     */
+    private void keepAliveTick(final long nowNs)
+    {
+        if (nextKeepAliveNs == -1)
+        {
+            java.util.Arrays.fill(lastHeardNs, nowNs);
+            nextKeepAliveNs = nowNs;
+        }
+        if (nextKeepAliveNs - nowNs > 0)
+        {
+            return;
+        }
+        nextKeepAliveNs = nowNs + config.keepAlivePeriodNs;
+        for (int i = 0; i < inGroup.length; i++)
+        {
+            if (inGroup[i] && config.memberIds[i] != config.selfId && nowNs - lastHeardNs[i] > config.memberTimeoutNs)
+            {
+                remove(i);
+            }
+        }
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
+        sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+        if (viewVersion > 0)
+        {
+            // Members that missed a MemberChange learn the list at the next probe.
+            sendMemberList(GroupSender.GROUP);
+        }
+    }
+
+    private void heard(final int index, final long nowNs)
+    {
+        if (index >= 0)
+        {
+            lastHeardNs[index] = nowNs;
+        }
+    }
+
+    /** Leader: removes a silent member; nobody waits for it any more. */
+    private void remove(final int index)
+    {
+        inGroup[index] = false;
+        viewVersion++;
+        counters.membersRemoved++;
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.memberIds[index], MemberChangeFlyweight.STATUS_REMOVED, 0);
+        sender.send(GroupSender.GROUP, out, MemberChangeFlyweight.length(0));
+        forgetFullyDelivered();
+    }
+
+    private void sendMemberList(final int destinationId)
+    {
+        final int[] members = currentMembers();
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.selfId, MemberChangeFlyweight.STATUS_LIST, members.length);
+        for (int i = 0; i < members.length; i++)
+        {
+            memberChange.member(i, members[i]);
+        }
+        sender.send(destinationId, out, MemberChangeFlyweight.length(members.length));
+    }
+
+    /** Member: the leader's word on the group (removed, or the whole list). */
+    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
+    {
+        memberChange.wrap(buffer, offset);
+        final Invalid invalid = memberChange.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        observe(memberChange.packetId());
+        if (state != State.MEMBER || memberChange.senderId() != config.leaderId)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        if (memberChange.status() == MemberChangeFlyweight.STATUS_REMOVED)
+        {
+            final int index = config.memberIndex(memberChange.memberId());
+            if (index >= 0 && inGroup[index])
+            {
+                inGroup[index] = false;
+                counters.membersRemoved++;
+            }
+        }
+        else if (memberChange.status() == MemberChangeFlyweight.STATUS_LIST)
+        {
+            for (int i = 0; i < inGroup.length; i++)
+            {
+                boolean listed = false;
+                for (int k = 0; k < memberChange.memberCount() && !listed; k++)
+                {
+                    listed = memberChange.member(k) == config.memberIds[i];
+                }
+                if (inGroup[i] && !listed)
+                {
+                    inGroup[i] = false;
+                    counters.membersRemoved++;
+                }
+            }
+        }
+    }
+
+    /** @return the members of the group as this member knows them, in configuration order. */
+    public int[] currentMembers()
+    {
+        int n = 0;
+        for (final boolean in : inGroup)
+        {
+            n += in ? 1 : 0;
+        }
+        final int[] members = new int[n];
+        for (int i = 0, k = 0; i < inGroup.length; i++)
+        {
+            if (inGroup[i])
+            {
+                members[k++] = config.memberIds[i];
+            }
+        }
+        return members;
+    }
+
     private void onMsgOrder(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
         msgOrder.wrap(buffer, offset);
@@ -475,7 +638,7 @@ public final class MemberEngine
         sendOrderAck();
     }
 
-    private void onAck(final ByteBuffer buffer, final int offset, final int length)
+    private void onAck(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
         ack.wrap(buffer, offset);
         final Invalid invalid = ack.validate(length);
@@ -495,7 +658,8 @@ public final class MemberEngine
             return;
         }
         final int index = config.memberIndex(ack.senderId());
-        if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0)
+        heard(index, nowNs);
+        if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0 || !inGroup[index])
         {
             counters.unexpectedPackets++;
             return;
@@ -509,7 +673,7 @@ public final class MemberEngine
         }
     }
 
-    private void onNak(final ByteBuffer buffer, final int offset, final int length)
+    private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
         nak.wrap(buffer, offset);
         final Invalid invalid = nak.validate(length);
@@ -520,6 +684,7 @@ public final class MemberEngine
         }
         observe(nak.packetId());
         final int requester = nak.senderId();
+        heard(config.memberIndex(requester), nowNs);
         if (state == State.MEMBER || config.memberIndex(requester) < 0)
         {
             counters.unexpectedPackets++;
@@ -706,7 +871,7 @@ public final class MemberEngine
         long lowest = nextDeliverSeq - 1;
         for (int i = 0; i < memberDeliveredSeq.length; i++)
         {
-            if (config.memberIds[i] != config.selfId)
+            if (config.memberIds[i] != config.selfId && inGroup[i])
             {
                 lowest = Math.min(lowest, memberDeliveredSeq[i]);
             }
