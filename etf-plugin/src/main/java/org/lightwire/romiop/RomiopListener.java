@@ -58,7 +58,6 @@ public final class RomiopListener extends ListenerBase
     /** Driver thread only. */
     private long nextLocalRequestId = 1;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    private InterimReplyPath interimReplies;
 
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong notGiop = new AtomicLong();
@@ -118,7 +117,6 @@ public final class RomiopListener extends ListenerBase
         {
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
-        interimReplies = new InterimReplyPath(config.maxPacketBytes);
         engine = new MemberEngine(config.engine(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
         driver = new GroupDriver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs), config.maxPacketBytes);
@@ -257,7 +255,8 @@ public final class RomiopListener extends ListenerBase
         }
         GiopMessage.setRequestId(reply, reply.length, p.requestId & 0xFFFF_FFFFL);
         repliesSent.incrementAndGet();
-        driver.submit(now -> interimReplies.send(link, config.memberId, p.clientId, p.packetId, p.requestId, reply));
+        // The engine keeps the reply until the client ACKs it, resending it meanwhile.
+        driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(reply), 0, reply.length, now));
     }
 
     /** The ORB closed the group connection: a replica keeps serving, on a new one. */
