@@ -159,8 +159,8 @@ public final class RomiopListener extends ListenerBase
                 "239.255.0.1:5000 (or set " + RomiopConfig.LINK + "=fanout)");
         }
         final RomiopAddress a = new RomiopAddress();
-        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + ";" +
-            config.members.replace(',', ';').replace(" ", "");
+        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + "+" +
+            config.members.replace(',', '+').replace(" ", "");
         final String error = a.parseError(text);
         if (error != null)
         {
