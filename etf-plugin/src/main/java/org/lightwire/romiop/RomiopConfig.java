@@ -79,6 +79,7 @@ public final class RomiopConfig
     final int clientBacklog;
     final boolean allowConcurrentDispatch;
     final int poaThreadPoolMax;
+    final int poaThreadPoolMin;
     final boolean poaQueueWait;
 
     private RomiopConfig(final Configuration c) throws ConfigurationException
@@ -124,6 +125,7 @@ public final class RomiopConfig
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
         allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
         poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
+        poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);
         poaQueueWait = LightwireConfig.bool(c, "jacorb.poa.queue_wait", false);
     }
 

@@ -91,11 +91,11 @@ public final class RomiopListener extends ListenerBase
     {
         super.configure(configuration);
         config = factories.config();
-        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || !config.poaQueueWait))
+        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || config.poaThreadPoolMin != 1 || !config.poaQueueWait))
         {
             throw new ConfigurationException("ROMIOP replicas must execute requests one at a time in the group's order: set " +
-                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 and " +
-                "jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
+                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 (now " +
+                config.poaThreadPoolMin + ") and jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
                 RomiopConfig.ALLOW_CONCURRENT_DISPATCH + "=true if the servant orders requests itself");
         }
     }

@@ -191,7 +191,8 @@ class RomiopGroupTest
         // jacorb.poa.thread_pool_max left at JacORB's default (20): execution could overtake delivery.
         final IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
             () -> ProcessHarness.start(RomiopReplica.class, List.of(), args(p), Duration.ofSeconds(60)).close());
-        assertTrue(e.getMessage().contains("jacorb.poa.thread_pool_max=1 (now 20)") && e.getMessage().contains("jacorb.poa.queue_wait=on"),
+        assertTrue(e.getMessage().contains("jacorb.poa.thread_pool_max=1 (now 20)") && e.getMessage().contains("jacorb.poa.thread_pool_min=1 (now 5)") &&
+            e.getMessage().contains("jacorb.poa.queue_wait=on"),
             e.getMessage());
     }
 
