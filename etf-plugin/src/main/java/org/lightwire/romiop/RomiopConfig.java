@@ -83,6 +83,7 @@ public final class RomiopConfig
     final int clientBacklog;
     final boolean allowConcurrentDispatch;
     final int poaThreadPoolMax;
+    final int poaThreadPoolMin;
     final boolean poaQueueWait;
     final long keepAliveNs;
     final long memberTimeoutNs;
@@ -132,6 +133,7 @@ public final class RomiopConfig
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
         allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
         poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
+        poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);
         poaQueueWait = LightwireConfig.bool(c, "jacorb.poa.queue_wait", false);
         keepAliveNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, KEEPALIVE_MS, 200, 0, 60_000));
         memberTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, MEMBER_TIMEOUT_MS, 2_000,

@@ -90,11 +90,11 @@ public final class RomiopListener extends ListenerBase
     {
         super.configure(configuration);
         config = factories.config();
-        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || !config.poaQueueWait))
+        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || config.poaThreadPoolMin != 1 || !config.poaQueueWait))
         {
             throw new ConfigurationException("ROMIOP replicas must execute requests one at a time in the group's order: set " +
-                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 and " +
-                "jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
+                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 (now " +
+                config.poaThreadPoolMin + ") and jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
                 RomiopConfig.ALLOW_CONCURRENT_DISPATCH + "=true if the servant orders requests itself");
         }
     }
@@ -157,8 +157,8 @@ public final class RomiopListener extends ListenerBase
                 "239.255.0.1:5000 (or set " + RomiopConfig.LINK + "=fanout)");
         }
         final RomiopAddress a = new RomiopAddress();
-        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + ";" +
-            config.members.replace(',', ';').replace(" ", "");
+        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + "+" +
+            config.members.replace(',', '+').replace(" ", "");
         final String error = a.parseError(text);
         if (error != null)
         {
