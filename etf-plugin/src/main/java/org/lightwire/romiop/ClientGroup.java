@@ -10,6 +10,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.etf.giop.SystemExceptionReply;
+import org.lightwire.romiop.consolidation.ConsolidationPolicy;
+import org.lightwire.romiop.consolidation.Decision;
+import org.lightwire.romiop.consolidation.Outcome;
+import org.lightwire.romiop.consolidation.ReplyConsolidator;
 import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.GroupDriver;
 import org.lightwire.romiop.engine.GroupClientEngine;
@@ -25,8 +31,12 @@ import org.lightwire.romiop.link.UdpGroupLink;
  * ({@code client.backlog}); when it is full the flushing ORB thread waits, which holds JacORB's
  * connection write lock and so throttles every caller.
  *
- * <p>Consolidation: until the consolidation package is merged, the FIRST reply of any member is
- * the consolidated reply; later replies of the same call are dropped and counted.
+ * <p>Replies come reliably through the engine ({@code GroupClientEngine}'s reply handler: each
+ * member's reply once, ACKed). Each two-way call has a {@link ReplyConsolidator} with the group's
+ * policy ({@code jacorb.lightwire.romiop.consolidation.*}); a membership change from the leader
+ * reaches every open call, and the policy's timeout is a deadline of the driver. The decision
+ * becomes one GIOP Reply for the ORB: the chosen member's reply, or a system exception reply
+ * whose message says what happened.
  */
 final class ClientGroup implements AutoCloseable
 {
@@ -52,6 +62,9 @@ final class ClientGroup implements AutoCloseable
     final AtomicLong repliesDelivered = new AtomicLong();
     final AtomicLong lateReplies = new AtomicLong();
     final AtomicLong unknownReplies = new AtomicLong();
+    final AtomicLong consolidationFailures = new AtomicLong();
+    final AtomicLong membershipChanges = new AtomicLong();
+    private final ConsolidationPolicy policy;
 
     private static final class Outgoing
     {
@@ -70,10 +83,14 @@ final class ClientGroup implements AutoCloseable
     private static final class Call
     {
         final int requestId;
+        final int giopMinor;
+        final ReplyConsolidator consolidator;
 
-        Call(final int requestId)
+        Call(final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
         {
             this.requestId = requestId;
+            this.giopMinor = giopMinor;
+            this.consolidator = consolidator;
         }
     }
 
@@ -118,11 +135,12 @@ final class ClientGroup implements AutoCloseable
             link.close();
             throw e;
         }
-        this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link);
+        this.policy = config.consolidation(address.group());
+        this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link, this::onReply);
+        engine.membershipListener(this::onMembers);
         this.backlogRoom = new Semaphore(config.clientBacklog);
-        this.interimReplies = new InterimReplyPath(config.maxPacketBytes);
         this.driver = new GroupDriver("romiop-client-" + address.group(), link,
-            DrivenEngine.of(this::onPacket, this::onTimer, engine::nextDeadlineNs), config.maxPacketBytes).start();
+            DrivenEngine.of(this::onPacket, this::onTimer, this::nextDeadlineNs), config.maxPacketBytes).start();
     }
 
     void setSink(final ReplySink s)
@@ -169,21 +187,54 @@ final class ClientGroup implements AutoCloseable
         });
     }
 
-    private final InterimReplyPath interimReplies;
-
     private void onPacket(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
-        if (!interimReplies.onPacket(buffer, offset, length, this::onReply))
-        {
-            engine.onPacket(buffer, offset, length, nowNs);
-        }
+        engine.onPacket(buffer, offset, length, nowNs);
         pump(nowNs);
     }
 
     private void onTimer(final long nowNs)
     {
         engine.onTimer(nowNs);
+        decideOpenCalls(c -> c.onTimer(nowNs));
         pump(nowNs);
+    }
+
+    /** The engine's deadline, or the earliest consolidation timeout. Driver thread. */
+    private long nextDeadlineNs()
+    {
+        long deadline = engine.nextDeadlineNs();
+        for (final Call call : calls.values())
+        {
+            final long d = call.consolidator.deadlineNs();
+            if (deadline == Long.MAX_VALUE || d - deadline < 0)
+            {
+                deadline = d;
+            }
+        }
+        return deadline;
+    }
+
+    /** The leader removed a member: no open call waits for it any more. Driver thread. */
+    private void onMembers(final int[] memberIds, final int leaderId)
+    {
+        membershipChanges.incrementAndGet();
+        decideOpenCalls(c -> c.onMembersChanged(memberIds));
+    }
+
+    /** Gives every open call's consolidator an input, and delivers the calls it decides. Driver thread. */
+    private void decideOpenCalls(final java.util.function.Function<ReplyConsolidator, Decision> input)
+    {
+        for (final java.util.Iterator<Call> it = calls.values().iterator(); it.hasNext(); )
+        {
+            final Call call = it.next();
+            final Decision d = input.apply(call.consolidator);
+            if (d != null)
+            {
+                it.remove();
+                deliver(call, d);
+            }
+        }
     }
 
     /** Moves backlog requests into the engine while its window has room. Driver thread. */
@@ -196,7 +247,8 @@ final class ClientGroup implements AutoCloseable
             final int packetId = engine.multicast(o.requestId, o.twoWay ? 3 : 0, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs);
             if (o.twoWay)
             {
-                calls.put(packetId, new Call(o.requestId));
+                calls.put(packetId, new Call(o.requestId, GiopMessage.minor(o.message),
+                    new ReplyConsolidator(policy, engine.currentMembers(), nowNs)));
                 requestsSent.incrementAndGet();
             }
             else
@@ -206,7 +258,7 @@ final class ClientGroup implements AutoCloseable
         }
     }
 
-    /** A member's reply. Driver thread. */
+    /** A member's reply, once per member and call (the engine drops duplicates). Driver thread. */
     private void onReply(final int memberId, final int packetId, final int requestId, final ByteBuffer payload, final int offset,
         final int length)
     {
@@ -216,24 +268,44 @@ final class ClientGroup implements AutoCloseable
             lateReplies.incrementAndGet();
             return;
         }
-        calls.remove(packetId);
-        final byte[] reply = new byte[length];
-        payload.get(offset, reply);
+        final Decision d = call.consolidator.onReply(memberId, payload, offset, length);
+        if (d != null)
+        {
+            calls.remove(packetId);
+            deliver(call, d);
+        }
+    }
+
+    /** The call's one GIOP Reply for the ORB: the chosen reply, or a system exception reply. */
+    private void deliver(final Call call, final Decision d)
+    {
         final ReplySink s = sink;
         if (s == null)
         {
             unknownReplies.incrementAndGet();
             return;
         }
-        repliesDelivered.incrementAndGet();
-        s.onReply(reply);
+        if (d.succeeded())
+        {
+            repliesDelivered.incrementAndGet();
+            s.onReply(d.reply());
+            return;
+        }
+        consolidationFailures.incrementAndGet();
+        final Outcome o = d.outcome();
+        final int completion = "COMPLETED_YES".equals(o.completion()) ? org.omg.CORBA.CompletionStatus._COMPLETED_YES :
+            org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE;
+        final String text = "ROMIOP group " + address.group() + ": " + o + ": " + d.message();
+        s.onReply(SystemExceptionReply.build(call.giopMinor, call.requestId & 0xFFFF_FFFFL, o.exceptionId(), o.minor(), completion,
+            org.jacorb.orb.dsi.ServerRequest.createExceptionDetailMessage(text).context_data));
     }
 
     @Override
     public String toString()
     {
         return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", repliesDelivered=" +
-            repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies + ", driverFailures=" +
+            repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
+            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", policy " + policy + ", driverFailures=" +
             driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", link " + link.counters();
     }
 

@@ -19,9 +19,12 @@ import org.jacorb.orb.etf.ProtocolAddressBase;
  *
  * <p>String form (also the address part of {@code corbaloc:romiop:}):
  * <pre>
- *   group@mcast-host:port;id[@host:port];id[@host:port]...
- *   e.g. bank@239.255.0.1:5000;1;2;3     or     bank@0.0.0.0:0;1@10.0.0.1:5101;2@10.0.0.2:5101
+ *   group@mcast-host:port+id[@host:port]+id[@host:port]...
+ *   e.g. bank@239.255.0.1:5000+1+2+3     or     bank@0.0.0.0:0+1@10.0.0.1:5101+2@10.0.0.2:5101
  * </pre>
+ * Members are joined by {@code +}, not by {@code ,} or {@code ;}: JacORB 3.9's corbaloc parser
+ * takes any URL containing "miop" (so every {@code romiop:} URL) for MIOP, and then cuts the
+ * address at the first {@code ;}.
  * The multicast part is {@code 0.0.0.0:0} for a group reached by fan-out only. On the wire
  * (inside the profile): string name, string multicast host, ushort port, ulong member count,
  * then per member ulong id, string host ("" when not fixed), ushort port (0).
@@ -124,7 +127,7 @@ public final class RomiopAddress extends ProtocolAddressBase
         final StringBuilder b = new StringBuilder(group).append('@').append(hostPort(multicastHost, multicastPort));
         for (final Member m : members)
         {
-            b.append(';').append(m);
+            b.append('+').append(m);
         }
         return b.toString();
     }
@@ -152,7 +155,7 @@ public final class RomiopAddress extends ProtocolAddressBase
      */
     public String parseError(final String s)
     {
-        final String[] parts = s.split(";", -1);
+        final String[] parts = s.split("\\+", -1);
         final int at = parts[0].indexOf('@');
         if (at <= 0)
         {
@@ -201,7 +204,7 @@ public final class RomiopAddress extends ProtocolAddressBase
         }
         if (list.isEmpty())
         {
-            return "the group " + name + " lists no members (append ;id for each, leader first)";
+            return "the group " + name + " lists no members (append +id for each, leader first)";
         }
         if (list.stream().mapToInt(m -> m.id).distinct().count() != list.size())
         {

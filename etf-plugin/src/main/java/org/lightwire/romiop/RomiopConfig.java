@@ -51,6 +51,10 @@ public final class RomiopConfig
     public static final String MAX_OUTSTANDING = PREFIX + "max_outstanding";
     /** Client: requests the ORB handed over that wait for the outstanding window (then flush blocks). */
     public static final String CLIENT_BACKLOG = PREFIX + "client.backlog";
+    /** Leader's KeepAlive period; 0 turns failure detection off. */
+    public static final String KEEPALIVE_MS = PREFIX + "keepalive_ms";
+    /** Silence after which the leader removes a member (at least two KeepAlive periods). */
+    public static final String MEMBER_TIMEOUT_MS = PREFIX + "member_timeout_ms";
     /**
      * Server: true lets the ORB dispatch group requests on several POA threads. The default, false,
      * makes the listener refuse to start unless {@code jacorb.poa.thread_pool_max=1} and
@@ -79,7 +83,12 @@ public final class RomiopConfig
     final int clientBacklog;
     final boolean allowConcurrentDispatch;
     final int poaThreadPoolMax;
+    final int poaThreadPoolMin;
     final boolean poaQueueWait;
+    final long keepAliveNs;
+    final long memberTimeoutNs;
+    /** Every jacorb.lightwire.romiop.* property, for the consolidation policies of each group. */
+    private final java.util.Map<String, String> properties = new java.util.HashMap<>();
 
     private RomiopConfig(final Configuration c) throws ConfigurationException
     {
@@ -124,7 +133,34 @@ public final class RomiopConfig
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
         allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
         poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
+        poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);
         poaQueueWait = LightwireConfig.bool(c, "jacorb.poa.queue_wait", false);
+        keepAliveNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, KEEPALIVE_MS, 200, 0, 60_000));
+        memberTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, MEMBER_TIMEOUT_MS, 2_000,
+            2 * TimeUnit.NANOSECONDS.toMillis(keepAliveNs), 3_600_000));
+        for (final String key : c.getAttributeNamesWithPrefix(PREFIX))
+        {
+            properties.put(key, c.getAttribute(key, ""));
+        }
+        try
+        {
+            consolidation(group.isEmpty() ? "default" : group);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ConfigurationException(e.getMessage());
+        }
+    }
+
+    /**
+     * @return how a client consolidates the replies of {@code group}'s members:
+     *     {@code jacorb.lightwire.romiop.consolidation.*}, overridden per group (docs/romiop.md).
+     * @throws IllegalArgumentException naming a bad property.
+     */
+    org.lightwire.romiop.consolidation.ConsolidationPolicy consolidation(final String groupName)
+    {
+        return org.lightwire.romiop.consolidation.ConsolidationPolicy.fromProperties(
+            key -> properties.get(key) == null || properties.get(key).isBlank() ? null : properties.get(key), groupName);
     }
 
     /** Reads and checks every property. */
@@ -141,7 +177,8 @@ public final class RomiopConfig
             .retransmitTimeoutNs(retransmitNs)
             .nakDelayNs(nakDelayNs)
             .maxPacketBytes(maxPacketBytes)
-            .maxOutstandingRequests(maxOutstanding);
+            .maxOutstandingRequests(maxOutstanding)
+            .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : memberTimeoutNs);
     }
 
     /** @return the interface to multicast on, or null to let the kernel choose. */

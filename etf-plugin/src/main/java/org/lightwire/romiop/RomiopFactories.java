@@ -29,9 +29,10 @@ import org.omg.IOP.TaggedProfileHolder;
  * group connections (one {@link ClientGroup} per group per ORB), the replica's listener, group
  * profiles ({@link RomiopProfile#TAG}) and addresses.
  *
- * <p>corbaloc: {@code corbaloc:romiop:[1.2@]group@mcast-host:port;id[@host:port]...;/key}, e.g.
- * {@code corbaloc:romiop:1.2@bank@239.255.0.1:5000;1;2;3/counter}; the part after the first
- * {@code @} is a {@link RomiopAddress}.
+ * <p>corbaloc: {@code corbaloc:romiop:[1.2@]group@mcast-host:port+id[@host:port]+.../key}, e.g.
+ * {@code corbaloc:romiop:1.2@bank@239.255.0.1:5000+1+2+3/counter}; the part after the version is
+ * a {@link RomiopAddress}. JacORB 3.9 parses every URL that contains "miop" as MIOP and then hands
+ * this factory the address with the key still attached; {@link #decode_corbaloc} cuts it off.
  */
 public final class RomiopFactories extends FactoriesBase
 {
@@ -115,7 +116,7 @@ public final class RomiopFactories extends FactoriesBase
     }
 
     /**
-     * @param corbaloc one corbaloc address without the key, {@code romiop:[1.2@]group@host:port;members}.
+     * @param corbaloc one corbaloc address without the key, {@code romiop:[1.2@]group@host:port+members}.
      * @return the profile, or null when the address is not ROMIOP's (never throws for a foreign
      *         one, so later factories get their turn).
      */
@@ -127,6 +128,11 @@ public final class RomiopFactories extends FactoriesBase
             return null;
         }
         String rest = corbaloc.substring(CORBALOC_PREFIX.length());
+        final int slash = rest.indexOf('/');
+        if (slash >= 0)
+        {
+            rest = rest.substring(0, slash);
+        }
         Version version = new Version((byte)1, (byte)2);
         final int at = rest.indexOf('@');
         if (at > 0 && Character.isDigit(rest.charAt(0)))
@@ -143,7 +149,7 @@ public final class RomiopFactories extends FactoriesBase
         final String error = address.parseError(rest);
         if (error != null)
         {
-            throw RomiopExceptions.badAddress(corbaloc, error + "; the form is romiop:1.2@group@239.255.0.1:5000;1;2;3");
+            throw RomiopExceptions.badAddress(corbaloc, error + "; the form is romiop:1.2@group@239.255.0.1:5000+1+2+3");
         }
         configureResult(address);
         final RomiopProfile p = new RomiopProfile(address, new byte[0], version);
@@ -157,7 +163,7 @@ public final class RomiopFactories extends FactoriesBase
         return address != null && address.toLowerCase(Locale.ROOT).startsWith(ADDRESS_PREFIX) ? 0 : -1;
     }
 
-    /** @return the address of {@code romiop://group@host:port;members}, or null for any other protocol. */
+    /** @return the address of {@code romiop://group@host:port+members}, or null for any other protocol. */
     @Override
     public ProtocolAddressBase create_protocol_address(final String address)
     {

@@ -58,7 +58,6 @@ public final class RomiopListener extends ListenerBase
     /** Driver thread only. */
     private long nextLocalRequestId = 1;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    private InterimReplyPath interimReplies;
 
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong notGiop = new AtomicLong();
@@ -91,11 +90,11 @@ public final class RomiopListener extends ListenerBase
     {
         super.configure(configuration);
         config = factories.config();
-        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || !config.poaQueueWait))
+        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || config.poaThreadPoolMin != 1 || !config.poaQueueWait))
         {
             throw new ConfigurationException("ROMIOP replicas must execute requests one at a time in the group's order: set " +
-                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 and " +
-                "jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
+                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 (now " +
+                config.poaThreadPoolMin + ") and jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
                 RomiopConfig.ALLOW_CONCURRENT_DISPATCH + "=true if the servant orders requests itself");
         }
     }
@@ -118,7 +117,6 @@ public final class RomiopListener extends ListenerBase
         {
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
-        interimReplies = new InterimReplyPath(config.maxPacketBytes);
         engine = new MemberEngine(config.engine(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
         driver = new GroupDriver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs), config.maxPacketBytes);
@@ -159,8 +157,8 @@ public final class RomiopListener extends ListenerBase
                 "239.255.0.1:5000 (or set " + RomiopConfig.LINK + "=fanout)");
         }
         final RomiopAddress a = new RomiopAddress();
-        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + ";" +
-            config.members.replace(',', ';').replace(" ", "");
+        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + "+" +
+            config.members.replace(',', '+').replace(" ", "");
         final String error = a.parseError(text);
         if (error != null)
         {
@@ -257,7 +255,8 @@ public final class RomiopListener extends ListenerBase
         }
         GiopMessage.setRequestId(reply, reply.length, p.requestId & 0xFFFF_FFFFL);
         repliesSent.incrementAndGet();
-        driver.submit(now -> interimReplies.send(link, config.memberId, p.clientId, p.packetId, p.requestId, reply));
+        // The engine keeps the reply until the client ACKs it, resending it meanwhile.
+        driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(reply), 0, reply.length, now));
     }
 
     /** The ORB closed the group connection: a replica keeps serving, on a new one. */

@@ -41,7 +41,7 @@ public final class RomiopProfile extends AddressedProfile<RomiopAddress>
         return RomiopAddress.read(stream);
     }
 
-    /** {@code corbaloc:romiop:1.2@group@239.255.0.1:5000;1;2;3}. */
+    /** {@code corbaloc:romiop:1.2@group@239.255.0.1:5000+1+2+3}. */
     @Override
     protected String corbalocProtocol()
     {

@@ -18,7 +18,7 @@ import org.omg.CORBA.ORB;
  * append) is larger than the previous one: this client's calls run in its order.
  *
  * <p>Arguments: {@code groupIor clientTag calls onewayEvery goFile [-p key=value]...}. Announces
- * {@code LW-IOR result twoway=N oneway=N replies=N failures=N nonIncreasing=N firstFailure=...}.
+ * {@code LW-IOR result twoway=N oneway=N replies=N failures=N nonIncreasing=N firstFailure=... elapsedMs=N counters=...}.
  */
 public final class RomiopClient
 {
@@ -43,6 +43,7 @@ public final class RomiopClient
         {
             Thread.sleep(5);
         }
+        final long startNs = System.nanoTime();
         long twoway = 0;
         long oneway = 0;
         long replies = 0;
@@ -81,7 +82,8 @@ public final class RomiopClient
             }
         }
         System.out.println(TestServer.IOR_LINE_PREFIX + "result twoway=" + twoway + " oneway=" + oneway + " replies=" + replies +
-            " failures=" + failures + " nonIncreasing=" + nonIncreasing + " firstFailure=" + firstFailure + " counters=" +
+            " failures=" + failures + " nonIncreasing=" + nonIncreasing + " firstFailure=" + firstFailure + " elapsedMs=" +
+            (System.nanoTime() - startNs) / 1_000_000 + " counters=" +
             RomiopFactories.of(orb).clientCounters().replace(' ', '_'));
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

@@ -18,6 +18,8 @@ public final class ReplicatedLogServant extends replicated_logPOA
     private final MessageDigest digest;
     private final int[] clients;
     private long executed;
+    private volatile long replyOffset;
+    private volatile long replyDelayMs;
 
     public ReplicatedLogServant(final int maxEntries)
     {
@@ -32,10 +34,37 @@ public final class ReplicatedLogServant extends replicated_logPOA
         clients = new int[maxEntries];
     }
 
-    @Override
-    public synchronized long append(final int client, final int seq)
+    /**
+     * Makes this replica misbehave, for the consolidation tests: a faulty replica answers
+     * {@code offset} more than it should; a late one answers {@code delayMs} late. The execution
+     * log is unchanged either way.
+     */
+    public void misbehave(final long offset, final long delayMs)
     {
-        return record(client, seq);
+        replyOffset = offset;
+        replyDelayMs = delayMs;
+    }
+
+    @Override
+    public long append(final int client, final int seq)
+    {
+        final long length;
+        synchronized (this)
+        {
+            length = record(client, seq);
+        }
+        if (replyDelayMs > 0)
+        {
+            try
+            {
+                Thread.sleep(replyDelayMs);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return length + replyOffset;
     }
 
     @Override
