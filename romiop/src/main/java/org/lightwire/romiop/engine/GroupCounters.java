@@ -34,6 +34,7 @@ public final class GroupCounters
     long cancelsTooLate;
     long cancelledRequestsDropped;
     long membersRemoved;
+    long ordersAtOnceInBatching;
 
     void countInvalid(final Invalid reason)
     {
@@ -179,6 +180,12 @@ public final class GroupCounters
     public long membersRemoved()
     {
         return membersRemoved;
+    }
+
+    /** Leader: orders sent before the interval's end because nothing was in flight. */
+    public long ordersAtOnceInBatching()
+    {
+        return ordersAtOnceInBatching;
     }
 
     /** Client: replies received again (ACKed again, not delivered). */

@@ -34,7 +34,9 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  *
  * <p>Leader: also a member (it delivers its own orders). It orders each request once, in the order
  * it received them. Order batching beyond the paper: in state {@code LEADER_IDLE} a request is
- * ordered at once; the sequencer then stays {@code LEADER_BATCHING} for one order interval, and
+ * ordered at once; the sequencer then stays {@code LEADER_BATCHING} for one order interval, but
+ * orders at once again whenever every member has ACKed every order sent (nothing in flight: an
+ * ACK clock, as Nagle's algorithm), so batching happens only while orders are in flight, and
  * whatever arrives meanwhile goes out in one MsgOrder at the interval's end. With
  * {@code atOnceWhenIdle=false} every request waits for the interval, as in the paper's 10 ms
  * measurements. The leader keeps each ordered request and order entry until every member's
@@ -409,8 +411,23 @@ public final class MemberEngine
                 }
                 transitionTo(State.LEADER_BATCHING, nowNs);
             }
+            else if (config.orderAtOnceWhenIdle && everyOrderAcknowledged())
+            {
+                // Batching, but the pipeline is empty: every member has delivered every order sent,
+                // so waiting for the interval's end would only add latency (a client calling one
+                // call after another would wait out the interval every time).
+                counters.ordersAtOnceInBatching++;
+                emitOrders(nowNs);
+                transitionTo(State.LEADER_BATCHING, nowNs);
+            }
         }
         deliverInOrder(nowNs);
+    }
+
+    /** Leader: true when every member in the group has ACKed delivery of every order sent. */
+    private boolean everyOrderAcknowledged()
+    {
+        return lowestDeliveredSeq() >= nextOrderSeq - 1;
     }
 
     /**
@@ -670,6 +687,13 @@ public final class MemberEngine
         {
             memberDeliveredSeq[index] = seq;
             forgetFullyDelivered();
+            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && everyOrderAcknowledged())
+            {
+                // The last ACK of the orders in flight: what waits goes out now, as one batch.
+                counters.ordersAtOnceInBatching++;
+                emitOrders(nowNs);
+                transitionTo(State.LEADER_BATCHING, nowNs);
+            }
         }
     }
 

@@ -173,6 +173,37 @@ class MemberEngineTest
         assertEquals(3, leader.deliveredSeq(), "the leader delivers its own orders");
     }
 
+    private static ByteBuffer orderAck(final int from, final long deliveredSeq)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, PacketType.MSG_ORDER, LEADER, deliveredSeq);
+        return b;
+    }
+
+    @Test
+    void withNothingInFlightTheSequencerOrdersAtOnceEvenInsideTheInterval()
+    {
+        final MemberEngine leader = engine(LEADER, 10 * MS, true);
+        feed(leader, request(1), 0);
+        assertEquals(1, ordersSent().size());
+        feed(leader, orderAck(2, 1), 1 * MS);
+        feed(leader, orderAck(3, 1), 1 * MS);
+        // Order 1 is delivered everywhere: request 2 need not wait for the interval's end (10 ms).
+        feed(leader, request(2), 2 * MS);
+        assertEquals(2, ordersSent().size());
+        assertEquals(1, leader.counters().ordersAtOnceInBatching());
+
+        // With order 2 in flight, request 3 waits, until the last ACK of order 2 releases it.
+        feed(leader, request(3), 3 * MS);
+        assertEquals(2, ordersSent().size());
+        feed(leader, orderAck(2, 2), 4 * MS);
+        assertEquals(2, ordersSent().size(), "member 3 has not ACKed order 2 yet");
+        feed(leader, orderAck(3, 2), 5 * MS);
+        assertEquals(3, ordersSent().size(), "the last ACK sends the waiting order at once");
+        assertEquals(3, ordersSent().get(2).firstOrderSeq());
+        assertEquals(2, leader.counters().ordersAtOnceInBatching());
+    }
+
     @Test
     void paperModeWaitsTheWholeIntervalEvenWhenIdle()
     {
