@@ -19,8 +19,8 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
     /** Replies a member keeps until their clients ACK them; beyond, the oldest is given up. */
     public static final int DEFAULT_MAX_UNACKED_REPLIES = 1024;
-    /** Times a member sends a reply again before it gives up on the client. */
-    public static final int DEFAULT_MAX_REPLY_RETRANSMITS = 50;
+    /** Times a member sends a reply again before it gives up on the client: 10 s at the default 20 ms, a client's default consolidation timeout. */
+    public static final int DEFAULT_MAX_REPLY_RETRANSMITS = 500;
     /** (member, request) pairs a client remembers to drop duplicate replies. */
     public static final int DEFAULT_REPLY_HISTORY = 4096;
     /** Request ids remembered per client for the duplicate filter (RequestWindows). */

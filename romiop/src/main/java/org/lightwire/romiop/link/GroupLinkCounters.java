@@ -18,12 +18,14 @@ public final class GroupLinkCounters
     public final AtomicLong notRomiop = new AtomicLong();
     /** Own multicast datagrams looped back to this socket: dropped. */
     public final AtomicLong ownEchoes = new AtomicLong();
+    /** Packets from a known end's address carrying another sender_id (the leader relaying a Request): not learned from. */
+    public final AtomicLong relaysNotLearned = new AtomicLong();
 
     @Override
     public String toString()
     {
         return "GroupLinkCounters{sent=" + datagramsSent + ", received=" + datagramsReceived + ", unknownDestination=" +
             unknownDestination + ", sendErrors=" + sendErrors + ", inboundQueueFull=" + inboundQueueFull + ", notRomiop=" +
-            notRomiop + ", ownEchoes=" + ownEchoes + '}';
+            notRomiop + ", ownEchoes=" + ownEchoes + ", relaysNotLearned=" + relaysNotLearned + '}';
     }
 }

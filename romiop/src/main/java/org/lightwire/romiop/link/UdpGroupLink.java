@@ -70,6 +70,8 @@ public final class UdpGroupLink implements GroupLink
     private final ArrayBlockingQueue<Inbound> inbound;
     private final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();
     private final Map<Integer, InetSocketAddress> members = new ConcurrentHashMap<>();
+    /** Whose address each learned source is: a packet from it with another sender_id is a relay. */
+    private final Map<InetSocketAddress, Integer> owners = new ConcurrentHashMap<>();
     private final GroupLinkCounters counters = new GroupLinkCounters();
     private final InetSocketAddress localAddress;
     private volatile boolean closed;
@@ -303,7 +305,19 @@ public final class UdpGroupLink implements GroupLink
         final InetSocketAddress source = packet.sender();
         if (source != null && !source.equals(peers.get(senderId)))
         {
-            peers.put(senderId, source);
+            final Integer owner = owners.get(source);
+            if (owner != null && owner != senderId)
+            {
+                // The leader resends a client's Request (answering a NAK) with the client's
+                // sender_id from its own socket: learning from it would send this member's
+                // replies for the client to the leader.
+                counters.relaysNotLearned.incrementAndGet();
+            }
+            else
+            {
+                peers.put(senderId, source);
+                owners.put(source, senderId);
+            }
         }
         final byte[] bytes = new byte[length];
         content.getBytes(content.readerIndex(), bytes);
@@ -403,6 +417,7 @@ public final class UdpGroupLink implements GroupLink
     public void addPeer(final int id, final InetSocketAddress address)
     {
         peers.put(id, address);
+        owners.put(address, id);
     }
 
     @Override
@@ -416,6 +431,7 @@ public final class UdpGroupLink implements GroupLink
     {
         members.put(id, address);
         peers.put(id, address);
+        owners.put(address, id);
     }
 
     public void removeMember(final int id)

@@ -135,6 +135,13 @@ class UdpGroupLinkTest
             members.get(2).send(100, answer, size(answer));
             assertEquals(11, marker(receive(client)));
             assertEquals(members.get(2).localAddress(), client.peer(3));
+            // The leader (1) relays a packet of the client's (sender_id 100) to member 3, as it
+            // does answering a NAK: member 3 keeps the client's own address.
+            final ByteBuffer relayed = packetFrom(100, 13);
+            members.get(0).send(3, relayed, size(relayed));
+            assertEquals(13, marker(receive(members.get(2))));
+            assertEquals(client.localAddress(), members.get(2).peer(100), "a relay must not teach the client's address");
+            assertEquals(1, members.get(2).counters().relaysNotLearned.get());
             // An id nobody has heard of is dropped and counted, not thrown.
             members.get(2).send(4242, answer, size(answer));
             assertEquals(1, members.get(2).counters().unknownDestination.get());
