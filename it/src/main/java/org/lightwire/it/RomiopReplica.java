@@ -105,6 +105,11 @@ public final class RomiopReplica
         final PrintStream out = System.out;
         out.println(TestServer.IOR_LINE_PREFIX + "group " + orb.object_to_string(group));
         out.println(TestServer.IOR_LINE_PREFIX + "probe " + orb.object_to_string(probeRef));
+        // A servant of its own over IIOP alone: the single-server baseline of the benchmarks
+        // (calling the group's servant directly would make this replica's log, and so its
+        // replies, differ from the others').
+        final org.omg.CORBA.Object solo = root.servant_to_reference(new ReplicatedLogServant(MAX_ENTRIES));
+        out.println(TestServer.IOR_LINE_PREFIX + "direct " + orb.object_to_string(solo));
         out.println(TestServer.JAVA_LINE_PREFIX + System.getProperty("java.version"));
         out.println(TestServer.READY_LINE);
         out.flush();

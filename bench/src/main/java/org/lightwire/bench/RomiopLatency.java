@@ -1,0 +1,161 @@
+package org.lightwire.bench;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.lightwire.it.Orbs;
+import org.lightwire.it.ProcessHarness;
+import org.lightwire.it.RomiopReplica;
+import org.lightwire.it.idl.lwtest.replicated_log;
+import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.omg.CORBA.ORB;
+
+/**
+ * Issue 4's latency requirement, measured: a two-way call to a group of 3 replicas (ROMIOP, atomic
+ * consolidation by default) against the same call to one replica over IIOP, interleaved in
+ * blocks of {@value OrbBenchmark#BLOCK} calls in one run. The replicas are JVMs of the it module's
+ * {@link RomiopReplica} (fan-out or multicast on loopback); the IIOP baseline calls replica 1's
+ * servant directly, through the same single-threaded POA.
+ *
+ * <p>Arguments: {@code calls link [consolidation spec]}, e.g. {@code 5000 multicast} or
+ * {@code 5000 fanout mode=first}.
+ */
+public final class RomiopLatency
+{
+    private RomiopLatency()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final int calls = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+        final String link = args.length > 1 ? args[1] : "multicast";
+        final String spec = args.length > 2 ? args[2] : "";
+        final String members = members(link);
+        final List<ProcessHarness> replicas = new ArrayList<>();
+        try
+        {
+            for (int id = 1; id <= 3; id++)
+            {
+                final Map<String, String> p = common(link);
+                p.put("jacorb.implname", "romiop-bench");
+                p.put("jacorb.poa.thread_pool_max", "1");
+                p.put("jacorb.poa.thread_pool_min", "1");
+                p.put("jacorb.poa.queue_wait", "on");
+                p.put("jacorb.lightwire.romiop.group", "bench");
+                p.put("jacorb.lightwire.romiop.group_address", "239.255.9." + (1 + (int)(ProcessHandle.current().pid() % 200)) + ":" +
+                    (30000 + (int)(ProcessHandle.current().pid() % 20000)));
+                p.put("jacorb.lightwire.romiop.members", members);
+                p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
+                final List<String> a = new ArrayList<>();
+                p.forEach((k, v) ->
+                {
+                    a.add("-p");
+                    a.add(k + "=" + v);
+                });
+                replicas.add(ProcessHarness.start(RomiopReplica.class, List.of("-Xmx512m"), a, Duration.ofSeconds(60)));
+            }
+            final Map<String, String> clientProps = common(link);
+            if (!spec.isEmpty())
+            {
+                for (final String kv : spec.split(","))
+                {
+                    final int eq = kv.indexOf('=');
+                    clientProps.put("jacorb.lightwire.romiop.group.bench.consolidation." + kv.substring(0, eq), kv.substring(eq + 1));
+                }
+            }
+            final ORB groupOrb = Orbs.init(clientProps);
+            final ORB iiopOrb = Orbs.init(Map.of());
+            try
+            {
+                final replicated_log group = replicated_logHelper.narrow(groupOrb.string_to_object(replicas.get(0).ior("group")));
+                final replicated_log direct = replicated_logHelper.narrow(iiopOrb.string_to_object(replicas.get(0).ior("direct")));
+                int seq = 0;
+                for (int i = 0; i < 2000; i++)
+                {
+                    group.append(1, seq++);
+                    direct.append(2, seq++);
+                }
+                final long[] groupNs = new long[calls];
+                final long[] iiopNs = new long[calls];
+                for (int start = 0, block = 0; start < calls; start += OrbBenchmark.BLOCK, block++)
+                {
+                    final int end = Math.min(calls, start + OrbBenchmark.BLOCK);
+                    for (int k = 0; k < 2; k++)
+                    {
+                        final boolean groupFirst = block % 2 == 0;
+                        final boolean useGroup = k == 0 ? groupFirst : !groupFirst;
+                        final replicated_log target = useGroup ? group : direct;
+                        final long[] samples = useGroup ? groupNs : iiopNs;
+                        for (int i = start; i < end; i++)
+                        {
+                            final long t0 = System.nanoTime();
+                            target.append(useGroup ? 1 : 2, seq++);
+                            samples[i] = System.nanoTime() - t0;
+                        }
+                    }
+                }
+                Arrays.sort(groupNs);
+                Arrays.sort(iiopNs);
+                System.out.println("# " + OrbBenchmark.machine() + "; " + calls + " two-way calls each, interleaved; link " + link +
+                    (spec.isEmpty() ? ", consolidation atomic (default)" : ", consolidation " + spec));
+                System.out.printf(Locale.ROOT, "%-26s %10s %10s%n", "path", "median us", "p99 us");
+                System.out.printf(Locale.ROOT, "%-26s %10.1f %10.1f%n", "ROMIOP group of 3", pct(groupNs, 0.5) / 1e3, pct(groupNs, 0.99) / 1e3);
+                System.out.printf(Locale.ROOT, "%-26s %10.1f %10.1f%n", "IIOP to one replica", pct(iiopNs, 0.5) / 1e3, pct(iiopNs, 0.99) / 1e3);
+                System.out.printf(Locale.ROOT, "ratio (median) %.2f, ratio (p99) %.2f; issue 4 requires at most 3 (median)%n",
+                    pct(groupNs, 0.5) / pct(iiopNs, 0.5), pct(groupNs, 0.99) / pct(iiopNs, 0.99));
+            }
+            finally
+            {
+                groupOrb.shutdown(false);
+                iiopOrb.shutdown(false);
+            }
+        }
+        finally
+        {
+            replicas.forEach(ProcessHarness::close);
+        }
+        System.exit(0);
+    }
+
+    private static Map<String, String> common(final String link)
+    {
+        final Map<String, String> p = new LinkedHashMap<>();
+        p.put(Orbs.TRANSPORT_FACTORIES, "org.jacorb.orb.iiop.IIOPFactories,org.lightwire.romiop.RomiopFactories");
+        p.put("jacorb.lightwire.romiop.link", link);
+        p.put("jacorb.lightwire.romiop.interface", "lo");
+        p.put("jacorb.lightwire.romiop.host", Orbs.LOOPBACK);
+        return p;
+    }
+
+    private static String members(final String link) throws IOException
+    {
+        final StringBuilder m = new StringBuilder();
+        for (int id = 1; id <= 3; id++)
+        {
+            m.append(id == 1 ? "" : ",").append(id);
+            if ("fanout".equals(link))
+            {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+                {
+                    m.append('@').append(Orbs.LOOPBACK).append(':').append(s.getLocalPort());
+                }
+            }
+        }
+        return m.toString();
+    }
+
+    private static double pct(final long[] sorted, final double p)
+    {
+        return sorted[Math.min(sorted.length - 1, (int)Math.floor(p * sorted.length))];
+    }
+}
