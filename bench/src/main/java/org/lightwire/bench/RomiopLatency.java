@@ -27,7 +27,8 @@ import org.omg.CORBA.ORB;
  * servant directly, through the same single-threaded POA.
  *
  * <p>Arguments: {@code calls link [consolidation spec]}, e.g. {@code 5000 multicast} or
- * {@code 5000 fanout mode=first}.
+ * {@code 5000 fanout mode=first}; system property {@code romiop.replica} adds replica properties
+ * ({@code key=value,key=value}).
  */
 public final class RomiopLatency
 {
@@ -56,6 +57,14 @@ public final class RomiopLatency
                     (30000 + (int)(ProcessHandle.current().pid() % 20000)));
                 p.put("jacorb.lightwire.romiop.members", members);
                 p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
+                // Extra replica properties, e.g. -Dromiop.replica=jacorb.lightwire.romiop.order_interval_ms=1
+                for (final String kv : System.getProperty("romiop.replica", "").split(","))
+                {
+                    if (kv.indexOf('=') > 0)
+                    {
+                        p.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+                    }
+                }
                 final List<String> a = new ArrayList<>();
                 p.forEach((k, v) ->
                 {
