@@ -530,6 +530,14 @@ public final class MemberEngine
         memberChange.wrap(out, 0);
         memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.memberIds[index], MemberChangeFlyweight.STATUS_REMOVED, 0);
         sender.send(GroupSender.GROUP, out, MemberChangeFlyweight.length(0));
+        // Clients are not in the group: each one the leader has heard from gets the new list
+        // now, since a client whose requests every member had ACKed before the crash would
+        // otherwise wait for the removed member's reply until its timeout.
+        for (final int client : orderedKeys.clientIds())
+        {
+            viewSentToClient.put(client, viewVersion);
+            sendMemberList(client);
+        }
         forgetFullyDelivered();
     }
 

@@ -86,6 +86,12 @@ final class RequestWindows
         return n;
     }
 
+    /** @return the clients remembered, least recently active first. */
+    int[] clientIds()
+    {
+        return clients.keySet().stream().mapToInt(Integer::intValue).toArray();
+    }
+
     int clients()
     {
         return clients.size();
