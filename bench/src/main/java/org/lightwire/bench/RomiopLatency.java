@@ -1,10 +1,5 @@
 package org.lightwire.bench;
 
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -14,6 +9,7 @@ import java.util.Map;
 
 import org.lightwire.it.Orbs;
 import org.lightwire.it.ProcessHarness;
+import org.lightwire.it.RomiopGroupFixture;
 import org.lightwire.it.RomiopReplica;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
@@ -41,39 +37,26 @@ public final class RomiopLatency
         final int calls = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
         final String link = args.length > 1 ? args[1] : "multicast";
         final String spec = args.length > 2 ? args[2] : "";
-        final String members = members(link);
+        final String members = RomiopGroupFixture.memberList(link, 3);
         final List<ProcessHarness> replicas = new ArrayList<>();
         try
         {
+            final String groupAddress = "239.255.9." + (1 + (int)(ProcessHandle.current().pid() % 200)) + ":" +
+                (30000 + (int)(ProcessHandle.current().pid() % 20000));
+            // Extra replica properties, e.g. -Dromiop.replica=jacorb.lightwire.romiop.order_interval_ms=1
+            final Map<String, String> extra = new LinkedHashMap<>();
+            for (final String kv : System.getProperty("romiop.replica", "").split(","))
+            {
+                if (kv.indexOf('=') > 0)
+                {
+                    extra.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+                }
+            }
             for (int id = 1; id <= 3; id++)
             {
-                final Map<String, String> p = common(link);
-                p.put("jacorb.implname", "romiop-bench");
-                p.put("jacorb.poa.thread_pool_max", "1");
-                p.put("jacorb.poa.thread_pool_min", "1");
-                p.put("jacorb.poa.queue_wait", "on");
-                p.put("jacorb.lightwire.romiop.group", "bench");
-                p.put("jacorb.lightwire.romiop.group_address", "239.255.9." + (1 + (int)(ProcessHandle.current().pid() % 200)) + ":" +
-                    (30000 + (int)(ProcessHandle.current().pid() % 20000)));
-                p.put("jacorb.lightwire.romiop.members", members);
-                p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
-                // Extra replica properties, e.g. -Dromiop.replica=jacorb.lightwire.romiop.order_interval_ms=1
-                for (final String kv : System.getProperty("romiop.replica", "").split(","))
-                {
-                    if (kv.indexOf('=') > 0)
-                    {
-                        p.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-                    }
-                }
-                final List<String> a = new ArrayList<>();
-                p.forEach((k, v) ->
-                {
-                    a.add("-p");
-                    a.add(k + "=" + v);
-                });
-                replicas.add(ProcessHarness.start(RomiopReplica.class, List.of("-Xmx512m"), a, Duration.ofSeconds(60)));
+                replicas.add(RomiopGroupFixture.startReplica(RomiopGroupFixture.orbProperties(link), "bench", groupAddress, members, id, extra));
             }
-            final Map<String, String> clientProps = common(link);
+            final Map<String, String> clientProps = RomiopGroupFixture.orbProperties(link);
             if (!spec.isEmpty())
             {
                 for (final String kv : spec.split(","))
@@ -134,33 +117,6 @@ public final class RomiopLatency
             replicas.forEach(ProcessHarness::close);
         }
         System.exit(0);
-    }
-
-    private static Map<String, String> common(final String link)
-    {
-        final Map<String, String> p = new LinkedHashMap<>();
-        p.put(Orbs.TRANSPORT_FACTORIES, "org.jacorb.orb.iiop.IIOPFactories,org.lightwire.romiop.RomiopFactories");
-        p.put("jacorb.lightwire.romiop.link", link);
-        p.put("jacorb.lightwire.romiop.interface", "lo");
-        p.put("jacorb.lightwire.romiop.host", Orbs.LOOPBACK);
-        return p;
-    }
-
-    private static String members(final String link) throws IOException
-    {
-        final StringBuilder m = new StringBuilder();
-        for (int id = 1; id <= 3; id++)
-        {
-            m.append(id == 1 ? "" : ",").append(id);
-            if ("fanout".equals(link))
-            {
-                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
-                {
-                    m.append('@').append(Orbs.LOOPBACK).append(':').append(s.getLocalPort());
-                }
-            }
-        }
-        return m.toString();
     }
 
     private static double pct(final long[] sorted, final double p)

@@ -4,13 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -22,7 +17,6 @@ import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
-import org.lightwire.romiop.RomiopFactories;
 import org.omg.CORBA.INTERNAL;
 import org.omg.CORBA.ORB;
 import org.omg.CORBA.SystemException;
@@ -49,52 +43,20 @@ class RomiopConsolidationTest
 
     private static Map<String, String> common()
     {
-        final Map<String, String> p = new LinkedHashMap<>();
-        p.put(Orbs.TRANSPORT_FACTORIES, "org.jacorb.orb.iiop.IIOPFactories," + RomiopFactories.class.getName());
-        p.put("jacorb.lightwire.romiop.link", "fanout");
-        p.put("jacorb.lightwire.romiop.interface", "lo");
-        p.put("jacorb.lightwire.romiop.host", Orbs.LOOPBACK);
-        return p;
-    }
-
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
-        {
-            return s.getLocalPort();
-        }
+        return RomiopGroupFixture.orbProperties("fanout");
     }
 
     @BeforeAll
     void startReplicas() throws Exception
     {
-        final StringBuilder members = new StringBuilder();
-        for (int id = 1; id <= 3; id++)
-        {
-            members.append(id == 1 ? "" : ",").append(id).append('@').append(Orbs.LOOPBACK).append(':').append(freeUdpPort());
-        }
+        final String members = RomiopGroupFixture.memberList("fanout", 3);
         try
         {
             for (int id = 1; id <= 3; id++)
             {
-                final Map<String, String> p = common();
-                p.put("jacorb.implname", "romiop-consolidation-it");
-                p.put("jacorb.poa.thread_pool_max", "1");
-                p.put("jacorb.poa.thread_pool_min", "1");
-                p.put("jacorb.poa.queue_wait", "on");
-                p.put("jacorb.lightwire.romiop.group", "votes");
-                p.put("jacorb.lightwire.romiop.group_address", "239.255.7.7:5000");
-                p.put("jacorb.lightwire.romiop.members", members.toString());
-                p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
-                p.put("lightwire.test.reply_offset", id == FAULTY ? "1000" : "0");
-                p.put("lightwire.test.reply_delay_ms", id == LATE ? Long.toString(LATE_MS) : "0");
-                final List<String> args = new ArrayList<>();
-                p.forEach((k, v) ->
-                {
-                    args.add("-p");
-                    args.add(k + "=" + v);
-                });
-                replicas.add(ProcessHarness.start(RomiopReplica.class, List.of(), args, Duration.ofSeconds(60)));
+                replicas.add(RomiopGroupFixture.startReplica(common(), "votes", "239.255.7.7:5000", members, id, Map.of(
+                    "lightwire.test.reply_offset", id == FAULTY ? "1000" : "0",
+                    "lightwire.test.reply_delay_ms", id == LATE ? Long.toString(LATE_MS) : "0")));
             }
             groupIor = replicas.get(0).ior("group");
             final ORB probeOrb = orb(Map.of());

@@ -3,13 +3,7 @@ package org.lightwire.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +14,6 @@ import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
-import org.lightwire.romiop.RomiopFactories;
 import org.omg.CORBA.ORB;
 
 /**
@@ -36,32 +29,16 @@ class RomiopFollowerCrashTest
 
     private static Map<String, String> common()
     {
-        final Map<String, String> p = new LinkedHashMap<>();
-        p.put(Orbs.TRANSPORT_FACTORIES, "org.jacorb.orb.iiop.IIOPFactories," + RomiopFactories.class.getName());
-        p.put("jacorb.lightwire.romiop.link", "fanout");
-        p.put("jacorb.lightwire.romiop.interface", "lo");
-        p.put("jacorb.lightwire.romiop.host", Orbs.LOOPBACK);
+        final Map<String, String> p = RomiopGroupFixture.orbProperties("fanout");
         p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
         p.put("jacorb.lightwire.romiop.member_timeout_ms", "500");
         return p;
     }
 
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
-        {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void everyCallSucceedsAndTheSurvivorsStayIdenticalWhenAFollowerIsKilled() throws Exception
     {
-        final StringBuilder members = new StringBuilder();
-        for (int id = 1; id <= 3; id++)
-        {
-            members.append(id == 1 ? "" : ",").append(id).append('@').append(Orbs.LOOPBACK).append(':').append(freeUdpPort());
-        }
+        final String members = RomiopGroupFixture.memberList("fanout", 3);
         final List<ProcessHarness> replicas = new ArrayList<>();
         final ORB client = Orbs.init(common());
         final ORB probeOrb = Orbs.init(Map.of());
@@ -69,22 +46,7 @@ class RomiopFollowerCrashTest
         {
             for (int id = 1; id <= 3; id++)
             {
-                final Map<String, String> p = common();
-                p.put("jacorb.implname", "romiop-crash-it");
-                p.put("jacorb.poa.thread_pool_max", "1");
-                p.put("jacorb.poa.thread_pool_min", "1");
-                p.put("jacorb.poa.queue_wait", "on");
-                p.put("jacorb.lightwire.romiop.group", "crash");
-                p.put("jacorb.lightwire.romiop.group_address", "239.255.8.8:5000");
-                p.put("jacorb.lightwire.romiop.members", members.toString());
-                p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
-                final List<String> args = new ArrayList<>();
-                p.forEach((k, v) ->
-                {
-                    args.add("-p");
-                    args.add(k + "=" + v);
-                });
-                replicas.add(ProcessHarness.start(RomiopReplica.class, List.of(), args, Duration.ofSeconds(60)));
+                replicas.add(RomiopGroupFixture.startReplica(common(), "crash", "239.255.8.8:5000", members, id, Map.of()));
             }
             final replicated_log group = replicated_logHelper.narrow(client.string_to_object(replicas.get(0).ior("group")));
             final List<replica_probe> probes = new ArrayList<>();

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +19,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
-import org.lightwire.romiop.RomiopFactories;
 import org.omg.CORBA.ORB;
 
 /**
@@ -47,34 +42,14 @@ class RomiopGroupTest
     @TempDir
     Path tmp;
 
-    /** @return properties every ORB of the group test shares: both transports, IIOP first. */
     private static Map<String, String> common(final String link)
     {
-        final Map<String, String> p = new LinkedHashMap<>();
-        p.put(Orbs.TRANSPORT_FACTORIES, "org.jacorb.orb.iiop.IIOPFactories," + RomiopFactories.class.getName());
-        p.put("jacorb.lightwire.romiop.link", link);
-        p.put("jacorb.lightwire.romiop.interface", "lo");
-        p.put("jacorb.lightwire.romiop.host", Orbs.LOOPBACK);
-        return p;
+        return RomiopGroupFixture.orbProperties(link);
     }
 
     private static List<String> args(final Map<String, String> props)
     {
-        final List<String> a = new ArrayList<>();
-        props.forEach((k, v) ->
-        {
-            a.add("-p");
-            a.add(k + "=" + v);
-        });
-        return a;
-    }
-
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
-        {
-            return s.getLocalPort();
-        }
+        return RomiopGroupFixture.args(props);
     }
 
     @ParameterizedTest(name = "link {0}")
@@ -84,15 +59,7 @@ class RomiopGroupTest
         final int callsPerClient = "multicast".equals(link) ? MULTICAST_CALLS_PER_CLIENT : FANOUT_CALLS_PER_CLIENT;
         final ThreadLocalRandom r = ThreadLocalRandom.current();
         final String groupAddress = "239.255." + r.nextInt(1, 255) + "." + r.nextInt(1, 255) + ":" + r.nextInt(20000, 40000);
-        final StringBuilder members = new StringBuilder();
-        for (int id = 1; id <= REPLICAS; id++)
-        {
-            members.append(id == 1 ? "" : ",").append(id);
-            if ("fanout".equals(link))
-            {
-                members.append('@').append(Orbs.LOOPBACK).append(':').append(freeUdpPort());
-            }
-        }
+        final String members = RomiopGroupFixture.memberList(link, REPLICAS);
         final List<ProcessHarness> children = new ArrayList<>();
         final ORB probeOrb = Orbs.init(common(link));
         try
@@ -100,16 +67,7 @@ class RomiopGroupTest
             final List<ProcessHarness> replicas = new ArrayList<>();
             for (int id = 1; id <= REPLICAS; id++)
             {
-                final Map<String, String> p = common(link);
-                p.put("jacorb.implname", "romiop-it");
-                p.put("jacorb.poa.thread_pool_max", "1");
-                p.put("jacorb.poa.thread_pool_min", "1");
-                p.put("jacorb.poa.queue_wait", "on");
-                p.put("jacorb.lightwire.romiop.group", "itlog");
-                p.put("jacorb.lightwire.romiop.group_address", groupAddress);
-                p.put("jacorb.lightwire.romiop.members", members.toString());
-                p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
-                final ProcessHarness h = ProcessHarness.start(RomiopReplica.class, List.of(), args(p), Duration.ofSeconds(60));
+                final ProcessHarness h = RomiopGroupFixture.startReplica(common(link), "itlog", groupAddress, members, id, Map.of());
                 children.add(h);
                 replicas.add(h);
             }
