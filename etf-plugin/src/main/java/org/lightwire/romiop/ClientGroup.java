@@ -64,6 +64,7 @@ final class ClientGroup implements AutoCloseable
     final AtomicLong unknownReplies = new AtomicLong();
     final AtomicLong consolidationFailures = new AtomicLong();
     final AtomicLong membershipChanges = new AtomicLong();
+    final AtomicLong cancelsSent = new AtomicLong();
     private final ConsolidationPolicy policy;
 
     private static final class Outgoing
@@ -82,12 +83,14 @@ final class ClientGroup implements AutoCloseable
 
     private static final class Call
     {
+        final int packetId;
         final int requestId;
         final int giopMinor;
         final ReplyConsolidator consolidator;
 
-        Call(final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
+        Call(final int packetId, final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
         {
+            this.packetId = packetId;
             this.requestId = requestId;
             this.giopMinor = giopMinor;
             this.consolidator = consolidator;
@@ -247,7 +250,7 @@ final class ClientGroup implements AutoCloseable
             final int packetId = engine.multicast(o.requestId, o.twoWay ? 3 : 0, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs);
             if (o.twoWay)
             {
-                calls.put(packetId, new Call(o.requestId, GiopMessage.minor(o.message),
+                calls.put(packetId, new Call(packetId, o.requestId, GiopMessage.minor(o.message),
                     new ReplyConsolidator(policy, engine.currentMembers(), nowNs)));
                 requestsSent.incrementAndGet();
             }
@@ -293,6 +296,13 @@ final class ClientGroup implements AutoCloseable
         }
         consolidationFailures.incrementAndGet();
         final Outcome o = d.outcome();
+        if (o == Outcome.TIMEOUT)
+        {
+            // No member answered in time: the caller gives up, so the group should too. Members
+            // drop the request if it is not yet ordered (best effort: once ordered, it runs).
+            engine.cancel(call.packetId, System.nanoTime());
+            cancelsSent.incrementAndGet();
+        }
         final int completion = "COMPLETED_YES".equals(o.completion()) ? org.omg.CORBA.CompletionStatus._COMPLETED_YES :
             org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE;
         final String text = "ROMIOP group " + address.group() + ": " + o + ": " + d.message();
@@ -305,7 +315,7 @@ final class ClientGroup implements AutoCloseable
     {
         return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", repliesDelivered=" +
             repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
-            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", policy " + policy + ", driverFailures=" +
+            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", policy " + policy + ", driverFailures=" +
             driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", link " + link.counters();
     }
 
