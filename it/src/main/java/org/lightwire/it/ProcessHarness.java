@@ -109,6 +109,20 @@ public final class ProcessHarness implements AutoCloseable
         return start(commandPrefix, TestServer.class, List.of(), args, DEFAULT_READY_TIMEOUT);
     }
 
+    /**
+     * Starts {@code mainClass} under a command prefix (e.g. {@code ip netns exec NAME}, which
+     * must exec the JVM in place) and waits for its {@link TestServer#READY_LINE}.
+     */
+    public static ProcessHarness startUnder(
+        final List<String> commandPrefix,
+        final Class<?> mainClass,
+        final List<String> jvmArgs,
+        final List<String> args,
+        final Duration readyTimeout) throws IOException
+    {
+        return start(commandPrefix, mainClass, jvmArgs, args, readyTimeout);
+    }
+
     private static ProcessHarness start(
         final List<String> commandPrefix,
         final Class<?> mainClass,

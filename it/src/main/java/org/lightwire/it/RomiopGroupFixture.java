@@ -58,6 +58,13 @@ public final class RomiopGroupFixture
     public static ProcessHarness startReplica(final Map<String, String> shared, final String group, final String groupAddress,
         final String members, final int id, final Map<String, String> extra) throws IOException
     {
+        return startReplicaUnder(List.of(), shared, group, groupAddress, members, id, extra);
+    }
+
+    /** As {@link #startReplica}, under a command prefix such as {@code ip netns exec NAME}. */
+    public static ProcessHarness startReplicaUnder(final List<String> commandPrefix, final Map<String, String> shared, final String group,
+        final String groupAddress, final String members, final int id, final Map<String, String> extra) throws IOException
+    {
         final Map<String, String> p = new LinkedHashMap<>(shared);
         p.put("jacorb.implname", "romiop-" + group);
         p.put("jacorb.poa.thread_pool_max", "1");
@@ -68,7 +75,7 @@ public final class RomiopGroupFixture
         p.put("jacorb.lightwire.romiop.members", members);
         p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
         p.putAll(extra);
-        return ProcessHarness.start(RomiopReplica.class, List.of("-Xmx512m"), args(p), Duration.ofSeconds(60));
+        return ProcessHarness.startUnder(commandPrefix, RomiopReplica.class, List.of("-Xmx512m"), args(p), Duration.ofSeconds(60));
     }
 
     /** @return {@code -p key=value} arguments of a {@link TestServer}-style main. */

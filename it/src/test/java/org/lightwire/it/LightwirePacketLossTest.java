@@ -12,7 +12,6 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -55,11 +54,7 @@ class LightwirePacketLossTest
     @BeforeAll
     void makeLossyNamespaceAndStartServer() throws Exception
     {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
-            "skipped: needs root to make a network namespace and iptables rules (run as root, as CI does)");
-        Assumptions.assumeTrue(run(List.of("ip", "-V")) == 0, "skipped: the ip command (iproute2) is missing");
-        Assumptions.assumeTrue(run(List.of("iptables", "--version")) == 0,
-            "skipped: iptables is missing (apt-get install -y iptables, as the README's test command does)");
+        Shell.assumeRootNetworking("a network namespace and iptables rules");
         port = 20_000 + (int)(ProcessHandle.current().pid() % 20_000);
         try
         {
@@ -200,30 +195,11 @@ class LightwirePacketLossTest
 
     private static void must(final String... command) throws IOException, InterruptedException
     {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0)
-        {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
-        }
+        Shell.must(command);
     }
 
     private static int run(final List<String> command)
     {
-        try
-        {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
-        }
-        catch (final IOException e)
-        {
-            return -1;
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
+        return Shell.run(command);
     }
 }
