@@ -186,11 +186,13 @@ public final class ReplyConsolidator
                     return consistent(got, false, got + " of " + n + " members replied" + within + "; consolidated with those");
                 case FIRST_REPLY:
                     return consistent(1, false, "first reply");
+                case QUORUM_COUNT:
+                case QUORUM_PERCENT:
+                    return quorum(n, got, need, within);
                 default:
                     if (got < need)
                     {
-                        return decide(Outcome.NO_QUORUM, -1, got + " of " + n + " members replied" + within + "; quorum " + need + " (" +
-                            policy.mode().name().toLowerCase(java.util.Locale.ROOT) + ") not reached; missing: " + missing());
+                        return noQuorum(n, got, need, within);
                     }
                     return consistent(need, false, need + " of " + n + " members replied");
             }
@@ -207,9 +209,63 @@ public final class ReplyConsolidator
                 return firstConsistent(n, got);
             case LAST_REPLY:
                 return got >= need ? consistent(got, true, "all " + n + " members replied") : null;
+            case QUORUM_COUNT:
+            case QUORUM_PERCENT:
+                return quorum(n, got, need, null);
             default:
                 return got >= need ? consistent(need, false, need + " of " + n + " members replied (quorum " + need + ")") : null;
         }
+    }
+
+    /**
+     * Quorum voting as the paper's Figure 8 reads: the quorum is {@code need} members giving the
+     * same reply, so that one faulty member cannot win a vote by answering first. With
+     * {@code all_different} the quorum counts replies instead (agreement is not what is asked);
+     * {@code all_same} also fails on any dissenting reply; {@code majority} also needs the
+     * agreeing replies to be more than half of those received.
+     *
+     * @param within null while replies may still come; at the deadline, " within N ms".
+     */
+    private Decision quorum(final int n, final int got, final int need, final String within)
+    {
+        final boolean forced = within != null;
+        if (policy.consistency() == Consistency.ALL_DIFFERENT)
+        {
+            if (got >= need)
+            {
+                return consistent(need, false, need + " of " + n + " members replied (quorum " + need + ")");
+            }
+            return forced ? noQuorum(n, got, need, within) : null;
+        }
+        final Tally t = new Tally(got);
+        if (policy.consistency() == Consistency.ALL_SAME && t.distinct > 1)
+        {
+            return decide(Outcome.INCONSISTENT_VOTE, -1, "replies differ (all_same): " + tally());
+        }
+        if (t.topVotes >= need && (policy.consistency() != Consistency.MAJORITY || 2 * t.topVotes > got))
+        {
+            return decide(Outcome.SUCCESS, t.topIndex, t.topVotes + " of " + n + " members gave the same reply (quorum " + need + ")");
+        }
+        if (t.topVotes + n - got < need)
+        {
+            return decide(Outcome.INCONSISTENT_VOTE, -1, "no reply can reach a quorum of " + need + " identical replies: " + tally());
+        }
+        if (!forced)
+        {
+            return null;
+        }
+        if (got >= need)
+        {
+            return decide(Outcome.INCONSISTENT_VOTE, -1, got + " of " + n + " members replied" + within + " but fewer than " + need +
+                " agree: " + tally());
+        }
+        return noQuorum(n, got, need, within);
+    }
+
+    private Decision noQuorum(final int n, final int got, final int need, final String within)
+    {
+        return decide(Outcome.NO_QUORUM, -1, got + " of " + n + " members replied" + within + "; quorum " + need + " (" +
+            policy.mode().name().toLowerCase(java.util.Locale.ROOT) + ") not reached; missing: " + missing());
     }
 
     private Decision firstConsistent(final int n, final int got)

@@ -78,26 +78,63 @@ class ReplyConsolidatorTest
     }
 
     @Test
-    void quorumByCountAndByPercentCountExactlyTheirNumberOfReplies()
+    void aQuorumIsThatManyIdenticalRepliesSoAFaultyReplicaCannotWinATie()
     {
         final ReplyConsolidator two = consolidator("quorum=2,consistency=all_same");
         assertNull(two.onReply(3, A));
         final Decision d = two.onReply(1, A);
         assertEquals(Outcome.SUCCESS, d.outcome());
         assertArrayEquals(new int[] {3, 1}, d.replied());
+        assertTrue(d.message().startsWith("2 of 3 members gave the same reply (quorum 2)"), d.message());
 
-        // 51% of 3 members, rounded up: 2.
+        // 51% of 3 members, rounded up: 2 identical replies. The faulty reply (B) came first.
         final ReplyConsolidator percent = consolidator("quorum=51%,consistency=majority");
         assertNull(percent.onReply(2, B));
-        final Decision split = percent.onReply(1, A);
-        assertEquals(Outcome.INCONSISTENT_VOTE, split.outcome(), "1 vote each of 2 counted is no majority");
-        assertTrue(split.message().contains("no reply has a majority of the 2 counted"), split.message());
+        assertNull(percent.onReply(1, A), "1 vote each: member 3 can still make a quorum");
+        final Decision won = percent.onReply(3, A);
+        assertEquals(Outcome.SUCCESS, won.outcome());
+        assertArrayEquals(A, won.reply());
+        assertEquals(1, won.replyFrom());
 
+        // Consistency none: the quorum alone decides; no value can reach 2 of 3 after three differ.
+        final ReplyConsolidator none = consolidator("quorum=2");
+        none.onReply(1, A);
+        assertNull(none.onReply(2, B));
+        final Decision split = none.onReply(3, C);
+        assertEquals(Outcome.INCONSISTENT_VOTE, split.outcome());
+        assertTrue(split.message().startsWith("no reply can reach a quorum of 2 identical replies: 1 x reply#1 from [1]; " +
+            "1 x reply#2 from [2]; 1 x reply#3 from [3]"), split.message());
+
+        // All_same fails at the first dissent; all_different counts replies, not agreement.
+        final ReplyConsolidator same = consolidator("quorum=2,consistency=all_same");
+        same.onReply(1, A);
+        assertEquals(Outcome.INCONSISTENT_VOTE, same.onReply(2, B).outcome());
+        final ReplyConsolidator different = consolidator("quorum=2,consistency=all_different");
+        different.onReply(1, A);
+        final Decision distinct = different.onReply(2, B);
+        assertEquals(Outcome.SUCCESS, distinct.outcome());
+        assertArrayEquals(A, distinct.reply());
+
+        // 100%: every member, all the same.
         final ReplyConsolidator all = consolidator("quorum=100%");
         all.onReply(1, A);
         all.onReply(2, A);
-        assertEquals(Outcome.SUCCESS, all.onReply(3, B).outcome(), "consistency none: the most frequent reply wins");
-        assertArrayEquals(A, all.decision().reply());
+        assertEquals(Outcome.INCONSISTENT_VOTE, all.onReply(3, B).outcome());
+    }
+
+    @Test
+    void aQuorumShortOfAgreementAtTheDeadlineIsInconsistentAndShortOfRepliesIsNoQuorum()
+    {
+        final ReplyConsolidator disagree = consolidator("quorum=2,timeout=100");
+        disagree.onReply(1, A);
+        assertNull(disagree.onReply(2, B), "member 3 could still agree with either");
+        final Decision d = disagree.onTimer(100 * MS);
+        assertEquals(Outcome.INCONSISTENT_VOTE, d.outcome());
+        assertTrue(d.message().startsWith("2 of 3 members replied within 100 ms but fewer than 2 agree"), d.message());
+
+        final ReplyConsolidator alone = consolidator("quorum=2,timeout=100");
+        alone.onReply(1, A);
+        assertEquals(Outcome.NO_QUORUM, alone.onTimer(100 * MS).outcome());
     }
 
     @Test
