@@ -181,16 +181,6 @@ int lwatm_send(int fd, const void *a, int a_len, const void *b, int b_len)
     return n < 0 ? neg_errno() : (int)n;
 }
 
-/* vcc_poll reports POLLHUP exactly when the VCC is released or closing (net/atm/common.c). */
-static int released(int fd)
-{
-    struct pollfd p;
-    p.fd = fd;
-    p.events = POLLIN;
-    p.revents = 0;
-    return RETRY(poll(&p, 1, 0)) > 0 && (p.revents & POLLHUP) != 0;
-}
-
 int lwatm_recv(int fd, int wake_fd, void *dst, int capacity, int timeout_ms, int *truncated)
 {
     *truncated = 0;
@@ -214,10 +204,19 @@ int lwatm_recv(int fd, int wake_fd, void *dst, int capacity, int timeout_ms, int
     {
         return errno == EWOULDBLOCK ? -EAGAIN : neg_errno();
     }
-    if (n == 0 && released(fd))
+    if (n == 0)
     {
-        /* vcc_recvmsg returns 0, not an error, once the circuit is released (its peer, interface
-         * or driver went away): report it as EPIPE, as a send on it does. */
+        /*
+         * Linux ATM never delivers an empty SDU (vcc_sendmsg sends nothing for one); recvmsg
+         * returns 0 when the circuit was released or closed (vcc_recvmsg), and the release
+         * left its reason in the socket's error (vcc_release_async: EPIPE, or the driver's).
+         */
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
+        {
+            return -err;
+        }
         return -EPIPE;
     }
     if (msg.msg_flags & MSG_TRUNC)

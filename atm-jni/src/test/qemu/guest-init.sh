@@ -23,6 +23,6 @@ mount -t tmpfs tmp /host/tmp
 mount -t tmpfs run /host/run
 ip link set lo up
 echo; echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
-chroot /host /bin/bash "$GUEST_SCRIPT" "$REPO" "$TEST_BIN" "$CLASSPATH_FILE" "$NULL_CALLS" "$SDU_SIZES"
+chroot /host /bin/bash "$GUEST_SCRIPT" "$REPO" "$TEST_BIN" "$CLASSPATH_FILE" "$NULL_CALLS" "$SDU_SIZES" "$ORB_CLASSPATH_FILE"
 echo "LWATM-GUEST-EXIT rc=$?"
 poweroff -f

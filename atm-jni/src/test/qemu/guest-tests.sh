@@ -4,13 +4,15 @@
 #  (a) the C test of the shim's native core: SDUs of 0..65535 bytes from PVC 0.0.100 to 1.0.100;
 #  (b) a JVM running the transport engine over the AAL5 link (null call RTT, large calls, the
 #      Java error mapping against the kernel);
-#  (c) the goal: a JacORB server JVM and a JacORB client JVM, null echo over Lightwire/AAL5;
+#  (c) the goal: JacORB, an echo server JVM and a client ORB (GuestOrbEcho) over Lightwire/AAL5
+#      (jacorb.lightwire.link=aal5), PVC 1.0.101 and 0.0.101;
 #  (d) released circuits, in C then in Java: each kills the daemon of interface 1, so they run
 #      last, with the pair of interfaces started again between them.
 # Every step has its own time limit; the guest's result is the number of failed steps.
 # Usage: guest-tests.sh <repo> <native test binary> <classpath file> <null calls> <sdu sizes: some|all>
+#        <ORB classpath file>
 set -u
-repo=$1 test_bin=$2 cp_file=$3 calls=$4 sizes=$5
+repo=$1 test_bin=$2 cp_file=$3 calls=$4 sizes=$5 orb_cp_file=$6
 failed=()
 export HOME=/tmp
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -64,32 +66,9 @@ step "(b) JVM: transport engine over the AAL5 link"
 "$java_bin" -version 2>&1 | head -1
 run jvm-engine 300 "${jvm[@]}" org.lightwire.atm.GuestNullCall 0.0.100 1.0.100 "$calls"
 
-step "(c) JacORB: server JVM on PVC 1.0.100, client JVM on interface 0"
-lw=(-p jacorb.lightwire.link=aal5 -p jacorb.transport.factories=org.jacorb.orb.iiop.IIOPFactories,org.lightwire.etf.LightwireFactories
-  -p jacorb.transport.server.listeners=$((0x4C575001)),0 -p jacorb.transport.client.selector=org.lightwire.etf.LightwireProfileSelector)
-# The server runs until its standard input closes (TestServer's rule): a FIFO this script holds.
-mkfifo /tmp/server.in
-"${jvm[@]}" org.lightwire.it.TestServer "${lw[@]}" -p jacorb.lightwire.aal5.circuit=1.0.100 </tmp/server.in >/tmp/server.log 2>&1 &
-server_pid=$!
-exec 3>/tmp/server.in
-for i in $(seq 1200); do
-  grep -q LW-READY /tmp/server.log 2>/dev/null && break
-  kill -0 $server_pid 2>/dev/null || break
-  sleep 0.1
-done
-ior=$(sed -n 's/^LW-IOR echo //p' /tmp/server.log)
-if [ -n "$ior" ] && grep -q LW-READY /tmp/server.log; then
-  step "server ready"
-  run jacorb-echo 300 "${jvm[@]}" org.lightwire.it.GuestAal5Echo "$ior" "$calls" "${lw[@]}" -p jacorb.lightwire.aal5.itf=0
-else
-  if kill -0 $server_pid 2>/dev/null; then echo "FAIL jacorb-server: not ready within 120 s"
-  else echo "FAIL jacorb-server: exited before it was ready"; fi
-  cat /tmp/server.log; failed+=(jacorb-server)
-fi
-exec 3>&-
-( sleep 10; kill -9 $server_pid 2>/dev/null ) &
-wait $server_pid 2>/dev/null
-grep -v "^LW-" /tmp/server.log | head -20
+step "(c) JacORB: echo server JVM on PVC 1.0.101 and client ORB on 0.0.101 over Lightwire/AAL5"
+run jacorb-echo 600 "$java_bin" -Xmx256m -XX:TieredStopAtLevel=1 -Djava.io.tmpdir=/tmp -cp "$(cat "$orb_cp_file")" \
+  org.lightwire.it.GuestOrbEcho 1.0.101 0.0.101 "$calls"
 
 step "(d) released circuit in C: kill the daemon of interface 1 (pid $daemon1) under an open PVC"
 run native-released 60 "$test_bin" released 1.0.100 "$daemon1"

@@ -12,7 +12,7 @@
 # the repository, so reruns skip them. Kernel-side tooling and its licence: kernel/.
 #
 # Uses the project's compiled classes (scripts/test.sh runs it after mvn verify); when they are
-# missing it compiles them first (mvn process-test-classes -pl it -am).
+# missing it compiles them first (mvn test-compile).
 #
 # Usage: run-atm-tests.sh [null calls, default 2000]
 # Env:   LIGHTWIRE_ATM_CACHE, LIGHTWIRE_ATM_KERNEL_ABI (e.g. 6.1.0-56; default: linux-image-amd64's),
@@ -132,22 +132,33 @@ fi
 mkdir -p "$work"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$module_dir/src/main/c" "$module_dir/src/test/c/lwatm_sdu_test.c" \
   "$module_dir/src/main/c/lwatm.c" -o "$work/lwatm_sdu_test" -Wl,-Bstatic -latm -Wl,-Bdynamic
-# it's build writes the third-party class path (it/pom.xml, atm-guest-classpath); the modules'
-# own classes come from their target folders, so the guest runs what this tree compiled.
-if [ ! -s "$repo/it/target/atm-guest.classpath" ] ||
-   [ ! -f "$repo/it/target/test-classes/org/lightwire/it/GuestAal5Echo.class" ] ||
-   [ ! -f "$module_dir/target/test-classes/org/lightwire/atm/GuestNullCall.class" ]; then
-  say "compiling the project (mvn process-test-classes -pl it -am)"
-  (cd "$repo" && mvn -q -B -ntp -pl it -am process-test-classes)
+if [ ! -f "$module_dir/target/test-classes/org/lightwire/atm/GuestNullCall.class" ] ||
+   [ ! -f "$module_dir/target/classes/META-INF/native/linux-x86_64/liblightwire-atm.so" ]; then
+  say "compiling the project (mvn test-compile)"
+  (cd "$repo" && mvn -q -B -ntp -pl atm-jni -am test-compile)
 fi
 [ -f "$module_dir/target/classes/META-INF/native/linux-x86_64/liblightwire-atm.so" ] ||
   { say "FAIL: the build skipped the native shim (see its [atm-jni] message)"; exit 1; }
-modules=""
-for m in it etf-plugin romiop atm-jni transport-core; do
-  modules="$modules$repo/$m/target/classes:"
-done
-echo "${modules}$repo/it/target/test-classes:$module_dir/target/test-classes:$(cat "$repo/it/target/atm-guest.classpath")" \
+if [ ! -s "$work/deps.classpath" ] || [ "$repo/transport-core/pom.xml" -nt "$work/deps.classpath" ]; then
+  (cd "$repo" && mvn -q -B -ntp -pl transport-core dependency:build-classpath -Dmdep.includeScope=runtime \
+    -Dmdep.outputFile="$work/deps.classpath" >/dev/null)
+fi
+echo "$module_dir/target/classes:$module_dir/target/test-classes:$repo/transport-core/target/classes:$(cat "$work/deps.classpath")" \
   > "$work/guest.classpath"
+# The JacORB test (c): the it module's test classes, every module's classes, their dependencies.
+if [ ! -f "$repo/it/target/test-classes/org/lightwire/it/GuestOrbEcho.class" ] ||
+   [ ! -f "$repo/etf-plugin/target/classes/org/lightwire/etf/LightwireFactories.class" ]; then
+  say "compiling the project for the JacORB test (mvn test-compile)"
+  (cd "$repo" && mvn -q -B -ntp -pl it -am test-compile)
+fi
+if [ ! -s "$work/orb-deps.classpath" ] || [ "$repo/it/pom.xml" -nt "$work/orb-deps.classpath" ]; then
+  (cd "$repo" && mvn -q -B -ntp -pl it dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile="$work/orb-deps.classpath" >/dev/null)
+fi
+orb_cp="$repo/it/target/test-classes:$repo/it/target/classes"
+for m in etf-plugin transport-core atm-jni romiop; do orb_cp="$orb_cp:$repo/$m/target/classes"; done
+# Module jars that dependency:build-classpath names from ~/.m2 are replaced by target/classes above.
+echo "$orb_cp:$(tr ':' '\n' < "$work/orb-deps.classpath" | grep -v '/org/lightwire/' | paste -sd:)" > "$work/orb.classpath"
 
 # --- initramfs: busybox, modules with their dependencies, /init ----------------------------------
 moddir="$root/lib/modules/$kver/kernel"
@@ -179,6 +190,7 @@ REPO='$repo'
 GUEST_SCRIPT='$here/guest-tests.sh'
 TEST_BIN='$work/lwatm_sdu_test'
 CLASSPATH_FILE='$work/guest.classpath'
+ORB_CLASSPATH_FILE='$work/orb.classpath'
 NULL_CALLS='$calls'
 SDU_SIZES='$sizes'
 export JAVA_BIN='${JAVA_BIN:-$(command -v java)}'
@@ -200,7 +212,7 @@ timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 
 qemu_rc=$?
 set -e
 boot_s=$(echo "$(date +%s.%N) $boot_start" | awk '{printf "%.1f", $1 - $2}')
-grep -aE "^(guest:|PASS|FAIL|SDU sizes|SDUs dropped|GUEST-RTT|openjdk|LWATM|Exception)" "$log" | sed 's/^/  /'
+grep -aE "^(guest:|PASS|FAIL|SDU sizes|client link|GUEST-RTT|GUEST-ORB-RTT|openjdk|LWATM|Exception)" "$log" | sed 's/^/  /'
 rc=$(sed -n 's/.*LWATM-GUEST-EXIT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
 [ "$qemu_rc" = 124 ] && say "the guest did not finish within $guest_timeout s (LIGHTWIRE_ATM_TIMEOUT_S); qemu was killed"
 say "qemu exit $qemu_rc, guest $boot_s s from qemu start to power-off, whole script $(elapsed) s"

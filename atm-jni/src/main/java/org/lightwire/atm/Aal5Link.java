@@ -14,8 +14,7 @@ import org.lightwire.transport.link.Link;
  * one AAL5 SDU, with nothing around it, since the circuit itself names the connection.
  *
  * <p>A VC delivers in order ({@link #preservesOrder()} is true) but may lose SDUs, and AAL5's CRC
- * discards corrupt ones, which is what the engine's retransmission expects; an SDU the driver has
- * no room to queue (ENOBUFS) is lost the same way and counted ({@link #droppedSdus()}). One send gathers the
+ * discards corrupt ones, which is what the engine's retransmission expects. One send gathers the
  * header and the payload into one SDU without copying when both are direct buffers. An SDU larger
  * than the receive buffer is dropped and counted ({@link #oversizedSdus()}); receive never throws
  * for what a peer sent, only for a released circuit or a closed link.
@@ -40,7 +39,10 @@ public final class Aal5Link implements Link
     private volatile long sentSdus;
     private volatile long receivedSdus;
     private volatile long oversizedSdus;
-    private volatile long droppedSdus;
+    private volatile long sendsDropped;
+    private volatile long sendsRetried;
+    /** Times a send refused with ENOBUFS is tried again (after 0.1, 0.2, ... ms: 21 ms in all). */
+    static final int SEND_RETRIES = 20;
 
     private Aal5Link(final int fd, final int wakeFd, final String circuit, final AtmQos txQos, final AtmQos rxQos, final int maxPacketBytes)
     {
@@ -155,33 +157,33 @@ public final class Aal5Link implements Link
         {
             final int headerBytes = header.remaining();
             final int payloadBytes = payload == null ? 0 : payload.remaining();
-            final int result;
-            if (header.isDirect() && (payload == null || payload.isDirect()))
+            if (!(header.isDirect() && (payload == null || payload.isDirect())) && headerBytes + payloadBytes > sendStaging.capacity())
             {
-                result = AtmNative.send(fd, header, header.position(), headerBytes,
-                    payload, payload == null ? 0 : payload.position(), payloadBytes);
+                throw AtmErrors.exception(AtmErrors.Operation.SEND, -Errno.EMSGSIZE, circuit, txQos, rxQos, headerBytes + payloadBytes);
             }
-            else
+            final int result = resend(headerBytes, payloadBytes, header, payload);
+            if (result == -Errno.ENOBUFS || result == -Errno.EAGAIN)
             {
-                if (headerBytes + payloadBytes > sendStaging.capacity())
+                // The circuit's transmit queue is full (atmtcp: its daemon has not caught up).
+                // Local congestion, not loss on the medium: wait a little and try again; after
+                // that the SDU is lost, as a datagram would be, and the engine retransmits it.
+                int retried = result;
+                for (int attempt = 1; attempt <= SEND_RETRIES && (retried == -Errno.ENOBUFS || retried == -Errno.EAGAIN); attempt++)
                 {
-                    throw AtmErrors.exception(AtmErrors.Operation.SEND, -Errno.EMSGSIZE, circuit, txQos, rxQos, headerBytes + payloadBytes);
+                    sendsRetried++;
+                    java.util.concurrent.locks.LockSupport.parkNanos(attempt * 100_000L);
+                    retried = resend(headerBytes, payloadBytes, header, payload);
                 }
-                // A heap buffer has no stable address for the kernel: stage it in a direct one.
-                sendStaging.clear();
-                sendStaging.put(header.duplicate());
-                if (payload != null)
+                if (retried == -Errno.ENOBUFS || retried == -Errno.EAGAIN)
                 {
-                    sendStaging.put(payload.duplicate());
+                    sendsDropped++;
+                    return;
                 }
-                result = AtmNative.send(fd, sendStaging, 0, sendStaging.position(), null, 0, 0);
-            }
-            if (result == -Errno.ENOBUFS)
-            {
-                // The driver's queue is full (atmtcp: its daemon's socket; a NIC: its transmit
-                // ring): the SDU is lost, as a cell-level drop would lose it, and the engine
-                // retransmits it. Not a hard error, so the connection goes on.
-                droppedSdus++;
+                if (retried < 0)
+                {
+                    throw AtmErrors.exception(AtmErrors.Operation.SEND, retried, circuit, txQos, rxQos, headerBytes + payloadBytes);
+                }
+                sentSdus++;
                 return;
             }
             if (result < 0)
@@ -194,6 +196,23 @@ public final class Aal5Link implements Link
         {
             exit();
         }
+    }
+
+    /** One native send of header and payload as one SDU; @return the count or -errno. */
+    private int resend(final int headerBytes, final int payloadBytes, final ByteBuffer header, final ByteBuffer payload)
+    {
+        if (header.isDirect() && (payload == null || payload.isDirect()))
+        {
+            return AtmNative.send(fd, header, header.position(), headerBytes, payload, payload == null ? 0 : payload.position(), payloadBytes);
+        }
+        // A heap buffer has no stable address for the kernel: stage it in a direct one.
+        sendStaging.clear();
+        sendStaging.put(header.duplicate());
+        if (payload != null)
+        {
+            sendStaging.put(payload.duplicate());
+        }
+        return AtmNative.send(fd, sendStaging, 0, sendStaging.position(), null, 0, 0);
     }
 
     @Override
@@ -324,13 +343,19 @@ public final class Aal5Link implements Link
         return receivedSdus;
     }
 
-    /** @return SDUs the driver refused to queue (ENOBUFS), lost as on the wire and left to retransmission. */
-    public long droppedSdus()
+    /** @return SDUs received larger than the receive buffer, dropped. */
+    /** @return SDUs not sent because the circuit's transmit queue was full (ENOBUFS): lost, and retransmitted by the engine. */
+    public long sendsDropped()
     {
-        return droppedSdus;
+        return sendsDropped;
     }
 
-    /** @return SDUs received larger than the receive buffer, dropped. */
+    /** @return sends tried again because the transmit queue was full (ENOBUFS). */
+    public long sendsRetried()
+    {
+        return sendsRetried;
+    }
+
     public long oversizedSdus()
     {
         return oversizedSdus;
@@ -346,7 +371,6 @@ public final class Aal5Link implements Link
     public String toString()
     {
         return "Aal5Link{" + circuit + ", tx=" + txQos + ", rx=" + rxQos + ", maxPacketBytes=" + maxPacketBytes +
-            ", sentSdus=" + sentSdus + ", droppedSdus=" + droppedSdus + ", receivedSdus=" + receivedSdus +
-            ", oversizedSdus=" + oversizedSdus + "}";
+            ", sentSdus=" + sentSdus + ", receivedSdus=" + receivedSdus + ", oversizedSdus=" + oversizedSdus + ", sendsRetried=" + sendsRetried + ", sendsDropped=" + sendsDropped + "}";
     }
 }

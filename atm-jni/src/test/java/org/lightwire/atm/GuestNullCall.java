@@ -96,10 +96,10 @@ public final class GuestNullCall
                 same &= Arrays.equals(request, got);
             }
             check(same, "echo of 1 B to 300 KB requests (fragmented into 8 KiB SDUs) byte for byte");
-            // A burst of SDUs can outrun the atmtcp daemon: the driver refuses them (ENOBUFS), the
-            // link counts them lost and the engine retransmits, as over a lossy line.
-            System.out.println("SDUs dropped at the driver (ENOBUFS): client " + clientLink.droppedSdus() + ", server " +
-                serverLink.droppedSdus() + "; retransmissions: client " + client.counters().retransmissions());
+            // Not asserted: under TCG a round trip (~0.75 ms) is close to the minimum retransmission
+            // timeout (1 ms), so timer-driven retransmissions come and go with the host's load.
+            System.out.println("client link: " + clientLink + "; retransmissions " + client.counters().retransmissions() +
+                " (timer-driven, load-dependent under emulation), SDUs refused " + (clientLink.sendsDropped() + serverLink.sendsDropped()));
             check(server.failure() == null, "server driver ran without failure (" + server.failure() + ")");
         }
 

@@ -225,9 +225,15 @@ public final class OrbBenchmark
         final long sentNs = System.nanoTime();
         long delivered = -1;
         long lastChangeNs = sentNs;
-        // The server may still be working through queued one-ways: wait until its count holds.
-        while (System.nanoTime() - lastChangeNs < 50_000_000L)
+        // The server may still be working through queued one-ways: wait until its count holds
+        // (and was read at least once: stats() fails with TRANSIENT while the POA queue is full).
+        final long giveUpNs = sentNs + 60_000_000_000L;
+        while (delivered < 0 || System.nanoTime() - lastChangeNs < 50_000_000L)
         {
+            if (System.nanoTime() - giveUpNs > 0)
+            {
+                throw new IllegalStateException("one-way ttcp of " + size + " bytes: the server's stats() failed for 60 s");
+            }
             final TtcpStats s;
             try
             {

@@ -28,6 +28,26 @@ public final class LightwireAddress extends ProtocolAddressBase
         this.port = port;
     }
 
+    /**
+     * Host part of the address of a server on an AAL5 circuit: {@code aal5-pvc-} and the server's
+     * PVC ({@code itf.vpi.vci}), port 0. It names the server's end of the circuit for people and
+     * logs; a client reaches it over its own end, {@code jacorb.lightwire.aal5.circuit}. A UDP
+     * client cannot resolve it and moves on to the next profile.
+     */
+    public static final String AAL5_HOST_PREFIX = "aal5-pvc-";
+
+    /** @return the address of a server on AAL5 PVC {@code circuit}. */
+    public static LightwireAddress aal5(final String circuit)
+    {
+        return new LightwireAddress(AAL5_HOST_PREFIX + circuit, 0);
+    }
+
+    /** @return true for the address of a server on an AAL5 circuit. */
+    public boolean isAal5()
+    {
+        return host != null && host.startsWith(AAL5_HOST_PREFIX);
+    }
+
     public String host()
     {
         return host;

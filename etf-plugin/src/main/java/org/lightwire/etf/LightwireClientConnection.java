@@ -1,14 +1,14 @@
 package org.lightwire.etf;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 
 import org.jacorb.orb.dsi.ServerRequest;
-import org.lightwire.etf.giop.FragmentJoiner;
+import org.lightwire.etf.giop.CodeSetContexts;
 import org.lightwire.etf.giop.GiopMessage;
-import org.lightwire.etf.giop.InboundMessages;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.transport.channel.ClientConnection;
 import org.lightwire.transport.channel.ConnectionPool;
@@ -37,17 +37,30 @@ import org.omg.ETF.Profile;
  *   <li>Fragmented messages are joined before they are sent ({@link FragmentJoiner}).</li>
  * </ul>
  */
-final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
+final class LightwireClientConnection extends MessageConnection
 {
+    /**
+     * One-way requests sent at-most-once in a row on a transport connection before the next one
+     * goes exactly-once. Call numbers are 8 bits: a server that lost 128 one-ways in a row would
+     * take the next call for an old duplicate and drop it for good. A call that the server
+     * answers (exactly-once) proves it has caught up, so no run of unconfirmed one-ways reaches
+     * that length. Costs one round trip, made by JacORB's reader, per this many one-ways.
+     */
+    static final int ONEWAYS_PER_CONFIRMATION = 64;
+
+    /** What this plug-in keeps with each transport connection (its attachment). */
+    private static final class TransportState
+    {
+        boolean codeSetsSent;
+        int unconfirmedOneways;
+    }
+
     private final ClientRuntime runtime;
-    private final InboundMessages inbound = new InboundMessages();
-    private final FragmentJoiner joiner = new FragmentJoiner();
-    private byte[] outBuffer = new byte[1024];
-    private int outLength;
     private volatile ConnectionPool pool;
     private volatile String server = "(not connected)";
     private volatile long generation;
-    private int timeoutMs;
+    /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
+    private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
 
@@ -92,16 +105,34 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         final LightwireProfile lw = (LightwireProfile)serverProfile;
         profile = lw;
-        final int[] pvc = lw.aal5Pvc();
-        server = "lw:" + lw.address() + (pvc == null ? "" : " aal5 vpi.vci " + pvc[0] + "." + pvc[1]);
+        server = "lw:" + lw.address();
         final ConnectionPool p;
-        try
+        if (runtime.config().aal5() != null)
         {
-            p = runtime.pool(lw);
+            if (!lw.address().isAal5())
+            {
+                throw CorbaExceptions.connectFailed(server, new IOException("this ORB reaches Lightwire servers over AAL5 (" +
+                    LightwireConfig.LINK + "=aal5), and " + lw.address() + " is a UDP endpoint"));
+            }
+            p = runtime.aal5Pool();
         }
-        catch (final IOException e)
+        else
         {
-            throw CorbaExceptions.connectFailed(server, e);
+            if (lw.address().isAal5())
+            {
+                throw CorbaExceptions.connectFailed(server, new IOException(lw.address() + " is a server on an AAL5 circuit; set " +
+                    LightwireConfig.LINK + "=aal5 and " + LightwireConfig.AAL5_PREFIX + "circuit (this end's PVC) to reach it"));
+            }
+            final InetSocketAddress address;
+            try
+            {
+                address = lw.address().resolve();
+            }
+            catch (final UnknownHostException e)
+            {
+                throw CorbaExceptions.connectFailed(server, e);
+            }
+            p = runtime.client().pool(address);
         }
         // One set-up exchange proves a server is there, so that a client whose server lacks the
         // plug-in gets TRANSIENT now and JacORB moves on to the next profile (IIOP).
@@ -129,50 +160,27 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             }
         }
         generation = inbound.open();
-        joiner.clear();
-        outLength = 0;
+        clearOutgoing();
         connected = true;
     }
 
     @Override
-    public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
+    protected void onMessage(final byte[] joined)
     {
-        if (outLength + length > outBuffer.length)
-        {
-            final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
-            System.arraycopy(outBuffer, 0, bigger, 0, outLength);
-            outBuffer = bigger;
-        }
-        System.arraycopy(data, offset, outBuffer, outLength, length);
-        outLength += length;
-    }
-
-    @Override
-    public void flush()
-    {
-        if (outLength == 0)
-        {
-            return;
-        }
-        final byte[] flushed = new byte[outLength];
-        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
-        outLength = 0;
-        final byte[] message = joiner.offer(flushed);
-        if (message == null)
-        {
-            return;
-        }
         final ConnectionPool p = pool;
         if (!connected || p == null)
         {
             throw CorbaExceptions.closed(server);
         }
-        final boolean isGiop = GiopMessage.isGiop(message, message.length);
-        final boolean oneway = isGiop && GiopMessage.type(message) == GiopMessage.REQUEST &&
-            GiopMessage.responseExpected(message, message.length) == 0;
+        final boolean isGiop = GiopMessage.isGiop(joined, joined.length);
+        final boolean oneway = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST &&
+            GiopMessage.responseExpected(joined, joined.length) == 0;
         final ClientConnection c = acquire(p);
-        if (oneway)
+        final TransportState state = stateOf(c);
+        final byte[] message = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST ? withCodeSets(c, state, joined) : joined;
+        if (oneway && state.unconfirmedOneways < ONEWAYS_PER_CONFIRMATION)
         {
+            state.unconfirmedOneways++;
             try
             {
                 c.send(ByteBuffer.wrap(message));
@@ -189,6 +197,9 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             }
             return;
         }
+        // Exactly-once: the connection returns to the pool only when the server has answered,
+        // so the server has caught up with every earlier call on it.
+        state.unconfirmedOneways = 0;
         final long gen = generation;
         try
         {
@@ -200,7 +211,15 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             callFailed(p, gen, message, e);
             return;
         }
-        runtime.callsStarted.incrementAndGet();
+        if (oneway)
+        {
+            runtime.onewaysSent.incrementAndGet();
+            runtime.onewaysConfirmed.incrementAndGet();
+        }
+        else
+        {
+            runtime.callsStarted.incrementAndGet();
+        }
         if (inFlight != null && c.selectableChannel() != null)
         {
             final long timeoutNs = runtime.config().clientCallTimeoutNs();
@@ -208,6 +227,57 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
             return;
         }
         runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, message));
+    }
+
+    /**
+     * Makes sure the server's ORB connection of transport connection {@code c} learns the code
+     * sets: JacORB sends the context once per ORB connection, but the server sees each transport
+     * connection as an ORB connection of its own ({@link CodeSetContexts}). Runs under JacORB's
+     * write lock of this connection.
+     */
+    private byte[] withCodeSets(final ClientConnection c, final TransportState state, final byte[] message)
+    {
+        final byte[] found = CodeSetContexts.find(message, message.length);
+        if (found != null)
+        {
+            if (codeSetContext == null)
+            {
+                codeSetContext = found;
+            }
+            state.codeSetsSent = true;
+            return message;
+        }
+        if (codeSetContext == null || state.codeSetsSent)
+        {
+            return message;
+        }
+        final byte[] withContext = CodeSetContexts.insert(message, message.length, codeSetContext);
+        if (withContext == null)
+        {
+            return message;
+        }
+        runtime.codeSetContextsAdded.incrementAndGet();
+        state.codeSetsSent = true;
+        return withContext;
+    }
+
+    /** @return this plug-in's state of {@code c}, made on first use (under JacORB's write lock; c is ours until released). */
+    private static TransportState stateOf(final ClientConnection c)
+    {
+        final Object a = c.attachment();
+        if (a instanceof TransportState)
+        {
+            return (TransportState)a;
+        }
+        final TransportState state = new TransportState();
+        c.attach(state);
+        return state;
+    }
+
+    @Override
+    protected int maxMessageBytes()
+    {
+        return runtime.config().maxMessageBytes();
     }
 
     private ClientConnection acquire(final ConnectionPool p)
@@ -283,6 +353,12 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         final int type = GiopMessage.type(request);
         final long requestId = GiopMessage.requestId(request, request.length);
+        if (type == GiopMessage.REQUEST && GiopMessage.responseExpected(request, request.length) == 0)
+        {
+            // A one-way sent exactly-once to confirm the ones before it: JacORB expects no
+            // reply, and at-most-once allowed it to be lost.
+            return;
+        }
         if (type == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
         {
             final byte[] detail = ServerRequest.createExceptionDetailMessage(ex.getMessage()).context_data;
@@ -319,12 +395,6 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
     }
 
     @Override
-    public boolean is_data_available()
-    {
-        return inbound.hasData();
-    }
-
-    @Override
     public void close()
     {
         synchronized (this)
@@ -337,25 +407,6 @@ final class LightwireClientConnection extends org.jacorb.orb.etf.ConnectionBase
         {
             inFlight.close();
         }
-    }
-
-    /** Lightwire is asymmetric (client calls, server answers): no bidirectional GIOP. */
-    @Override
-    public boolean supports_callback()
-    {
-        return false;
-    }
-
-    @Override
-    protected synchronized void setTimeout(final int timeout)
-    {
-        timeoutMs = timeout;
-    }
-
-    @Override
-    protected synchronized int getTimeout()
-    {
-        return timeoutMs;
     }
 
     @Override

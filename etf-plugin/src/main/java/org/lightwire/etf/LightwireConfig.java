@@ -1,12 +1,9 @@
 package org.lightwire.etf;
 
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import org.jacorb.config.Configuration;
 import org.jacorb.config.ConfigurationException;
-import org.lightwire.atm.Aal5Config;
-import org.lightwire.atm.PvcAddress;
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.link.udp.UdpLinkConfig;
 
@@ -26,23 +23,26 @@ public final class LightwireConfig
     public static final String LISTEN_ADDRESS = PREFIX + "listen_address";
     /** Host name or address published in the profile; default: the IIOP profile's host. */
     public static final String HOST = PREFIX + "host";
-    /**
-     * The link under the transport: {@code udp} (default), or {@code aal5}, one ATM PVC per
-     * server ({@link #AAL5_PREFIX}), whose profile carries the PVC's VPI/VCI ({@link Aal5Component}).
-     */
+    /** The link under the transport; only {@code udp} is available. */
+    /** {@code udp} (default) or {@code aal5}: AAL5 over the Linux ATM socket API, see {@link #AAL5_PREFIX}. */
     public static final String LINK = PREFIX + "link";
     /**
-     * Prefix of the AAL5 link's properties, read by {@link Aal5Config#fromProperties}: a server's
-     * {@code circuit} (its PVC, {@code itf.vpi.vci}) and either side's {@code qos.class},
-     * {@code qos.pcr}, {@code qos.max_sdu} (and their {@code qos.tx.}/{@code qos.rx.} forms).
+     * With {@code link=aal5}: the circuit and its QoS, read by {@code org.lightwire.atm.Aal5Config}
+     * under this prefix: {@code circuit} (PVC itf.vpi.vci; on a server the one it serves, on a
+     * client the one that reaches the server), {@code qos.class}, {@code qos.pcr},
+     * {@code qos.max_sdu} (and {@code qos.tx.*}, {@code qos.rx.*}).
      */
     public static final String AAL5_PREFIX = PREFIX + "aal5.";
-    /** Client, link aal5: the local ATM interface on which the profile's VPI/VCI is opened (default 0). */
-    public static final String AAL5_ITF = AAL5_PREFIX + "itf";
-    /** The link names {@link #LINK} takes. */
-    static final String LINK_UDP = "udp";
-    static final String LINK_AAL5 = "aal5";
+    /**
+     * Largest packet, header included. Unset: 8192 to remote servers and {@link #LOOPBACK_PACKET_BYTES}
+     * to a server on a loopback address (MTU 64 KiB: a large datagram is not fragmented there,
+     * and fewer packets per message is what makes bulk calls as fast as TCP); a server accepts
+     * up to {@link #LOOPBACK_PACKET_BYTES} and each connection uses what its client proposed.
+     * Set: that size everywhere, both ways.
+     */
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
+    /** Packet size to loopback servers when {@link #MAX_PACKET_BYTES} is unset: the most a UDP/IPv4 datagram carries. */
+    public static final int LOOPBACK_PACKET_BYTES = 65499;
     public static final String BUFFER_POOL_PACKETS = PREFIX + "buffer_pool_packets";
     public static final String ACK_DELAY_US = PREFIX + "ack_delay_us";
     public static final String RETRANSMIT_MIN_US = PREFIX + "retransmit.min_us";
@@ -67,6 +67,14 @@ public final class LightwireConfig
     public static final String CLIENT_READER_DRIVEN = PREFIX + "client.reader_driven";
     public static final String SERVER_MAX_CONNECTIONS = PREFIX + "server.max_connections";
     public static final String SERVER_IDLE_TIMEOUT_MS = PREFIX + "server.idle_timeout_ms";
+    /**
+     * Server: true (default) gives each transport connection a UDP socket of its own on the
+     * Lightwire port (SO_REUSEPORT, connected to the client), read by JacORB's reader thread of
+     * that connection, so a request reaches JacORB with no thread hand-off; false reads every
+     * connection on the one socket's receive thread and hands each request over (one more
+     * wake-up per call; kept for comparison and for kernels without SO_REUSEPORT).
+     */
+    public static final String SERVER_SOCKET_PER_CONNECTION = PREFIX + "server.socket_per_connection";
     /** Profile selector: true picks a Lightwire profile wherever it is in the IOR. */
     public static final String PREFER = PREFIX + "prefer";
 
@@ -75,6 +83,9 @@ public final class LightwireConfig
     private final String host;
     private final EngineConfig engine;
     private final UdpLinkConfig link;
+    /** The AAL5 circuit and QoS when {@link #LINK} is aal5, else null. */
+    private final org.lightwire.atm.Aal5Config aal5;
+    private final UdpLinkConfig serverLink;
     private final int maxMessageBytes;
     private final int clientMaxConnections;
     private final long clientAcquireTimeoutNs;
@@ -82,30 +93,22 @@ public final class LightwireConfig
     private final int clientReplyThreads;
     private final boolean clientReaderDriven;
     private final long serverIdleTimeoutNs;
+    private final boolean serverSocketPerConnection;
     private final boolean prefer;
-    private final boolean aal5;
-    private final Properties aal5Properties = new Properties();
-    private final int aal5Itf;
-    private final Aal5Config aal5Server;
 
     private LightwireConfig(final Configuration c) throws ConfigurationException
     {
         port = (int)range(c, PORT, -1, -1, 65535);
         listenAddress = c.getAttribute(LISTEN_ADDRESS, c.getAttribute("OAIAddr", ""));
         host = c.getAttribute(HOST, "");
-        final String linkName = c.getAttribute(LINK, LINK_UDP).trim();
-        if (!LINK_UDP.equals(linkName) && !LINK_AAL5.equals(linkName))
+        final String linkName = c.getAttribute(LINK, "udp").trim();
+        if (!"udp".equals(linkName) && !"aal5".equals(linkName))
         {
             throw new ConfigurationException(LINK + " = " + linkName + " is not a known link; the allowed values are udp and aal5");
         }
-        aal5 = LINK_AAL5.equals(linkName);
-        for (final String key : c.getAttributeNamesWithPrefix(AAL5_PREFIX))
-        {
-            aal5Properties.setProperty(key, c.getAttribute(key, ""));
-        }
-        aal5Itf = (int)range(c, AAL5_ITF, 0, 0, Short.MAX_VALUE);
-        aal5Server = aal5 ? readAal5Server() : null;
+        aal5 = "aal5".equals(linkName) ? aal5(c) : null;
         final int maxPacketBytes = (int)range(c, MAX_PACKET_BYTES, EngineConfig.DEFAULT_MAX_PACKET_BYTES, 64, 65499);
+        final boolean packetSizeSet = !c.getAttribute(MAX_PACKET_BYTES, "").trim().isEmpty();
         final long retransmitMinNs = TimeUnit.MICROSECONDS.toNanos(
             range(c, RETRANSMIT_MIN_US, EngineConfig.DEFAULT_RETRANSMIT_MIN_NS / 1000, 1, 60_000_000));
         final long retransmitMaxNs = TimeUnit.MILLISECONDS.toNanos(
@@ -134,6 +137,7 @@ public final class LightwireConfig
             final int socketBufferBytes = (int)range(c, SOCKET_BUFFER_BYTES, UdpLinkConfig.DEFAULT_SOCKET_BUFFER_BYTES, 4096, 1 << 30);
             link = UdpLinkConfig.builder()
                 .maxPacketBytes(maxPacketBytes)
+                .loopbackMaxPacketBytes(packetSizeSet ? 0 : LOOPBACK_PACKET_BYTES)
                 .connectTimeoutNs(TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs))
                 .setupRetryNs(TimeUnit.MILLISECONDS.toNanos(range(c, SETUP_RETRY_MS, Math.min(200, connectTimeoutMs), 1, connectTimeoutMs)))
                 .receiveSpinNs(TimeUnit.MICROSECONDS.toNanos(range(c, RECEIVE_SPIN_US, 0, 0, 1_000_000)))
@@ -144,6 +148,7 @@ public final class LightwireConfig
                 // selector (InFlightCalls), so client channels must stay selectable.
                 .clientWaits(UdpLinkConfig.ClientWaits.SELECT)
                 .build();
+            serverLink = packetSizeSet ? link : link.toBuilder().maxPacketBytes(LOOPBACK_PACKET_BYTES).build();
         }
         catch (final IllegalArgumentException e)
         {
@@ -157,56 +162,37 @@ public final class LightwireConfig
         clientReplyThreads = (int)range(c, CLIENT_REPLY_THREADS, 1024, 1, 65536);
         clientReaderDriven = bool(c, CLIENT_READER_DRIVEN, true);
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
+        serverSocketPerConnection = bool(c, SERVER_SOCKET_PER_CONNECTION, true);
         prefer = bool(c, PREFER, true);
     }
 
-    /**
-     * The server's circuit, or null for a client-only ORB; either way the QoS is checked now, on a
-     * stand-in PVC when there is no circuit, so that a bad value fails at start.
-     */
-    private Aal5Config readAal5Server() throws ConfigurationException
+    private static org.lightwire.atm.Aal5Config aal5(final Configuration c) throws ConfigurationException
     {
-        if (!aal5Properties.getProperty(AAL5_PREFIX + Aal5Config.ADDRESS, "").isBlank())
+        final java.util.Properties p = new java.util.Properties();
+        for (final String key : c.getAttributeNamesWithPrefix(AAL5_PREFIX))
         {
-            throw new ConfigurationException(AAL5_PREFIX + Aal5Config.ADDRESS + " is set, but the JacORB plug-in carries only PVCs" +
-                " so far (no SVC signalling): remove it and give the server's PVC as " + AAL5_PREFIX + Aal5Config.CIRCUIT + "=itf.vpi.vci");
-        }
-        final boolean server = !aal5Properties.getProperty(AAL5_PREFIX + Aal5Config.CIRCUIT, "").isBlank();
-        final Aal5Config checked = aal5Client(new PvcAddress(aal5Itf, 0, PvcAddress.FIRST_USER_VCI), server);
-        return server ? checked : null;
-    }
-
-    /** @return the client's circuit to the server PVC named {@code vpi.vci} in a profile. */
-    Aal5Config aal5Client(final int vpi, final int vci) throws ConfigurationException
-    {
-        final PvcAddress pvc;
-        try
-        {
-            pvc = new PvcAddress(aal5Itf, vpi, vci);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw new ConfigurationException("the server's profile names no valid PVC: " + e.getMessage());
-        }
-        return aal5Client(pvc, false);
-    }
-
-    private Aal5Config aal5Client(final PvcAddress pvc, final boolean ownCircuit) throws ConfigurationException
-    {
-        final Properties p = new Properties();
-        p.putAll(aal5Properties);
-        if (!ownCircuit)
-        {
-            p.setProperty(AAL5_PREFIX + Aal5Config.CIRCUIT, pvc.toString());
+            p.setProperty(key, c.getAttribute(key, ""));
         }
         try
         {
-            return Aal5Config.fromProperties(p, AAL5_PREFIX);
+            final org.lightwire.atm.Aal5Config config = org.lightwire.atm.Aal5Config.fromProperties(p, AAL5_PREFIX);
+            if (config.pvc() == null)
+            {
+                throw new ConfigurationException(AAL5_PREFIX + "circuit is not set: the JacORB plug-in runs AAL5 over PVCs " +
+                    "(itf.vpi.vci, e.g. 0.0.100); SVCs are not supported by it yet");
+            }
+            return config;
         }
         catch (final IllegalArgumentException e)
         {
-            throw new ConfigurationException(e.getMessage());
+            throw new ConfigurationException(LINK + " = aal5: " + e.getMessage());
         }
+    }
+
+    /** @return the AAL5 circuit and QoS when {@link #LINK} is aal5, else null. */
+    public org.lightwire.atm.Aal5Config aal5()
+    {
+        return aal5;
     }
 
     /**
@@ -219,7 +205,11 @@ public final class LightwireConfig
         return new LightwireConfig(configuration);
     }
 
-    private static long range(final Configuration c, final String key, final long defaultValue, final long min, final long max)
+    /**
+     * @return the property's whole-number value, or the default when unset.
+     * @throws ConfigurationException naming the key and range when the value is not a number in range.
+     */
+    public static long range(final Configuration c, final String key, final long defaultValue, final long min, final long max)
         throws ConfigurationException
     {
         final String text = c.getAttribute(key, "").trim();
@@ -243,7 +233,11 @@ public final class LightwireConfig
         return value;
     }
 
-    private static boolean bool(final Configuration c, final String key, final boolean defaultValue) throws ConfigurationException
+    /**
+     * @return the property's boolean value (true/on, false/off), or the default when unset.
+     * @throws ConfigurationException naming the key for any other value.
+     */
+    public static boolean bool(final Configuration c, final String key, final boolean defaultValue) throws ConfigurationException
     {
         final String text = c.getAttribute(key, "").trim();
         if (text.isEmpty())
@@ -282,6 +276,12 @@ public final class LightwireConfig
     public EngineConfig engine()
     {
         return engine;
+    }
+
+    /** @return the server's link settings: as {@link #link()}, with the largest packet it accepts. */
+    public UdpLinkConfig serverLink()
+    {
+        return serverLink;
     }
 
     public UdpLinkConfig link()
@@ -326,20 +326,13 @@ public final class LightwireConfig
         return serverIdleTimeoutNs;
     }
 
+    public boolean serverSocketPerConnection()
+    {
+        return serverSocketPerConnection;
+    }
+
     public boolean prefer()
     {
         return prefer;
-    }
-
-    /** @return true when {@link #LINK} is {@code aal5}. */
-    public boolean aal5()
-    {
-        return aal5;
-    }
-
-    /** @return the server's PVC and QoS under link aal5, or null (a client-only ORB, or link udp). */
-    public Aal5Config aal5Server()
-    {
-        return aal5Server;
     }
 }

@@ -158,6 +158,18 @@ public final class LightwireFactories extends FactoriesBase
     }
 
     /** @return calls that failed in the transport and were answered with a system exception. */
+    /** @return requests given the code-set context because their transport connection had not carried it. */
+    public long codeSetContextsAdded()
+    {
+        return client == null ? 0 : client.codeSetContextsAdded.get();
+    }
+
+    /** @return one-way requests sent exactly-once, every 64th on a transport connection, to keep the server in step. */
+    public long onewaysConfirmed()
+    {
+        return client == null ? 0 : client.onewaysConfirmed.get();
+    }
+
     public long callsFailed()
     {
         return client == null ? 0 : client.callsFailed.get();

@@ -18,6 +18,7 @@ import org.jacorb.orb.iiop.IIOPAddress;
 import org.jacorb.orb.iiop.IIOPProfile;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.SystemExceptionReply;
+import org.lightwire.transport.channel.ConnectionReader;
 import org.lightwire.transport.channel.RequestHandler;
 import org.lightwire.transport.channel.ServerCall;
 import org.lightwire.transport.channel.UdpServer;
@@ -30,8 +31,11 @@ import org.omg.IOP.TAG_CODE_SETS;
 
 /**
  * A server's Lightwire endpoint: one UDP socket ({@link UdpServer}) on the Lightwire port, and
- * one ETF server connection per transport connection (that is, per concurrent client call),
- * delivered to JacORB when the connection's first request arrives.
+ * one ETF server connection per transport connection (that is, per concurrent client call).
+ * With {@code jacorb.lightwire.server.socket_per_connection} (the default) each transport
+ * connection has a socket of its own, and its ETF connection is delivered to JacORB when it
+ * opens, so that JacORB's reader thread reads the socket itself; otherwise the ETF connection is
+ * delivered when the connection's first request arrives on the listener's thread.
  *
  * <p>The port is {@code jacorb.lightwire.port}, by default the IIOP listener's port number (on
  * UDP), so a server needs no extra configuration. Because the IIOP port is only known once every
@@ -50,7 +54,7 @@ public final class LightwireListener extends ListenerBase
     private LightwireConfig config;
     private int oaPort;
     private volatile UdpServer server;
-    private volatile Aal5ServerEndpoint aal5;
+    private volatile org.lightwire.transport.channel.LinkServerDriver aal5Server;
 
     @Override
     public void configure(final Configuration configuration) throws ConfigurationException
@@ -63,9 +67,9 @@ public final class LightwireListener extends ListenerBase
     @Override
     public void listen()
     {
-        if (config.aal5())
+        if (config.aal5() != null)
         {
-            listenAal5();
+            listenOnAal5();
             return;
         }
         final IIOPAddress iiop = iiopAddress();
@@ -79,7 +83,7 @@ public final class LightwireListener extends ListenerBase
         {
             bind = config.listenAddress().isEmpty() ? new InetSocketAddress(port) :
                 new InetSocketAddress(InetAddress.getByName(config.listenAddress()), port);
-            server = new UdpServer(bind, config.engine(), config.link(), new Handler(), null, config.maxMessageBytes(),
+            server = new UdpServer(bind, config.engine(), config.serverLink(), new Handler(), null, config.maxMessageBytes(),
                 config.serverIdleTimeoutNs());
         }
         catch (final IOException e)
@@ -93,14 +97,36 @@ public final class LightwireListener extends ListenerBase
             host = iiop != null ? iiop.getHostName() :
                 !config.listenAddress().isEmpty() ? config.listenAddress() : IIOPAddress.getLocalHostAddress(logger);
         }
-        publish(new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
-            new byte[0], new Version((byte)1, (byte)2)));
+        final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
+            new byte[0], new Version((byte)1, (byte)2));
+        publish(p);
     }
 
-    /** Makes {@code p}, with its code sets, this endpoint's profile, and starts listening. */
+    /** Serves the configured AAL5 PVC (one transport connection: one call at a time). */
+    private void listenOnAal5()
+    {
+        final org.lightwire.atm.Aal5Config a = config.aal5();
+        try
+        {
+            final org.lightwire.atm.Aal5Link link = org.lightwire.atm.Aal5Link.open(a);
+            aal5Server = new org.lightwire.transport.channel.LinkServerDriver(link, config.engine(), new Handler(), null,
+                config.maxMessageBytes(), "aal5:" + a.pvc()).start();
+        }
+        catch (final IOException e)
+        {
+            throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 circuit " + a.circuit() + ": " + e.getMessage() +
+                " (check " + LightwireConfig.AAL5_PREFIX + "circuit and the ATM interface)").initCause(e);
+        }
+        catch (final RuntimeException e)
+        {
+            throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 circuit " + a.circuit() + ": " + e).initCause(e);
+        }
+        publish(new LightwireProfile(LightwireAddress.aal5(a.pvc().toString()), new byte[0], new Version((byte)1, (byte)2)));
+    }
+
     private void publish(final LightwireProfile p)
     {
-        p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent());
+        p.getComponents().addComponent(TAG_CODE_SETS.value, codeSetComponent(orb));
         try
         {
             p.configure(configuration);
@@ -114,36 +140,12 @@ public final class LightwireListener extends ListenerBase
     }
 
     /**
-     * Link aal5: serves the PVC {@code jacorb.lightwire.aal5.circuit} and publishes a profile with
-     * its VPI/VCI ({@link Aal5Component}); the host is the IIOP profile's, for people reading the
-     * IOR, and the port 0, as no UDP socket is bound.
+     * JacORB adds TAG_CODE_SETS only to IIOP profiles; an IOR with only a Lightwire or ROMIOP
+     * profile needs its own.
+     *
+     * @return the encapsulated {@code CodeSetComponentInfo} of the ORB, the component's data.
      */
-    private void listenAal5()
-    {
-        final org.lightwire.atm.Aal5Config circuit = config.aal5Server();
-        if (circuit == null)
-        {
-            throw new INITIALIZE("Lightwire: " + LightwireConfig.LINK + "=aal5 and this ORB has a Lightwire listener, but " +
-                LightwireConfig.AAL5_PREFIX + org.lightwire.atm.Aal5Config.CIRCUIT + " is not set: give the server's PVC as itf.vpi.vci");
-        }
-        try
-        {
-            aal5 = new Aal5ServerEndpoint(circuit, config.engine(), new Handler(), config.maxMessageBytes(), logger::warn);
-        }
-        catch (final IOException e)
-        {
-            throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 " + circuit.circuit() + ": " + e.getMessage() +
-                " (check " + LightwireConfig.AAL5_PREFIX + "circuit and qos.*)").initCause(e);
-        }
-        final IIOPAddress iiop = iiopAddress();
-        final String host = !config.host().isEmpty() ? config.host() : iiop != null ? iiop.getHostName() : "atm";
-        final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, 0), new byte[0], new Version((byte)1, (byte)2));
-        p.getComponents().addComponent(Aal5Component.encode(circuit.pvc().vpi(), circuit.pvc().vci()));
-        publish(p);
-    }
-
-    /** JacORB adds TAG_CODE_SETS only to IIOP profiles; a Lightwire-only IOR needs its own. */
-    private byte[] codeSetComponent()
+    public static byte[] codeSetComponent(final org.jacorb.orb.ORB orb)
     {
         final CDROutputStream out = new CDROutputStream(orb);
         try
@@ -197,10 +199,17 @@ public final class LightwireListener extends ListenerBase
         {
             s.close();
         }
-        final Aal5ServerEndpoint a = aal5;
+        final org.lightwire.transport.channel.LinkServerDriver a = aal5Server;
         if (a != null)
         {
-            a.close();
+            try
+            {
+                a.close();
+            }
+            catch (final IOException e)
+            {
+                // Closing the circuit: nothing left to tell anyone.
+            }
         }
         for (final LightwireServerConnection c : connections.values())
         {
@@ -215,9 +224,10 @@ public final class LightwireListener extends ListenerBase
         connections.remove(c.transportName(), c);
     }
 
-    private LightwireServerConnection open(final String name)
+    /** Opens the ETF connection of transport connection {@code name}; {@code reader} is null when the listener's thread reads it. */
+    private LightwireServerConnection open(final String name, final ConnectionReader reader)
     {
-        final LightwireServerConnection c = new LightwireServerConnection(this, name, peerProfile(name));
+        final LightwireServerConnection c = new LightwireServerConnection(this, name, peerProfile(name), reader);
         try
         {
             c.configure(configuration);
@@ -272,7 +282,7 @@ public final class LightwireListener extends ListenerBase
             {
                 try
                 {
-                    c = open(call.connection());
+                    c = open(call.connection(), null);
                 }
                 catch (final NO_RESOURCES e)
                 {
@@ -311,6 +321,22 @@ public final class LightwireListener extends ListenerBase
             {
                 call.reply(ByteBuffer.allocate(0));
             }
+        }
+
+        @Override
+        public boolean readsConnections()
+        {
+            return config.serverSocketPerConnection();
+        }
+
+        /**
+         * JacORB gets the connection now, before its first request: its reader thread reads the
+         * connection's own socket (see {@link LightwireServerConnection#read}).
+         */
+        @Override
+        public void onConnectionOpened(final String connection, final ConnectionReader reader)
+        {
+            open(connection, reader);
         }
 
         @Override

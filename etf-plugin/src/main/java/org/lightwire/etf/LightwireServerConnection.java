@@ -4,11 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.lightwire.etf.giop.FragmentJoiner;
 import org.lightwire.etf.giop.GiopMessage;
-import org.lightwire.etf.giop.InboundMessages;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.jacorb.orb.dsi.ServerRequest;
+import org.lightwire.transport.channel.ConnectionReader;
 import org.lightwire.transport.channel.ServerCall;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.NO_IMPLEMENT;
@@ -22,24 +21,27 @@ import org.omg.ETF.Profile;
  * CancelRequest, MessageError) are answered at once with an empty transport reply when they came
  * exactly-once. A CloseConnection from the server cannot be sent in an asymmetric protocol where
  * only the client starts an exchange: it is dropped and counted.
+ *
+ * <p>With a {@link ConnectionReader} (the connection has a socket of its own), JacORB's reader
+ * thread, waiting in {@link #read}, reads the socket and runs the engine itself: a request is
+ * complete on that thread and handed to JacORB without a wake-up.
  */
-final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
+final class LightwireServerConnection extends MessageConnection
 {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final LightwireListener listener;
     private final String transportName;
-    private final InboundMessages inbound = new InboundMessages();
     private final long generation;
-    private final FragmentJoiner joiner = new FragmentJoiner();
     private final AtomicReference<Pending> callInProgress = new AtomicReference<>();
-    private byte[] outBuffer = new byte[1024];
-    private int outLength;
-    private int timeoutMs;
+    private final ConnectionReader reader;
 
-    LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer)
+    /** @param reader the connection's own socket, read in {@link #read}; null when the listener's thread reads it. */
+    LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer,
+        final ConnectionReader reader)
     {
         this.listener = listener;
+        this.reader = reader;
         this.transportName = transportName;
         this.profile = peer;
         this.generation = inbound.open();
@@ -63,13 +65,26 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     void onRequest(final ServerCall call)
     {
         final ByteBuffer r = call.request();
-        final byte[] message = new byte[r.remaining()];
-        r.get(message);
+        final byte[] message;
+        final int length = r.remaining();
+        if (reader != null && r.hasArray() && r.arrayOffset() + r.position() == 0 && r.array().length >= GiopMessage.HEADER_LENGTH &&
+            GiopMessage.isGiop(r.array(), length) && GiopMessage.bodySize(r.array()) == length - GiopMessage.HEADER_LENGTH)
+        {
+            // Read by this connection's own reader thread: the request stays in the transport's
+            // buffer, which the next packet overwrites only after JacORB has read the whole
+            // message (its header announces exactly this length), so it need not be copied.
+            message = r.array();
+        }
+        else
+        {
+            message = new byte[length];
+            r.get(message);
+        }
         if (call.exactlyOnce())
         {
-            if (GiopMessage.expectsGiopReply(message, message.length))
+            if (GiopMessage.expectsGiopReply(message, length))
             {
-                if (!callInProgress.compareAndSet(null, new Pending(call, message)))
+                if (!callInProgress.compareAndSet(null, new Pending(call, message, length)))
                 {
                     // The transport carries one call at a time per connection; a second one
                     // means a confused peer. Answer it empty rather than leave it hanging.
@@ -83,7 +98,7 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
                 call.reply(EMPTY);
             }
         }
-        if (!inbound.offer(generation, message))
+        if (!inbound.offer(generation, message, length))
         {
             failOrphan("the server ORB closed the connection");
         }
@@ -97,33 +112,8 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     }
 
     @Override
-    public void write(final boolean isFirst, final boolean isLast, final byte[] data, final int offset, final int length, final long timeOut)
+    protected void onMessage(final byte[] message)
     {
-        if (outLength + length > outBuffer.length)
-        {
-            final byte[] bigger = new byte[Math.max(outBuffer.length * 2, outLength + length)];
-            System.arraycopy(outBuffer, 0, bigger, 0, outLength);
-            outBuffer = bigger;
-        }
-        System.arraycopy(data, offset, outBuffer, outLength, length);
-        outLength += length;
-    }
-
-    @Override
-    public void flush()
-    {
-        if (outLength == 0)
-        {
-            return;
-        }
-        final byte[] flushed = new byte[outLength];
-        System.arraycopy(outBuffer, 0, flushed, 0, outLength);
-        outLength = 0;
-        final byte[] message = joiner.offer(flushed);
-        if (message == null)
-        {
-            return;
-        }
         if (GiopMessage.isGiop(message, message.length) && GiopMessage.type(message) == GiopMessage.CLOSE_CONNECTION)
         {
             listener.closeConnectionsDropped.incrementAndGet();
@@ -141,13 +131,23 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
     @Override
     public int read(final BufferHolder data, final int offset, final int minLength, final int maxLength, final long timeOut)
     {
+        if (reader != null)
+        {
+            int n;
+            while ((n = inbound.tryRead(data.value, offset, minLength, maxLength)) < 0)
+            {
+                if (!reader.readOnce())
+                {
+                    // Closed: the close reaches the inbound stream from the transport, and read fails.
+                    break;
+                }
+            }
+            if (n >= 0)
+            {
+                return n;
+            }
+        }
         return inbound.read(data.value, offset, minLength, maxLength);
-    }
-
-    @Override
-    public boolean is_data_available()
-    {
-        return inbound.hasData();
     }
 
     @Override
@@ -165,6 +165,11 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
         }
         inbound.close(() -> CorbaExceptions.closed(transportName));
         listener.forget(this);
+        if (reader != null)
+        {
+            // Nobody reads its socket any more: the client's next call gets REJECT, not silence.
+            reader.close();
+        }
         failOrphan("the server ORB closed the connection before it replied");
     }
 
@@ -180,12 +185,11 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
             return;
         }
         listener.orphanedCalls.incrementAndGet();
-        final byte[] m = orphan.request;
-        final long requestId = GiopMessage.requestId(m, m.length);
-        if (GiopMessage.type(m) == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
+        final long requestId = orphan.requestId;
+        if (orphan.type == GiopMessage.REQUEST && requestId != GiopMessage.UNKNOWN)
         {
             final String text = "Lightwire: " + why + " (" + transportName + ")";
-            orphan.call.reply(ByteBuffer.wrap(SystemExceptionReply.build(GiopMessage.minor(m), requestId,
+            orphan.call.reply(ByteBuffer.wrap(SystemExceptionReply.build(orphan.minor, requestId,
                 "IDL:omg.org/CORBA/COMM_FAILURE:1.0", CorbaExceptions.MINOR_CLOSED, org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE,
                 ServerRequest.createExceptionDetailMessage(text).context_data)));
         }
@@ -195,34 +199,21 @@ final class LightwireServerConnection extends org.jacorb.orb.etf.ConnectionBase
         }
     }
 
+    /** A call JacORB owes a reply, and what an error reply for it needs (its request may be overwritten). */
     private static final class Pending
     {
         final ServerCall call;
-        final byte[] request;
+        final int type;
+        final int minor;
+        final long requestId;
 
-        Pending(final ServerCall call, final byte[] request)
+        Pending(final ServerCall call, final byte[] request, final int length)
         {
             this.call = call;
-            this.request = request;
+            this.type = GiopMessage.type(request);
+            this.minor = GiopMessage.minor(request);
+            this.requestId = GiopMessage.requestId(request, length);
         }
-    }
-
-    @Override
-    public boolean supports_callback()
-    {
-        return false;
-    }
-
-    @Override
-    protected synchronized void setTimeout(final int timeout)
-    {
-        timeoutMs = timeout;
-    }
-
-    @Override
-    protected synchronized int getTimeout()
-    {
-        return timeoutMs;
     }
 
     @Override

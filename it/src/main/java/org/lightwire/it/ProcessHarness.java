@@ -109,6 +109,20 @@ public final class ProcessHarness implements AutoCloseable
         return start(commandPrefix, TestServer.class, List.of(), args, DEFAULT_READY_TIMEOUT);
     }
 
+    /**
+     * Starts {@code mainClass} under a command prefix (e.g. {@code ip netns exec NAME}, which
+     * must exec the JVM in place) and waits for its {@link TestServer#READY_LINE}.
+     */
+    public static ProcessHarness startUnder(
+        final List<String> commandPrefix,
+        final Class<?> mainClass,
+        final List<String> jvmArgs,
+        final List<String> args,
+        final Duration readyTimeout) throws IOException
+    {
+        return start(commandPrefix, mainClass, jvmArgs, args, readyTimeout);
+    }
+
     private static ProcessHarness start(
         final List<String> commandPrefix,
         final Class<?> mainClass,
@@ -148,6 +162,29 @@ public final class ProcessHarness implements AutoCloseable
                 "child announced no object '" + object + "'; it announced " + iors.keySet());
         }
         return ior;
+    }
+
+    /**
+     * Waits until the child announces {@code object} (a line {@code LW-IOR object text}, which a
+     * client JVM also uses to report its result).
+     *
+     * @return the announced text.
+     * @throws IllegalStateException when the child exits or stays silent past {@code timeout}; the
+     *                               message holds the last lines it printed.
+     */
+    public String awaitAnnouncement(final String object, final Duration timeout) throws InterruptedException
+    {
+        final long end = System.nanoTime() + timeout.toNanos();
+        while (!iors.containsKey(object))
+        {
+            if (!process.isAlive() || System.nanoTime() - end > 0)
+            {
+                throw new IllegalStateException(name + " announced no '" + object + "' within " + timeout + " (alive: " +
+                    process.isAlive() + "); last output:" + System.lineSeparator() + outputTail());
+            }
+            Thread.sleep(20);
+        }
+        return iors.get(object);
     }
 
     /** @return the {@code java.version} the child announced, or null if it announced none */

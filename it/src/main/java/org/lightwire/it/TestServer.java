@@ -70,11 +70,16 @@ public final class TestServer
         out.println(READY_LINE);
         out.flush();
 
+        watchStandardInput();
+        orb.run();
+    }
+
+    /** Halts this JVM when its standard input reaches end of file (the harness is gone or closed it). */
+    static void watchStandardInput()
+    {
         final Thread stdinWatcher = new Thread(() -> exitOnEndOfInput(System.in), "stdin-watcher");
         stdinWatcher.setDaemon(true);
         stdinWatcher.start();
-
-        orb.run();
     }
 
     static Map<String, String> parseProperties(final String[] args)

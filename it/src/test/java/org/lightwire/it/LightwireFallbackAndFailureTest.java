@@ -196,6 +196,50 @@ class LightwireFallbackAndFailureTest
         assertTrue(text.contains("jacorb.lightwire.max_packet_bytes = 70000 is outside the allowed range 64..65499"), text);
     }
 
+    @Test
+    void aal5LinkSettingsAreCheckedAtOrbInit()
+    {
+        final Map<String, String> unknown = new HashMap<>(Orbs.lightwire());
+        unknown.put(LightwireConfig.LINK, "atm");
+        String text = messages(assertThrows(RuntimeException.class, () -> destroy(Orbs.init(unknown))));
+        assertTrue(text.contains("jacorb.lightwire.link = atm is not a known link; the allowed values are udp and aal5"), text);
+
+        final Map<String, String> noCircuit = new HashMap<>(Orbs.lightwire());
+        noCircuit.put(LightwireConfig.LINK, "aal5");
+        text = messages(assertThrows(RuntimeException.class, () -> destroy(Orbs.init(noCircuit))));
+        assertTrue(text.contains("jacorb.lightwire.link = aal5") && text.contains("no circuit: give a PVC (circuit=itf.vpi.vci)"), text);
+
+        final Map<String, String> badSdu = new HashMap<>(Orbs.lightwire());
+        badSdu.put(LightwireConfig.LINK, "aal5");
+        badSdu.put(LightwireConfig.AAL5_PREFIX + "circuit", "0.0.100");
+        badSdu.put(LightwireConfig.AAL5_PREFIX + "qos.max_sdu", "70000");
+        text = messages(assertThrows(RuntimeException.class, () -> destroy(Orbs.init(badSdu))));
+        assertTrue(text.contains("jacorb.lightwire.aal5.qos.max_sdu"), text);
+    }
+
+    @Test
+    void aServerOnAal5FailsAtStartWithTheKernelsReasonWhereThereIsNoAtm()
+    {
+        // This machine's kernel has no ATM (the qemu guest test has one): the listener's open of
+        // the circuit fails, and the server's ORB says so instead of serving nothing.
+        org.junit.jupiter.api.Assumptions.assumeFalse(java.nio.file.Files.exists(java.nio.file.Path.of("/proc/net/atm")),
+            "skipped: this kernel has ATM support, so the circuit would open");
+        final Map<String, String> props = new HashMap<>(Orbs.lightwire());
+        props.put(LightwireConfig.LINK, "aal5");
+        props.put(LightwireConfig.AAL5_PREFIX + "circuit", "0.0.100");
+        final ORB server = Orbs.init(props);
+        try
+        {
+            // JacORB starts the listeners when the root POA is first resolved.
+            final String text = messages(assertThrows(RuntimeException.class, () -> server.resolve_initial_references("RootPOA")));
+            assertTrue(text.contains("Lightwire: cannot serve AAL5 circuit pvc 0.0.100: this kernel has no ATM support"), text);
+        }
+        finally
+        {
+            destroy(server);
+        }
+    }
+
     private static String messages(final Throwable e)
     {
         final StringBuilder sb = new StringBuilder();

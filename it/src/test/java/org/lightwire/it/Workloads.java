@@ -114,17 +114,21 @@ final class Workloads
         return run;
     }
 
-    /** Waits until the server counted {@code calls} buffers or the count stops growing for a second. */
+    /**
+     * Waits until the server counted {@code calls} buffers or the count stops growing for a second.
+     * While one-ways fill the server's POA queue ({@code jacorb.poa.queue_max}), JacORB refuses the
+     * {@code stats()} call with TRANSIENT ("resource limit reached"): that means "ask again".
+     */
     static TtcpStats awaitOneways(final ttcp ttcp, final long calls) throws InterruptedException
     {
         final long deadlineMs = System.currentTimeMillis() + ONEWAY_DRAIN_LIMIT_MS;
-        TtcpStats stats = ttcp.stats();
+        TtcpStats stats = stats(ttcp, deadlineMs);
         long lastChangeMs = System.currentTimeMillis();
         long last = stats.calls;
         while (stats.calls < calls && System.currentTimeMillis() < deadlineMs && System.currentTimeMillis() - lastChangeMs < 1000)
         {
             Thread.sleep(20);
-            stats = ttcp.stats();
+            stats = stats(ttcp, deadlineMs);
             if (stats.calls != last)
             {
                 last = stats.calls;
@@ -132,6 +136,26 @@ final class Workloads
             }
         }
         return stats;
+    }
+
+    /** @return the server's stats, asked again while its POA queue is full, until {@code deadlineMs}. */
+    private static TtcpStats stats(final ttcp ttcp, final long deadlineMs) throws InterruptedException
+    {
+        while (true)
+        {
+            try
+            {
+                return ttcp.stats();
+            }
+            catch (final org.omg.CORBA.TRANSIENT e)
+            {
+                if (System.currentTimeMillis() > deadlineMs)
+                {
+                    throw e;
+                }
+                Thread.sleep(5);
+            }
+        }
     }
 
     static void assertStats(final TtcpStats stats, final long calls, final long bytes, final long corrupt, final long duplicates,

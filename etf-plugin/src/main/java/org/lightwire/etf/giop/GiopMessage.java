@@ -115,6 +115,16 @@ public final class GiopMessage
      */
     public static long requestId(final byte[] m, final int length)
     {
+        final int offset = requestIdOffset(m, length);
+        return offset < 0 ? UNKNOWN : readULong(m, offset, littleEndian(m)) & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * @return where the request id of a Request, Reply, CancelRequest, LocateRequest, LocateReply
+     *         or (GIOP 1.2) Fragment starts, or -1 if the message has none or is too short.
+     */
+    public static int requestIdOffset(final byte[] m, final int length)
+    {
         final int type = type(m);
         final boolean little = littleEndian(m);
         final int minor = minor(m);
@@ -129,13 +139,25 @@ public final class GiopMessage
         }
         else
         {
-            return UNKNOWN;
+            return -1;
         }
-        if (offset < 0 || offset + 4 > length)
+        return offset < 0 || offset + 4 > length ? -1 : offset;
+    }
+
+    /**
+     * Rewrites the request id in place, in the message's byte order.
+     *
+     * @return false when the message has no request id ({@link #requestIdOffset} is -1).
+     */
+    public static boolean setRequestId(final byte[] m, final int length, final long requestId)
+    {
+        final int offset = requestIdOffset(m, length);
+        if (offset < 0)
         {
-            return UNKNOWN;
+            return false;
         }
-        return readULong(m, offset, little) & 0xFFFF_FFFFL;
+        writeULong(m, offset, (int)requestId, littleEndian(m));
+        return true;
     }
 
     /**

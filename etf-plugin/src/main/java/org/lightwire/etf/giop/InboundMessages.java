@@ -20,7 +20,10 @@ public final class InboundMessages
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+    /** Lengths of the queued arrays that are longer than their message (see {@link #offer(long, byte[], int)}). */
+    private final java.util.IdentityHashMap<byte[], Integer> shortMessages = new java.util.IdentityHashMap<>();
     private byte[] current;
+    private int currentLength;
     private int position;
     private long generation;
     private boolean closed = true;
@@ -38,6 +41,7 @@ public final class InboundMessages
         try
         {
             queue.clear();
+            shortMessages.clear();
             current = null;
             generation++;
             closed = false;
@@ -56,6 +60,18 @@ public final class InboundMessages
      */
     public boolean offer(final long ofGeneration, final byte[] message)
     {
+        return offer(ofGeneration, message, message.length);
+    }
+
+    /**
+     * Appends one whole message held in the first {@code length} bytes of {@code array}, without
+     * copying it: the caller keeps those bytes unchanged until the reader has read them, and
+     * offers the same array again only after that.
+     *
+     * @return false when it was dropped: the stream is closed or belongs to another generation.
+     */
+    public boolean offer(final long ofGeneration, final byte[] array, final int length)
+    {
         lock.lock();
         try
         {
@@ -64,7 +80,11 @@ public final class InboundMessages
                 dropped++;
                 return false;
             }
-            queue.addLast(message);
+            if (length != array.length)
+            {
+                shortMessages.put(array, length);
+            }
+            queue.addLast(array);
             arrived.signal();
             return true;
         }
@@ -88,6 +108,7 @@ public final class InboundMessages
                 closed = true;
                 failure = why;
                 queue.clear();
+                shortMessages.clear();
                 current = null;
                 arrived.signalAll();
             }
@@ -117,10 +138,15 @@ public final class InboundMessages
                 {
                     throw failure.get();
                 }
-                if (current == null || position == current.length)
+                if (current == null || position == currentLength)
                 {
                     current = queue.pollFirst();
                     position = 0;
+                    currentLength = current == null ? 0 : lengthOf(current);
+                    if (current != null && !shortMessages.isEmpty())
+                    {
+                        shortMessages.remove(current);
+                    }
                     if (current == null)
                     {
                         if (copied >= minLength)
@@ -131,7 +157,7 @@ public final class InboundMessages
                         continue;
                     }
                 }
-                final int n = Math.min(maxLength - copied, current.length - position);
+                final int n = Math.min(maxLength - copied, currentLength - position);
                 System.arraycopy(current, position, dst, offset + copied, n);
                 position += n;
                 copied += n;
@@ -161,12 +187,12 @@ public final class InboundMessages
             {
                 throw failure.get();
             }
-            int available = current == null ? 0 : current.length - position;
+            int available = current == null ? 0 : currentLength - position;
             if (available < minLength)
             {
                 for (final byte[] m : queue)
                 {
-                    available += m.length;
+                    available += lengthOf(m);
                     if (available >= minLength)
                     {
                         break;
@@ -201,7 +227,18 @@ public final class InboundMessages
 
     private boolean hasDataLocked()
     {
-        return current != null && position < current.length || !queue.isEmpty();
+        return current != null && position < currentLength || !queue.isEmpty();
+    }
+
+    /** @return the message length of a queued array; removes a short one's entry when it is taken. */
+    private int lengthOf(final byte[] array)
+    {
+        if (shortMessages.isEmpty())
+        {
+            return array.length;
+        }
+        final Integer length = shortMessages.get(array);
+        return length == null ? array.length : length;
     }
 
     /** @return messages dropped because they came for a closed or older connection. */

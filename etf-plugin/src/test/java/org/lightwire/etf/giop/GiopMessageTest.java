@@ -48,6 +48,24 @@ class GiopMessageTest
     }
 
     @Test
+    void setRequestIdRewritesTheIdInPlaceInTheMessagesByteOrder()
+    {
+        final byte[] m12 = request12(0, 7, 3);
+        assertTrue(GiopMessage.setRequestId(m12, m12.length, 0x0A0B0C0DL));
+        assertArrayEquals(bytes(0, 0, 0, 12, 0x0A, 0x0B, 0x0C, 0x0D), java.util.Arrays.copyOfRange(m12, 8, 16));
+        assertEquals(0x0A0B0C0DL, GiopMessage.requestId(m12, m12.length));
+        final byte[] m10 = bytes(0x47, 0x49, 0x4F, 0x50, 1, 0, 1, 0, 28, 0, 0, 0,
+            1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 9, 9, 9, 9, 9, 0, 0, 0,
+            4, 3, 2, 1, 1);
+        assertEquals(32, GiopMessage.requestIdOffset(m10, m10.length));
+        assertTrue(GiopMessage.setRequestId(m10, m10.length, 0xFFFF_FFFEL));
+        assertArrayEquals(bytes(0xFE, 0xFF, 0xFF, 0xFF, 1), java.util.Arrays.copyOfRange(m10, 32, 37));
+        final byte[] close = bytes(0x47, 0x49, 0x4F, 0x50, 1, 2, 0, 5, 0, 0, 0, 0);
+        assertFalse(GiopMessage.setRequestId(close, close.length, 1));
+        assertEquals(-1, GiopMessage.requestIdOffset(m12, 14));
+    }
+
+    @Test
     void truncatedOrForeignMessagesAreUnknownNeverThrown()
     {
         final byte[] m = request12(0, 7, 1);

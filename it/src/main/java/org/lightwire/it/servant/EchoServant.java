@@ -33,6 +33,13 @@ public final class EchoServant extends echoPOA
     }
 
     @Override
+    public int charCount(final String mesg, final int sleepMs)
+    {
+        slowEcho("", sleepMs);
+        return mesg.length();
+    }
+
+    @Override
     public long calls_received()
     {
         return calls.get();

@@ -22,6 +22,19 @@ public final class GroupCounters
     long requestsSent;
     long requestRetransmits;
     long requestsCompleted;
+    long repliesSent;
+    long replyRetransmits;
+    long repliesAcked;
+    long repliesAbandoned;
+    long repliesReceived;
+    long duplicateReplies;
+    long cancelsSent;
+    long cancelsReceived;
+    long requestsCancelled;
+    long cancelsTooLate;
+    long cancelledRequestsDropped;
+    long membersRemoved;
+    long ordersAtOnceInBatching;
 
     void countInvalid(final Invalid reason)
     {
@@ -101,6 +114,84 @@ public final class GroupCounters
     public long requestsCompleted()
     {
         return requestsCompleted;
+    }
+
+    /** Member: replies sent (first transmissions). */
+    public long repliesSent()
+    {
+        return repliesSent;
+    }
+
+    /** Member: replies sent again because the client had not ACKed them. */
+    public long replyRetransmits()
+    {
+        return replyRetransmits;
+    }
+
+    /** Member: replies the client ACKed. */
+    public long repliesAcked()
+    {
+        return repliesAcked;
+    }
+
+    /** Member: replies given up on (the client never ACKed, or the store was full). */
+    public long repliesAbandoned()
+    {
+        return repliesAbandoned;
+    }
+
+    /** Client: replies delivered to its handler, one per member and request. */
+    public long repliesReceived()
+    {
+        return repliesReceived;
+    }
+
+    /** Client: Cancels sent. */
+    public long cancelsSent()
+    {
+        return cancelsSent;
+    }
+
+    /** Member: Cancels received. */
+    public long cancelsReceived()
+    {
+        return cancelsReceived;
+    }
+
+    /** Member: requests withdrawn before they were ordered. */
+    public long requestsCancelled()
+    {
+        return requestsCancelled;
+    }
+
+    /** Member: Cancels that came after the request was ordered or delivered (it runs). */
+    public long cancelsTooLate()
+    {
+        return cancelsTooLate;
+    }
+
+    /** Member: late copies of cancelled requests dropped. */
+    public long cancelledRequestsDropped()
+    {
+        return cancelledRequestsDropped;
+    }
+
+    /** Members this engine saw removed from the group (leader: removed; others: told). */
+    public long membersRemoved()
+    {
+        return membersRemoved;
+    }
+
+    /** Leader: orders sent before the interval's end because nothing was in flight. */
+    public long ordersAtOnceInBatching()
+    {
+        return ordersAtOnceInBatching;
+    }
+
+    /** Client: replies received again (ACKed again, not delivered). */
+    public long duplicateReplies()
+    {
+        return duplicateReplies;
     }
 
     @Override

@@ -4,17 +4,18 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
@@ -33,7 +34,9 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  *
  * <p>Leader: also a member (it delivers its own orders). It orders each request once, in the order
  * it received them. Order batching beyond the paper: in state {@code LEADER_IDLE} a request is
- * ordered at once; the sequencer then stays {@code LEADER_BATCHING} for one order interval, and
+ * ordered at once; the sequencer then stays {@code LEADER_BATCHING} for one order interval, but
+ * orders at once again whenever every member has ACKed every order sent (nothing in flight: an
+ * ACK clock, as Nagle's algorithm), so batching happens only while orders are in flight, and
  * whatever arrives meanwhile goes out in one MsgOrder at the interval's end. With
  * {@code atOnceWhenIdle=false} every request waits for the interval, as in the paper's 10 ms
  * measurements. The leader keeps each ordered request and order entry until every member's
@@ -41,8 +44,21 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * member still lacks every {@code retransmitTimeoutNs} (so a lost last MsgOrder is recovered
  * without a NAK).
  *
- * <p>Not yet: membership changes, leader failover, Cancel, KeepAlive probing, and forgetting the
- * ids of delivered requests (the duplicate filter grows with the group's history).
+ * <p>Replies ({@link #sendReply}): each is kept until its client ACKs it and sent again every
+ * retransmit timeout, at most {@code maxReplyRetransmits} times; at most
+ * {@code maxUnackedReplies} are kept (the oldest is given up beyond).
+ *
+ * <p>Duplicate filter: bounded per client and in clients ({@link RequestWindows}).
+ *
+ * <p>Cancel: the sequencer does not order a request its client cancelled in time; members drop
+ * it unless they know of its order (if the order comes later, the request is NAKed and taken).
+ *
+ * <p>Failure detection ({@code GroupConfig.keepAlive}): the leader multicasts a KeepAlive every
+ * period, members answer with their ACK, and a member silent for the member timeout is removed
+ * (MemberChange removed to the group; the member list to each client that sends a request
+ * afterwards, and to the group with each later KeepAlive). Nobody waits for a removed member.
+ *
+ * <p>Not yet: join and rejoin, announced leave, leader failover.
  */
 public final class MemberEngine
 {
@@ -71,14 +87,29 @@ public final class MemberEngine
     private final AckFlyweight ack = new AckFlyweight();
     private final NakFlyweight nak = new NakFlyweight();
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
+    private final ReplyFlyweight reply = new ReplyFlyweight();
+    private final CancelFlyweight cancel = new CancelFlyweight();
+    private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
+    /** The group as this member knows it: index into config.memberIds, true while a member. */
+    private final boolean[] inGroup;
+    /** Leader: when each member was last heard from. */
+    private final long[] lastHeardNs;
+    /** Leader: number of removals so far; a client is told the list once per view. */
+    private int viewVersion;
+    private final Map<Integer, Integer> viewSentToClient = new HashMap<>();
+    private long nextKeepAliveNs = -1;
+    /** Requests their clients cancelled before this member knew of an order for them; bounded. */
+    private final java.util.LinkedHashSet<Long> cancelled = new java.util.LinkedHashSet<>();
+    /** Replies sent and not yet ACKed by their client, oldest first, by (client, request packet id). */
+    private final java.util.LinkedHashMap<Long, UnackedReply> unackedReplies = new java.util.LinkedHashMap<>();
 
     private State state;
     private int lamport;
 
     /** Received, not yet delivered requests, by {@link #key}. */
     private final Map<Long, Held> received = new HashMap<>();
-    /** Keys of delivered requests: the duplicate filter. */
-    private final Set<Long> delivered = new HashSet<>();
+    /** Delivered requests: the duplicate filter, bounded per client (RequestWindows). */
+    private final RequestWindows delivered;
     /** Known order entries not yet delivered: order sequence number to request key. */
     private final TreeMap<Long, Long> orders = new TreeMap<>();
     private long nextDeliverSeq = 1;
@@ -89,7 +120,7 @@ public final class MemberEngine
 
     // Sequencer only.
     private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
-    private final Set<Long> orderedKeys = new HashSet<>();
+    private final RequestWindows orderedKeys;
     private final Map<Long, Long> orderLog = new HashMap<>();
     private final Map<Long, Held> retained = new HashMap<>();
     private final long[] memberDeliveredSeq;
@@ -110,6 +141,11 @@ public final class MemberEngine
         this.handler = handler;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
         this.memberDeliveredSeq = new long[config.memberIds.length];
+        this.delivered = new RequestWindows(config.requestWindow, config.maxClients);
+        this.inGroup = new boolean[config.memberIds.length];
+        java.util.Arrays.fill(inGroup, true);
+        this.lastHeardNs = new long[config.memberIds.length];
+        this.orderedKeys = new RequestWindows(config.requestWindow, config.maxClients);
         this.state = config.selfId == config.leaderId ? State.LEADER_IDLE : State.MEMBER;
     }
 
@@ -143,9 +179,11 @@ public final class MemberEngine
         {
             case REQUEST -> onRequest(buffer, offset, length, nowNs);
             case MSG_ORDER -> onMsgOrder(buffer, offset, length, nowNs);
-            case ACK -> onAck(buffer, offset, length);
-            case NAK -> onNak(buffer, offset, length);
+            case ACK -> onAck(buffer, offset, length, nowNs);
+            case NAK -> onNak(buffer, offset, length, nowNs);
             case KEEP_ALIVE -> onKeepAlive(buffer, offset, length, nowNs);
+            case CANCEL -> onCancel(buffer, offset, length);
+            case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
             default -> counters.unexpectedPackets++;
         }
     }
@@ -174,6 +212,14 @@ public final class MemberEngine
         {
             resendLaggingOrders(nowNs);
         }
+        if (!unackedReplies.isEmpty())
+        {
+            resendReplies(nowNs);
+        }
+        if (state != State.MEMBER && config.keepAlivePeriodNs > 0)
+        {
+            keepAliveTick(nowNs);
+        }
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
@@ -194,8 +240,124 @@ public final class MemberEngine
         if (retransmitArmed && (!any || retransmitDeadlineNs - deadline < 0))
         {
             deadline = retransmitDeadlineNs;
+            any = true;
+        }
+        if (!unackedReplies.isEmpty())
+        {
+            final long replies = earliestReplyDeadline();
+            if (!any || replies - deadline < 0)
+            {
+                deadline = replies;
+                any = true;
+            }
+        }
+        if (state != State.MEMBER && config.keepAlivePeriodNs > 0 && nextKeepAliveNs != -1 && (!any || nextKeepAliveNs - deadline < 0))
+        {
+            deadline = nextKeepAliveNs;
         }
         return deadline;
+    }
+
+    /**
+     * Sends the servant's reply to a delivered request to its client (paper, Figure 4 line 40),
+     * and keeps it until the client ACKs it, sending it again every retransmit timeout, at most
+     * {@code maxReplyRetransmits} times. At most {@code maxUnackedReplies} are kept; beyond, the
+     * oldest is given up (counted).
+     *
+     * @param clientId  the request's sender.
+     * @param packetId  the request's packet id.
+     * @param requestId the GIOP request id.
+     * @param payload   the GIOP reply, bytes {@code [offset, offset + length)}, copied.
+     * @throws IllegalArgumentException the reply does not fit one packet (no fragmentation yet).
+     */
+    public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload, final int offset,
+        final int length, final long nowNs)
+    {
+        if (ReplyFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        {
+            throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
+                " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
+        }
+        reply.wrap(out, 0);
+        reply.set(WIRE_ORDER, config.selfId, nextPacketId(), clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        final byte[] copy = new byte[reply.packetSize()];
+        out.get(0, copy);
+        final long key = key(clientId, packetId);
+        unackedReplies.remove(key);
+        if (unackedReplies.size() >= config.maxUnackedReplies)
+        {
+            final java.util.Iterator<UnackedReply> oldest = unackedReplies.values().iterator();
+            oldest.next();
+            oldest.remove();
+            counters.repliesAbandoned++;
+        }
+        unackedReplies.put(key, new UnackedReply(clientId, copy, nowNs + config.retransmitTimeoutNs));
+        counters.repliesSent++;
+        sender.send(clientId, out, copy.length);
+    }
+
+    /** @return request ids the duplicate filter holds, over every client (bounded). */
+    public int rememberedRequests()
+    {
+        return delivered.size();
+    }
+
+    /** @return replies sent and not yet ACKed. */
+    public int unackedReplies()
+    {
+        return unackedReplies.size();
+    }
+
+    private void resendReplies(final long nowNs)
+    {
+        for (final java.util.Iterator<UnackedReply> it = unackedReplies.values().iterator(); it.hasNext(); )
+        {
+            final UnackedReply r = it.next();
+            if (r.deadlineNs - nowNs > 0)
+            {
+                continue;
+            }
+            if (r.retransmits >= config.maxReplyRetransmits)
+            {
+                it.remove();
+                counters.repliesAbandoned++;
+                continue;
+            }
+            r.retransmits++;
+            r.deadlineNs = nowNs + config.retransmitTimeoutNs;
+            counters.replyRetransmits++;
+            sender.send(r.clientId, ByteBuffer.wrap(r.packet), r.packet.length);
+        }
+    }
+
+    private long earliestReplyDeadline()
+    {
+        long deadline = Long.MAX_VALUE;
+        boolean any = false;
+        for (final UnackedReply r : unackedReplies.values())
+        {
+            if (!any || r.deadlineNs - deadline < 0)
+            {
+                deadline = r.deadlineNs;
+                any = true;
+            }
+        }
+        return deadline;
+    }
+
+    private static final class UnackedReply
+    {
+        final int clientId;
+        final byte[] packet;
+        long deadlineNs;
+        int retransmits;
+
+        UnackedReply(final int clientId, final byte[] packet, final long deadlineNs)
+        {
+            this.clientId = clientId;
+            this.packet = packet;
+            this.deadlineNs = deadlineNs;
+        }
     }
 
     private void onRequest(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -209,18 +371,36 @@ public final class MemberEngine
         }
         counters.requestsReceived++;
         observe(request.packetId());
+        if (state != State.MEMBER && viewVersion > 0 && !Integer.valueOf(viewVersion).equals(viewSentToClient.get(request.senderId())))
+        {
+            // The group changed since this client last heard: it may still wait for a removed
+            // member's ACK. Told once per view (it retransmits to the group while it waits).
+            viewSentToClient.put(request.senderId(), viewVersion);
+            sendMemberList(request.senderId());
+        }
         final long key = key(request.senderId(), request.packetId());
         // Before the duplicate check: the client resends only because it lacks this member's ACK.
         sendAck(request.senderId(), PacketType.REQUEST, request.senderId(), request.packetId());
-        if (delivered.contains(key) || received.containsKey(key))
+        if (delivered.contains(request.senderId(), request.packetId()) || received.containsKey(key))
         {
             counters.duplicateRequests++;
             return;
         }
+        if (cancelled.contains(key))
+        {
+            if (!orders.containsValue(key))
+            {
+                // Cancelled by its client and not ordered (as far as this member knows): a late
+                // copy. Had the leader ordered it first, the order would be here, and it is taken.
+                counters.cancelledRequestsDropped++;
+                return;
+            }
+            cancelled.remove(key);
+        }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
         received.put(key, new Held(request.senderId(), request.packetId(), request.requestId(), request.responseFlags(), payload));
-        if (state != State.MEMBER && orderedKeys.add(key))
+        if (state != State.MEMBER && orderedKeys.add(request.senderId(), request.packetId()))
         {
             pendingOrder.add(key);
             if (state == State.LEADER_IDLE)
@@ -231,8 +411,208 @@ public final class MemberEngine
                 }
                 transitionTo(State.LEADER_BATCHING, nowNs);
             }
+            else if (config.orderAtOnceWhenIdle && everyOrderAcknowledged())
+            {
+                // Batching, but the pipeline is empty: every member has delivered every order sent,
+                // so waiting for the interval's end would only add latency (a client calling one
+                // call after another would wait out the interval every time).
+                counters.ordersAtOnceInBatching++;
+                emitOrders(nowNs);
+                transitionTo(State.LEADER_BATCHING, nowNs);
+            }
         }
         deliverInOrder(nowNs);
+    }
+
+    /** Leader: true when every member in the group has ACKed delivery of every order sent. */
+    private boolean everyOrderAcknowledged()
+    {
+        return lowestDeliveredSeq() >= nextOrderSeq - 1;
+    }
+
+    /**
+     * A client withdraws a request: the sequencer does not order it if it has not yet (a copy that
+     * arrives later is not ordered either); a member drops it unless it knows of an order for it.
+     * A Cancel that comes after the order changes nothing: the request is delivered everywhere.
+     */
+    private void onCancel(final ByteBuffer buffer, final int offset, final int length)
+    {
+        cancel.wrap(buffer, offset);
+        final Invalid invalid = cancel.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        observe(cancel.packetId());
+        counters.cancelsReceived++;
+        final int client = cancel.senderId();
+        final int packetId = cancel.requestPacketId();
+        final long key = key(client, packetId);
+        if (delivered.contains(client, packetId))
+        {
+            counters.cancelsTooLate++;
+            return;
+        }
+        if (state != State.MEMBER)
+        {
+            final boolean neverOrdered = pendingOrder.remove(key) || orderedKeys.add(client, packetId);
+            if (!neverOrdered)
+            {
+                counters.cancelsTooLate++;
+                return;
+            }
+        }
+        else if (orders.containsValue(key))
+        {
+            counters.cancelsTooLate++;
+            return;
+        }
+        received.remove(key);
+        cancelled.add(key);
+        if (cancelled.size() > config.replyHistory)
+        {
+            final java.util.Iterator<Long> oldest = cancelled.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+        counters.requestsCancelled++;
+    }
+
+    /**
+     * Leader: starts failure detection at its first call (every member counts as just heard),
+     * then multicasts a KeepAlive every period (members answer with their ACK) and removes every
+     * member silent for the member timeout.
+     */
+    private void keepAliveTick(final long nowNs)
+    {
+        if (nextKeepAliveNs == -1)
+        {
+            java.util.Arrays.fill(lastHeardNs, nowNs);
+            nextKeepAliveNs = nowNs;
+        }
+        if (nextKeepAliveNs - nowNs > 0)
+        {
+            return;
+        }
+        nextKeepAliveNs = nowNs + config.keepAlivePeriodNs;
+        for (int i = 0; i < inGroup.length; i++)
+        {
+            if (inGroup[i] && config.memberIds[i] != config.selfId && nowNs - lastHeardNs[i] > config.memberTimeoutNs)
+            {
+                remove(i);
+            }
+        }
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
+        sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+        if (viewVersion > 0)
+        {
+            // Members that missed a MemberChange learn the list at the next probe.
+            sendMemberList(GroupSender.GROUP);
+        }
+    }
+
+    private void heard(final int index, final long nowNs)
+    {
+        if (index >= 0)
+        {
+            lastHeardNs[index] = nowNs;
+        }
+    }
+
+    /** Leader: removes a silent member; nobody waits for it any more. */
+    private void remove(final int index)
+    {
+        inGroup[index] = false;
+        viewVersion++;
+        counters.membersRemoved++;
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.memberIds[index], MemberChangeFlyweight.STATUS_REMOVED, 0);
+        sender.send(GroupSender.GROUP, out, MemberChangeFlyweight.length(0));
+        // Clients are not in the group: each one the leader has heard from gets the new list
+        // now, since a client whose requests every member had ACKed before the crash would
+        // otherwise wait for the removed member's reply until its timeout.
+        for (final int client : orderedKeys.clientIds())
+        {
+            viewSentToClient.put(client, viewVersion);
+            sendMemberList(client);
+        }
+        forgetFullyDelivered();
+    }
+
+    private void sendMemberList(final int destinationId)
+    {
+        final int[] members = currentMembers();
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.selfId, MemberChangeFlyweight.STATUS_LIST, members.length);
+        for (int i = 0; i < members.length; i++)
+        {
+            memberChange.member(i, members[i]);
+        }
+        sender.send(destinationId, out, MemberChangeFlyweight.length(members.length));
+    }
+
+    /** Member: the leader's word on the group (removed, or the whole list). */
+    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
+    {
+        memberChange.wrap(buffer, offset);
+        final Invalid invalid = memberChange.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        observe(memberChange.packetId());
+        if (state != State.MEMBER || memberChange.senderId() != config.leaderId)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        if (memberChange.status() == MemberChangeFlyweight.STATUS_REMOVED)
+        {
+            final int index = config.memberIndex(memberChange.memberId());
+            if (index >= 0 && inGroup[index])
+            {
+                inGroup[index] = false;
+                counters.membersRemoved++;
+            }
+        }
+        else if (memberChange.status() == MemberChangeFlyweight.STATUS_LIST)
+        {
+            for (int i = 0; i < inGroup.length; i++)
+            {
+                boolean listed = false;
+                for (int k = 0; k < memberChange.memberCount() && !listed; k++)
+                {
+                    listed = memberChange.member(k) == config.memberIds[i];
+                }
+                if (inGroup[i] && !listed)
+                {
+                    inGroup[i] = false;
+                    counters.membersRemoved++;
+                }
+            }
+        }
+    }
+
+    /** @return the members of the group as this member knows them, in configuration order. */
+    public int[] currentMembers()
+    {
+        int n = 0;
+        for (final boolean in : inGroup)
+        {
+            n += in ? 1 : 0;
+        }
+        final int[] members = new int[n];
+        for (int i = 0, k = 0; i < inGroup.length; i++)
+        {
+            if (inGroup[i])
+            {
+                members[k++] = config.memberIds[i];
+            }
+        }
+        return members;
     }
 
     private void onMsgOrder(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -283,7 +663,7 @@ public final class MemberEngine
         sendOrderAck();
     }
 
-    private void onAck(final ByteBuffer buffer, final int offset, final int length)
+    private void onAck(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
         ack.wrap(buffer, offset);
         final Invalid invalid = ack.validate(length);
@@ -293,8 +673,18 @@ public final class MemberEngine
             return;
         }
         observe(ack.packetId());
+        if (ack.ackedType() == PacketType.REPLY)
+        {
+            // A client confirms this member's reply to its request ackedId.
+            if (ack.ackedSenderId() == config.selfId && unackedReplies.remove(key(ack.senderId(), (int)ack.ackedId())) != null)
+            {
+                counters.repliesAcked++;
+            }
+            return;
+        }
         final int index = config.memberIndex(ack.senderId());
-        if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0)
+        heard(index, nowNs);
+        if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0 || !inGroup[index])
         {
             counters.unexpectedPackets++;
             return;
@@ -305,10 +695,17 @@ public final class MemberEngine
         {
             memberDeliveredSeq[index] = seq;
             forgetFullyDelivered();
+            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && everyOrderAcknowledged())
+            {
+                // The last ACK of the orders in flight: what waits goes out now, as one batch.
+                counters.ordersAtOnceInBatching++;
+                emitOrders(nowNs);
+                transitionTo(State.LEADER_BATCHING, nowNs);
+            }
         }
     }
 
-    private void onNak(final ByteBuffer buffer, final int offset, final int length)
+    private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
         nak.wrap(buffer, offset);
         final Invalid invalid = nak.validate(length);
@@ -319,6 +716,7 @@ public final class MemberEngine
         }
         observe(nak.packetId());
         final int requester = nak.senderId();
+        heard(config.memberIndex(requester), nowNs);
         if (state == State.MEMBER || config.memberIndex(requester) < 0)
         {
             counters.unexpectedPackets++;
@@ -357,7 +755,7 @@ public final class MemberEngine
                 break;
             }
             orders.remove(nextDeliverSeq);
-            delivered.add(key);
+            delivered.add(held.senderId, held.packetId);
             if (state != State.MEMBER)
             {
                 retained.put(key, held);
@@ -505,7 +903,7 @@ public final class MemberEngine
         long lowest = nextDeliverSeq - 1;
         for (int i = 0; i < memberDeliveredSeq.length; i++)
         {
-            if (config.memberIds[i] != config.selfId)
+            if (config.memberIds[i] != config.selfId && inGroup[i])
             {
                 lowest = Math.min(lowest, memberDeliveredSeq[i]);
             }

@@ -160,6 +160,8 @@ class GroupSimulationTest
             assertEquals(total, distinct.size(), "member " + MEMBERS[i] + " delivered a duplicate");
             assertEquals(reference, digest(log), "member " + MEMBERS[i] + " delivered a different sequence");
             assertEquals(total, members.get(i).counters().delivered());
+            // Bounded duplicate filter: each client's last 256 request ids, not all 1,000.
+            assertEquals(CLIENTS.length * GroupConfig.DEFAULT_REQUEST_WINDOW, members.get(i).rememberedRequests());
         }
         for (final GroupClientEngine c : clients)
         {

@@ -53,6 +53,12 @@ final class SimulatedGroupNetwork
         endpoints.put(id, endpoint);
     }
 
+    /** A crash: packets to {@code id} are lost from now on (its driver must stop calling it too). */
+    void detach(final int id)
+    {
+        endpoints.remove(id);
+    }
+
     /** The sender for node {@code from}; it reads the network's clock, which {@link #deliverDue} advances. */
     GroupSender senderFor(final int from)
     {

@@ -27,6 +27,7 @@ import org.lightwire.transport.protocol.MessageType;
  */
 public final class ClientConnection implements AutoCloseable
 {
+    private volatile Object attachment;
     private static final int BATCH_PACKETS = 8;
 
     private final Link link;
@@ -561,6 +562,21 @@ public final class ClientConnection implements AutoCloseable
     public org.lightwire.transport.engine.ConnectionCounters counters()
     {
         return engine.counters();
+    }
+
+    /** @return what the application attached with {@link #attach}, or null. */
+    public Object attachment()
+    {
+        return attachment;
+    }
+
+    /**
+     * Keeps one object of the application's with the connection for as long as it lives (the
+     * ETF plug-in notes there what the server has already been told on it).
+     */
+    public void attach(final Object value)
+    {
+        attachment = value;
     }
 
     public Link link()

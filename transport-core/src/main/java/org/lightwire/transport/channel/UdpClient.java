@@ -64,9 +64,15 @@ public final class UdpClient implements AutoCloseable
 
     private ClientConnection connect(final InetSocketAddress server) throws IOException
     {
+        final int packetBytes = linkConfig.maxPacketBytesTo(server);
+        final UdpLinkConfig toServer = packetBytes == linkConfig.maxPacketBytes() ? linkConfig :
+            linkConfig.toBuilder().maxPacketBytes(packetBytes).build();
         final UdpClientLink link = linkConfig.clientWaits() == UdpLinkConfig.ClientWaits.BLOCK ?
-            UdpClientLink.connectBlocking(server, linkConfig) : UdpClientLink.connect(server, linkConfig);
-        final ClientConnection c = new ClientConnection(link, engineConfig,
+            UdpClientLink.connectBlocking(server, toServer) : UdpClientLink.connect(server, toServer);
+        // The engine's packets are the link's: the smaller of both sides' maximum.
+        final EngineConfig engine = link.maxPacketBytes() == engineConfig.maxPacketBytes() ? engineConfig :
+            engineConfig.toBuilder().maxPacketBytes(link.maxPacketBytes()).build();
+        final ClientConnection c = new ClientConnection(link, engine,
             server + " (connection " + UdpPrefixFlyweight.formatId(link.connectionId()) + ")", maxReplyBytes);
         // The set-up round trip is not fed to the engine: the server's first CONNECT runs cold
         // code (class loading, SecureRandom seeding) and would inflate the estimate for minutes

@@ -3,7 +3,6 @@ package org.lightwire.transport.channel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -27,6 +26,13 @@ import org.lightwire.transport.link.udp.UdpServerEndpoint;
  * earliest deadline of any connection and is woken only when a packet arms an earlier one, so a
  * steady stream of calls (each of which pushes the last reply's deadline forward) costs it a few
  * wake-ups a second, not one per call.
+ *
+ * <p>When the handler reads its connections itself ({@link RequestHandler#readsConnections()})
+ * and the link reads its socket with a thread of its own ({@code serverIo} BLOCKING), each
+ * connection gets a socket of its own on the server's port (SO_REUSEPORT, connected to the
+ * client): the kernel hands the client's datagrams to that socket, the application's thread
+ * reads them ({@link ConnectionReader}), and a request reaches the application with no thread
+ * hand-off. The shared socket then carries only the set-up exchange.
  */
 public final class UdpServer implements AutoCloseable
 {
@@ -40,9 +46,8 @@ public final class UdpServer implements AutoCloseable
     private final Executor executor;
     private final int maxMessageBytes;
     private final long idleTimeoutNs;
-    /** Touched only on the endpoint's receive thread. */
-    private final Map<UdpServerConnection, Entry> byConnection = new IdentityHashMap<>();
-    /** For the timer thread. */
+    private final boolean ownSockets;
+    /** Every open connection: packets come on the receive thread and on connections' readers. */
     private final Map<UdpServerConnection, Entry> entries = new ConcurrentHashMap<>();
     private final Thread timer;
     private final UdpServerEndpoint endpoint;
@@ -84,15 +89,17 @@ public final class UdpServer implements AutoCloseable
         final int maxMessageBytes,
         final long idleTimeoutNs) throws IOException
     {
-        this.engineConfig = engineConfig.maxPacketBytes() <= linkConfig.maxPacketBytes() ? engineConfig :
-            engineConfig.toBuilder().maxPacketBytes(linkConfig.maxPacketBytes()).build();
+        // Each connection's engine takes the packet size its set-up exchange agreed (onConnect).
+        this.engineConfig = engineConfig;
         this.handler = handler;
         this.executor = executor;
         this.maxMessageBytes = maxMessageBytes;
         this.idleTimeoutNs = idleTimeoutNs;
+        this.ownSockets = handler.readsConnections() && linkConfig.serverIo() == UdpLinkConfig.ServerIo.BLOCKING;
         this.timer = new Thread(this::timerLoop, "lightwire-server-timer");
         timer.setDaemon(true);
-        this.endpoint = UdpServerEndpoint.bind(bind, linkConfig, new Handler());
+        this.endpoint = UdpServerEndpoint.bind(bind, ownSockets ? linkConfig.toBuilder().reusePort(true).build() : linkConfig,
+            new Handler());
         timer.start();
     }
 
@@ -214,20 +221,33 @@ public final class UdpServer implements AutoCloseable
         public void onConnect(final UdpServerConnection connection)
         {
             final String name = connection.remoteAddress() + "#" + Long.toHexString(connection.connectionId());
-            final ServerSession session = new ServerSession(name, engineConfig, connection::send, handler, executor, maxMessageBytes);
-            if (executor != null)
-            {
-                session.replyListener(() -> timerCheck(session));
-            }
+            // The connection's packets are the smaller of both sides' maximum (set-up exchange).
+            final EngineConfig config = connection.maxPacketBytes() == engineConfig.maxPacketBytes() ? engineConfig :
+                engineConfig.toBuilder().maxPacketBytes(connection.maxPacketBytes()).build();
+            final ServerSession session = new ServerSession(name, config, connection::send, handler, executor, maxMessageBytes);
+            // A reply sent from another thread than the one that reads the connection arms the
+            // engine's retransmission timer; the timer thread must learn of it.
+            session.replyListener(() -> timerCheck(session));
             final Entry entry = new Entry(session, System.nanoTime());
-            byConnection.put(connection, entry);
             entries.put(connection, entry);
+            if (ownSockets && connection.openOwnSocket())
+            {
+                try
+                {
+                    handler.onConnectionOpened(name, new ConnectionReader(name, connection));
+                }
+                catch (final RuntimeException e)
+                {
+                    // Nobody will read the connection's socket: it goes back to the shared one.
+                    connection.closeOwnSocket();
+                }
+            }
         }
 
         @Override
         public void onPacket(final UdpServerConnection connection, final ByteBuffer packet, final long nowNs)
         {
-            final Entry entry = byConnection.get(connection);
+            final Entry entry = entries.get(connection);
             if (entry == null)
             {
                 return;
@@ -246,7 +266,6 @@ public final class UdpServer implements AutoCloseable
         @Override
         public void onClose(final UdpServerConnection connection, final String reason)
         {
-            byConnection.remove(connection);
             final Entry entry = entries.remove(connection);
             if (entry != null)
             {

@@ -63,6 +63,57 @@ class UdpServerTest
     }
 
     @Test
+    void aClientWithSmallerPacketsGetsRepliesInItsPacketSize() throws Exception
+    {
+        final UdpLinkConfig big = UdpLinkConfig.builder().maxPacketBytes(65_000).build();
+        final UdpLinkConfig small = UdpLinkConfig.builder().maxPacketBytes(1_000).build();
+        try (UdpServer server = new UdpServer(new InetSocketAddress("127.0.0.1", 0), EngineConfig.defaults().toBuilder().maxPacketBytes(65_000).build(),
+                big, ECHO, null, 1 << 20, UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
+             UdpClient client = new UdpClient(EngineConfig.defaults().toBuilder().maxPacketBytes(1_000).build(), small, 4, 10_000 * MS, 1 << 20))
+        {
+            final byte[] request = new byte[100_000];
+            new java.util.Random(3).nextBytes(request);
+            final byte[] reply = client.call(server.localAddress(), ByteBuffer.wrap(request), 10_000 * MS, r ->
+            {
+                final byte[] b = new byte[r.remaining()];
+                r.get(b);
+                return b;
+            });
+            org.junit.jupiter.api.Assertions.assertArrayEquals(request, reply);
+            // 100,000 bytes in packets of at most 1,000 bytes, header included: at least 101 packets.
+            assertTrue(server.sum(c -> c.packetsSent()) >= 101, "reply packets: " + server.sum(c -> c.packetsSent()));
+        }
+    }
+
+    @Test
+    void aClientUsesItsLoopbackPacketSizeToALoopbackServer() throws Exception
+    {
+        final UdpLinkConfig server64k = UdpLinkConfig.builder().maxPacketBytes(65_499).build();
+        final UdpLinkConfig client = UdpLinkConfig.builder().loopbackMaxPacketBytes(65_499).build();
+        try (UdpServer server = new UdpServer(new InetSocketAddress("127.0.0.1", 0), EngineConfig.defaults(), server64k, ECHO, null,
+                1 << 21, UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
+             UdpClient c = new UdpClient(EngineConfig.defaults(), client, 4, 10_000 * MS, 1 << 21))
+        {
+            final byte[] request = new byte[1 << 20];
+            new java.util.Random(5).nextBytes(request);
+            final byte[] reply = c.call(server.localAddress(), ByteBuffer.wrap(request), 10_000 * MS, r ->
+            {
+                final byte[] b = new byte[r.remaining()];
+                r.get(b);
+                return b;
+            });
+            org.junit.jupiter.api.Assertions.assertArrayEquals(request, reply);
+            // 1 MiB in packets of up to 65,499 bytes, an 8-byte header each: 17 packets, where
+            // the 8,192-byte default would take 129 (more if any were retransmitted).
+            final long packets = server.sum(cc -> cc.packetsReceived());
+            assertTrue(packets >= 17 && packets < 40, "request packets: " + packets);
+            assertEquals(17, server.sum(cc -> cc.packetsSent()) - server.sum(cc -> cc.retransmissions()) -
+                server.sum(cc -> cc.callAcksSent()) - server.sum(cc -> cc.reclaimsSent()) - server.sum(cc -> cc.reclaimAcksSent()) -
+                server.sum(cc -> cc.nacksSent()), "reply data packets");
+        }
+    }
+
+    @Test
     void restartedServerIsANewIncarnationTheOldConnectionNeverReaches() throws Exception
     {
         final int port;

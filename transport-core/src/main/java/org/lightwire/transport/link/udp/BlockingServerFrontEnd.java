@@ -247,6 +247,32 @@ final class BlockingServerFrontEnd implements ServerFrontEnd
     }
 
     @Override
+    public DatagramChannel openConnectedSocket(final InetSocketAddress remote) throws IOException
+    {
+        if (!config.reusePort())
+        {
+            throw new IOException("the endpoint's socket was bound without SO_REUSEPORT (UdpLinkConfig.reusePort), " +
+                "so no other socket can share its port");
+        }
+        final DatagramChannel ch = localAddress.getAddress() instanceof Inet4Address ?
+            DatagramChannel.open(StandardProtocolFamily.INET) : DatagramChannel.open();
+        try
+        {
+            ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, config.socketReceiveBufferBytes());
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, config.socketSendBufferBytes());
+            ch.bind(localAddress);
+            ch.connect(remote);
+            return ch;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            ch.close();
+            throw ex;
+        }
+    }
+
+    @Override
     public InetSocketAddress localAddress()
     {
         return localAddress;
@@ -261,6 +287,13 @@ final class BlockingServerFrontEnd implements ServerFrontEnd
     @Override
     public boolean send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to)
     {
+        return send(connectionId, header, payload, to, null);
+    }
+
+    @Override
+    public boolean send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to,
+        final DatagramChannel connected)
+    {
         final ByteBuffer datagram = sendBuffers.get();
         final int headerBytes = header.remaining();
         final int payloadBytes = payload == null ? 0 : payload.remaining();
@@ -272,7 +305,41 @@ final class BlockingServerFrontEnd implements ServerFrontEnd
             datagram.put(UdpPrefixFlyweight.HEADER_LENGTH + headerBytes, payload, payload.position(), payloadBytes);
         }
         datagram.limit(UdpPrefixFlyweight.HEADER_LENGTH + headerBytes + payloadBytes);
+        if (connected != null && writeConnected(connected, datagram))
+        {
+            return true;
+        }
         return sendToSocket(datagram, to);
+    }
+
+    /** @return false when the connection's socket is closed (the datagram then goes on the shared socket). */
+    private boolean writeConnected(final DatagramChannel connected, final ByteBuffer datagram)
+    {
+        final boolean interrupted = Thread.interrupted();
+        try
+        {
+            connected.write(datagram);
+            return true;
+        }
+        catch (final ClosedChannelException ex)
+        {
+            datagram.rewind();
+            return false;
+        }
+        catch (final IOException ex)
+        {
+            // An ICMP error reported on the connected socket (the client's port is closed):
+            // the datagram is lost, as it would be on the shared socket.
+            demultiplexer.onIoError(ex);
+            return true;
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private boolean sendToSocket(final ByteBuffer datagram, final InetSocketAddress to)

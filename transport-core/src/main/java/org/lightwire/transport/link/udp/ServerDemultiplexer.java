@@ -2,11 +2,15 @@ package org.lightwire.transport.link.udp;
 
 import org.lightwire.transport.protocol.HeaderFlyweight;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,6 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * only: a close from another thread is handed to it ({@link FrontEnd#runOnReceiveThread}), and
  * {@link #closeAllConnections()} runs there or after that thread ended. Counters may be read
  * from any thread.
+ *
+ * <p>A connection with a socket of its own ({@link UdpServerConnection#openOwnSocket()}) is read
+ * by an application thread, which hands its datagrams to {@link #onOwnSocketDatagram}: a packet
+ * of the connection goes to the handler on that thread; anything else is copied to the receive
+ * thread and classified there like a datagram of the shared socket.
  */
 final class ServerDemultiplexer
 {
@@ -41,11 +50,33 @@ final class ServerDemultiplexer
         boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to);
 
         /**
+         * Like {@link #send(long, ByteBuffer, ByteBuffer, InetSocketAddress)}, on a connection's
+         * own socket when {@code connected} is not null (no address to look up per datagram).
+         */
+        default boolean send(long connectionId, ByteBuffer header, ByteBuffer payload, InetSocketAddress to, DatagramChannel connected)
+        {
+            return send(connectionId, header, payload, to);
+        }
+
+        /**
          * Runs {@code task} on the receive thread: at once when called there, soon otherwise.
          * A task handed over while the front-end closes runs on the closing thread after the
          * receive thread ended, or not at all.
          */
         void runOnReceiveThread(Runnable task);
+
+        /**
+         * Opens a socket bound to the endpoint's own address (beside its socket, SO_REUSEPORT)
+         * and connected to {@code remote}, in blocking mode.
+         *
+         * @throws IOException the socket could not be opened, bound or connected.
+         * @throws UnsupportedOperationException this front-end cannot share its port.
+         */
+        default DatagramChannel openConnectedSocket(final InetSocketAddress remote) throws IOException
+        {
+            throw new UnsupportedOperationException("this server front-end gives connections no socket of their own; " +
+                "use UdpLinkConfig.serverIo BLOCKING with reusePort");
+        }
     }
 
     private final UdpLinkConfig config;
@@ -61,6 +92,8 @@ final class ServerDemultiplexer
     private final ByteBuffer replyBody = ByteBuffer.allocate(SetupFlyweight.HEADER_LENGTH);
     private final SetupFlyweight replySetup = new SetupFlyweight().wrap(replyBody, 0);
     private final RejectLimiter rejectLimiter;
+    /** Connections with a socket of their own, by client address: one address, one live connection. */
+    private final Map<InetSocketAddress, UdpServerConnection> ownSocketsByAddress = new HashMap<>();
 
     private final AtomicLong openConnections = new AtomicLong();
     private final AtomicLong datagramsReceived = new AtomicLong();
@@ -77,6 +110,9 @@ final class ServerDemultiplexer
     private final AtomicLong rejectsSuppressed = new AtomicLong();
     private final AtomicLong handlerErrors = new AtomicLong();
     private final AtomicLong ioErrors = new AtomicLong();
+    private final AtomicLong strayDatagrams = new AtomicLong();
+    private final AtomicLong ownSocketsOpened = new AtomicLong();
+    private final AtomicLong connectionsReplaced = new AtomicLong();
     private volatile Throwable lastIoError;
 
     /**
@@ -123,7 +159,8 @@ final class ServerDemultiplexer
         finally
         {
             // Counted last: whoever sees this count sees every other counter this datagram moved.
-            increment(datagramsReceived);
+            // Atomic: readers of connections' own sockets count here too.
+            datagramsReceived.incrementAndGet();
         }
     }
 
@@ -159,16 +196,82 @@ final class ServerDemultiplexer
             increment(wrongAddress);
             return;
         }
+        if (connection.hasOwnSocket())
+        {
+            // Its reader would never learn of a request delivered here. None should come: the
+            // socket was connected before the ACCEPT went out. The client retransmits.
+            increment(strayDatagrams);
+            return;
+        }
+        deliver(connection, datagram, base, nowNs);
+    }
+
+    private void deliver(final UdpServerConnection connection, final ByteBuffer datagram, final int base, final long nowNs)
+    {
         datagram.position(base + UdpPrefixFlyweight.HEADER_LENGTH);
-        increment(packetsDelivered);
+        packetsDelivered.incrementAndGet();
         try
         {
             handler.onPacket(connection, datagram, nowNs);
         }
         catch (final RuntimeException ex)
         {
-            increment(handlerErrors);
+            handlerErrors.incrementAndGet();
         }
+    }
+
+    /**
+     * A datagram read from {@code connection}'s own socket, on the thread that reads it: a packet
+     * of the connection goes to the handler at once; anything else (set-up, other ids, garbage)
+     * is copied to the receive thread and handled there as if the shared socket had read it.
+     */
+    void onOwnSocketDatagram(final UdpServerConnection connection, final ByteBuffer datagram, final long nowNs)
+    {
+        final int length = datagram.remaining();
+        final int base = datagram.position();
+        if (length >= UdpPrefixFlyweight.HEADER_LENGTH + HeaderFlyweight.HEADER_LENGTH &&
+            length <= UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() &&
+            BigEndian.getCard64(datagram, base + UdpPrefixFlyweight.CONNECTION_ID_OFFSET) == connection.connectionId())
+        {
+            try
+            {
+                deliver(connection, datagram, base, nowNs);
+            }
+            finally
+            {
+                datagramsReceived.incrementAndGet();
+            }
+            return;
+        }
+        final ByteBuffer copy = ByteBuffer.allocate(length).put(datagram).flip();
+        final InetSocketAddress sender = connection.remoteAddress();
+        frontEnd.runOnReceiveThread(() -> onDatagram(copy, sender, nowNs));
+    }
+
+    /** Opens {@code connection}'s own socket; on the receive thread (from the handler's onConnect). */
+    ConnectionSocket openOwnSocket(final UdpServerConnection connection)
+    {
+        final DatagramChannel channel;
+        try
+        {
+            channel = frontEnd.openConnectedSocket(connection.remoteAddress());
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            onIoError(ex);
+            return null;
+        }
+        ownSocketsByAddress.put(connection.remoteAddress(), connection);
+        ownSocketsOpened.incrementAndGet();
+        // Sized for the connection's packets (one byte more: a datagram that fills it was too
+        // long), which may be smaller than the endpoint's largest.
+        return new ConnectionSocket(channel, UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() + 1);
+    }
+
+    /** {@code connection}'s own socket was closed; from any thread. */
+    void onOwnSocketClosed(final UdpServerConnection connection)
+    {
+        frontEnd.runOnReceiveThread(() -> ownSocketsByAddress.remove(connection.remoteAddress(), connection));
     }
 
     private void onSetup(final ByteBuffer datagram, final int offset, final int bodyLength, final InetSocketAddress sender)
@@ -197,6 +300,18 @@ final class ServerDemultiplexer
             }
             return;
         }
+        final UdpServerConnection previous = ownSocketsByAddress.get(sender);
+        if (previous != null)
+        {
+            // A new CONNECT from the address of a connection with its own socket: that client
+            // socket was closed and its port reused. The kernel would go on giving the new
+            // connection's datagrams to the old connection's socket, so the old one goes first.
+            increment(connectionsReplaced);
+            if (previous.markClosed())
+            {
+                removeConnection(previous, "its client address opened a new connection");
+            }
+        }
         if (connectionsById.size() >= config.maxConnections() || closing)
         {
             increment(connectionsRefused);
@@ -216,7 +331,7 @@ final class ServerDemultiplexer
         }
         catch (final RuntimeException ex)
         {
-            increment(handlerErrors);
+            handlerErrors.incrementAndGet();
         }
         if (connection.isOpen())
         {
@@ -256,7 +371,14 @@ final class ServerDemultiplexer
     /** Sends one datagram of a connection, or a set-up datagram (id 0); from any thread. */
     void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to)
     {
-        if (frontEnd.send(connectionId, header, payload, to))
+        send(connectionId, header, payload, to, null);
+    }
+
+    /** Sends one datagram of a connection, on its own socket when {@code connected} is not null; from any thread. */
+    void send(final long connectionId, final ByteBuffer header, final ByteBuffer payload, final InetSocketAddress to,
+        final DatagramChannel connected)
+    {
+        if (frontEnd.send(connectionId, header, payload, to, connected))
         {
             // Written from any thread that sends, so a real atomic increment.
             datagramsSent.incrementAndGet();
@@ -271,6 +393,7 @@ final class ServerDemultiplexer
 
     private void removeConnection(final UdpServerConnection connection, final String reason)
     {
+        ownSocketsByAddress.remove(connection.remoteAddress(), connection);
         final long id = connection.connectionId();
         if (connectionsById.get(id) != connection)
         {
@@ -294,7 +417,7 @@ final class ServerDemultiplexer
         }
         catch (final RuntimeException ex)
         {
-            increment(handlerErrors);
+            handlerErrors.incrementAndGet();
         }
     }
 
@@ -311,6 +434,7 @@ final class ServerDemultiplexer
         connectionsById.forEach(open::add);
         connectionsById.clear();
         connectionsByNonce.clear();
+        ownSocketsByAddress.clear();
         openConnections.set(0);
         for (final UdpServerConnection connection : open)
         {
@@ -415,6 +539,21 @@ final class ServerDemultiplexer
         return lastIoError;
     }
 
+    long strayDatagrams()
+    {
+        return strayDatagrams.get();
+    }
+
+    long ownSocketsOpened()
+    {
+        return ownSocketsOpened.get();
+    }
+
+    long connectionsReplaced()
+    {
+        return connectionsReplaced.get();
+    }
+
     @Override
     public String toString()
     {
@@ -433,6 +572,9 @@ final class ServerDemultiplexer
             ", rejectsSent=" + rejectsSent.get() +
             ", rejectsSuppressed=" + rejectsSuppressed.get() +
             ", handlerErrors=" + handlerErrors.get() +
-            ", ioErrors=" + ioErrors.get() + '}';
+            ", ioErrors=" + ioErrors.get() +
+            ", strayDatagrams=" + strayDatagrams.get() +
+            ", ownSocketsOpened=" + ownSocketsOpened.get() +
+            ", connectionsReplaced=" + connectionsReplaced.get() + '}';
     }
 }

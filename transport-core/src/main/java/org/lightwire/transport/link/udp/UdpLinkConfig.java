@@ -14,6 +14,9 @@ import java.util.concurrent.TimeUnit;
  *   <tr><th>setting</th><th>default</th><th>allowed</th><th>meaning</th></tr>
  *   <tr><td>maxPacketBytes</td><td>8192</td><td>64..65499</td><td>largest omniTransport packet,
  *       header included, this side accepts; a connection uses the smaller of both sides'</td></tr>
+ *   <tr><td>loopbackMaxPacketBytes</td><td>0</td><td>0, 64..65499</td><td>client: largest packet
+ *       it proposes to a server on a loopback address (whose MTU is 64 KiB, so large datagrams
+ *       are not fragmented); 0 = {@code maxPacketBytes}</td></tr>
  *   <tr><td>connectTimeoutNs</td><td>5 s</td><td>1 ms..1 h</td><td>how long a client waits for
  *       ACCEPT before it gives up</td></tr>
  *   <tr><td>setupRetryNs</td><td>200 ms</td><td>1 ms..connectTimeoutNs</td><td>first CONNECT
@@ -59,6 +62,7 @@ public final class UdpLinkConfig
     public static final int MAX_MAX_CONNECTIONS = 1 << 20;
 
     private final int maxPacketBytes;
+    private final int loopbackMaxPacketBytes;
     private final long connectTimeoutNs;
     private final long setupRetryNs;
     private final long receiveSpinNs;
@@ -106,6 +110,7 @@ public final class UdpLinkConfig
     private UdpLinkConfig(final Builder builder)
     {
         maxPacketBytes = builder.maxPacketBytes;
+        loopbackMaxPacketBytes = builder.loopbackMaxPacketBytes;
         connectTimeoutNs = builder.connectTimeoutNs;
         setupRetryNs = builder.setupRetryNs;
         receiveSpinNs = builder.receiveSpinNs;
@@ -136,6 +141,7 @@ public final class UdpLinkConfig
     {
         return new Builder()
             .maxPacketBytes(maxPacketBytes)
+            .loopbackMaxPacketBytes(loopbackMaxPacketBytes)
             .connectTimeoutNs(connectTimeoutNs)
             .setupRetryNs(setupRetryNs)
             .receiveSpinNs(receiveSpinNs)
@@ -152,6 +158,19 @@ public final class UdpLinkConfig
     public int maxPacketBytes()
     {
         return maxPacketBytes;
+    }
+
+    /** @return the client's packet size for a server on a loopback address; 0 = {@link #maxPacketBytes()}. */
+    public int loopbackMaxPacketBytes()
+    {
+        return loopbackMaxPacketBytes;
+    }
+
+    /** @return the largest packet a client proposes to {@code server}. */
+    public int maxPacketBytesTo(final InetSocketAddress server)
+    {
+        return loopbackMaxPacketBytes > 0 && server.getAddress() != null && server.getAddress().isLoopbackAddress() ?
+            loopbackMaxPacketBytes : maxPacketBytes;
     }
 
     public long connectTimeoutNs()
@@ -214,6 +233,7 @@ public final class UdpLinkConfig
     public String toString()
     {
         return "UdpLinkConfig{maxPacketBytes=" + maxPacketBytes +
+            ", loopbackMaxPacketBytes=" + loopbackMaxPacketBytes +
             ", connectTimeoutNs=" + connectTimeoutNs +
             ", setupRetryNs=" + setupRetryNs +
             ", receiveSpinNs=" + receiveSpinNs +
@@ -231,6 +251,7 @@ public final class UdpLinkConfig
     public static final class Builder
     {
         private int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
+        private int loopbackMaxPacketBytes;
         private long connectTimeoutNs = DEFAULT_CONNECT_TIMEOUT_NS;
         private long setupRetryNs = DEFAULT_SETUP_RETRY_NS;
         private long receiveSpinNs = DEFAULT_RECEIVE_SPIN_NS;
@@ -250,6 +271,12 @@ public final class UdpLinkConfig
         public Builder maxPacketBytes(final int maxPacketBytes)
         {
             this.maxPacketBytes = maxPacketBytes;
+            return this;
+        }
+
+        public Builder loopbackMaxPacketBytes(final int loopbackMaxPacketBytes)
+        {
+            this.loopbackMaxPacketBytes = loopbackMaxPacketBytes;
             return this;
         }
 
@@ -326,6 +353,10 @@ public final class UdpLinkConfig
         public UdpLinkConfig build()
         {
             checkRange("maxPacketBytes", maxPacketBytes, SetupFlyweight.MIN_PACKET_BYTES, SetupFlyweight.MAX_PACKET_BYTES);
+            if (loopbackMaxPacketBytes != 0)
+            {
+                checkRange("loopbackMaxPacketBytes", loopbackMaxPacketBytes, SetupFlyweight.MIN_PACKET_BYTES, SetupFlyweight.MAX_PACKET_BYTES);
+            }
             checkRange("connectTimeoutNs", connectTimeoutNs, MIN_CONNECT_TIMEOUT_NS, MAX_CONNECT_TIMEOUT_NS);
             if (setupRetryNs < MIN_SETUP_RETRY_NS || setupRetryNs > connectTimeoutNs)
             {

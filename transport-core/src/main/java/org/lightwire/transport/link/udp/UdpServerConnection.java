@@ -1,8 +1,11 @@
 package org.lightwire.transport.link.udp;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The server end of one Lightwire connection on a {@link UdpServerEndpoint}: a client socket
@@ -10,6 +13,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that opened it.
  *
  * <p>{@link #send} may be called from the endpoint's receive thread and from any other thread.
+ *
+ * <p>A connection may have a socket of its own ({@link #openOwnSocket()}): the client's datagrams
+ * then reach the application thread that calls {@link #receiveOnOwnSocket()}, not the endpoint's
+ * receive thread.
  */
 public final class UdpServerConnection
 {
@@ -19,6 +26,7 @@ public final class UdpServerConnection
     private final InetSocketAddress remoteAddress;
     private final int maxPacketBytes;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicReference<ConnectionSocket> ownSocket = new AtomicReference<>();
 
     UdpServerConnection(
         final ServerDemultiplexer demultiplexer,
@@ -92,7 +100,8 @@ public final class UdpServerConnection
                 "; fragment it");
         }
 
-        demultiplexer.send(connectionId, header, payload, remoteAddress);
+        final ConnectionSocket own = ownSocket.get();
+        demultiplexer.send(connectionId, header, payload, remoteAddress, own == null ? null : own.channel);
         return true;
     }
 
@@ -110,6 +119,7 @@ public final class UdpServerConnection
     {
         if (closed.compareAndSet(false, true))
         {
+            closeOwnSocket();
             demultiplexer.onConnectionClosed(this, reason);
         }
     }
@@ -117,7 +127,104 @@ public final class UdpServerConnection
     /** Marks the connection closed without telling the endpoint (the endpoint is closing it). */
     boolean markClosed()
     {
-        return closed.compareAndSet(false, true);
+        if (closed.compareAndSet(false, true))
+        {
+            closeOwnSocket();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Gives the connection a socket of its own, connected to the client. Call it from
+     * {@link ServerPacketHandler#onConnect} only, before the ACCEPT goes out: every datagram the
+     * client sends after the ACCEPT then arrives on that socket, and the application must read
+     * it with {@link #receiveOnOwnSocket()} on a thread of its own. Needs the endpoint's socket
+     * bound with {@code reusePort} and the BLOCKING front-end.
+     *
+     * @return false when the socket could not be opened (the reason is counted as an I/O error
+     *     of the endpoint); the connection then goes on through the endpoint's socket.
+     */
+    public boolean openOwnSocket()
+    {
+        if (ownSocket.get() == null && !closed.get())
+        {
+            ownSocket.set(demultiplexer.openOwnSocket(this));
+        }
+        return ownSocket.get() != null;
+    }
+
+    /** @return true while the connection has a socket of its own. */
+    public boolean hasOwnSocket()
+    {
+        return ownSocket.get() != null;
+    }
+
+    /**
+     * Closes the connection's own socket, if it has one. Called from
+     * {@link ServerPacketHandler#onConnect}, this gives the connection back to the endpoint's
+     * socket (the ACCEPT has not gone out yet); later, it is part of closing the connection.
+     */
+    public void closeOwnSocket()
+    {
+        final ConnectionSocket socket = ownSocket.getAndSet(null);
+        if (socket != null)
+        {
+            socket.close();
+            demultiplexer.onOwnSocketClosed(this);
+        }
+    }
+
+    /**
+     * Blocks until a datagram arrives on the connection's own socket and hands it on, on this
+     * thread: a packet of this connection to {@link ServerPacketHandler#onPacket}, anything else
+     * (a retransmitted CONNECT, say) to the endpoint's receive thread. One thread at a time.
+     *
+     * @return false once the socket is closed (the connection is closing).
+     * @throws IllegalStateException the connection never had a socket of its own.
+     */
+    public boolean receiveOnOwnSocket()
+    {
+        final ConnectionSocket socket = ownSocket.get();
+        if (socket == null)
+        {
+            if (closed.get())
+            {
+                return false;
+            }
+            throw new IllegalStateException("connection " + UdpPrefixFlyweight.formatId(connectionId) + " has no socket of its own");
+        }
+        final ByteBuffer buffer = socket.buffer;
+        buffer.clear();
+        // An interrupt pending on the reading thread would close the channel (InterruptibleChannel):
+        // it is put aside for the read and restored after it.
+        final boolean interrupted = Thread.interrupted();
+        try
+        {
+            socket.channel.read(buffer);
+        }
+        catch (final ClosedChannelException ex)
+        {
+            close("its socket was closed");
+            return false;
+        }
+        catch (final IOException ex)
+        {
+            // A connected UDP socket reports an ICMP error (the client's port is closed) on the
+            // next read: counted, and the connection goes on until its engine gives up.
+            demultiplexer.onIoError(ex);
+            return !closed.get();
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        buffer.flip();
+        demultiplexer.onOwnSocketDatagram(this, buffer, System.nanoTime());
+        return true;
     }
 
     @Override

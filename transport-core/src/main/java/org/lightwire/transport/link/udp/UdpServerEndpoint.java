@@ -222,6 +222,27 @@ public final class UdpServerEndpoint implements Closeable
         return demultiplexer.lastIoError();
     }
 
+    /**
+     * @return data datagrams that reached the shared socket for a connection with a socket of
+     *     its own, dropped (the client retransmits); none are expected.
+     */
+    public long strayDatagrams()
+    {
+        return demultiplexer.strayDatagrams();
+    }
+
+    /** @return connections given a socket of their own ({@link UdpServerConnection#openOwnSocket()}). */
+    public long ownSocketsOpened()
+    {
+        return demultiplexer.ownSocketsOpened();
+    }
+
+    /** @return connections closed because a new CONNECT came from their client address. */
+    public long connectionsReplaced()
+    {
+        return demultiplexer.connectionsReplaced();
+    }
+
     @Override
     public String toString()
     {

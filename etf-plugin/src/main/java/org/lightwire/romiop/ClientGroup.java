@@ -1,0 +1,328 @@
+package org.lightwire.romiop;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.etf.giop.SystemExceptionReply;
+import org.lightwire.romiop.consolidation.ConsolidationPolicy;
+import org.lightwire.romiop.consolidation.Decision;
+import org.lightwire.romiop.consolidation.Outcome;
+import org.lightwire.romiop.consolidation.ReplyConsolidator;
+import org.lightwire.romiop.driver.DrivenEngine;
+import org.lightwire.romiop.driver.GroupDriver;
+import org.lightwire.romiop.engine.GroupClientEngine;
+import org.lightwire.romiop.link.UdpGroupLink;
+
+/**
+ * One client ORB's end of one group: its link, its {@link GroupClientEngine} on a
+ * {@link GroupDriver} thread, the requests waiting for the engine's outstanding window, and the
+ * two-way calls waiting for their consolidated reply.
+ *
+ * <p>Requests keep the order in which the ORB flushed them: each goes through one FIFO backlog
+ * to the engine, which numbers them with increasing packet ids. The backlog is bounded
+ * ({@code client.backlog}); when it is full the flushing ORB thread waits, which holds JacORB's
+ * connection write lock and so throttles every caller.
+ *
+ * <p>Replies come reliably through the engine ({@code GroupClientEngine}'s reply handler: each
+ * member's reply once, ACKed). Each two-way call has a {@link ReplyConsolidator} with the group's
+ * policy ({@code jacorb.lightwire.romiop.consolidation.*}); a membership change from the leader
+ * reaches every open call, and the policy's timeout is a deadline of the driver. The decision
+ * becomes one GIOP Reply for the ORB: the chosen member's reply, or a system exception reply
+ * whose message says what happened.
+ */
+final class ClientGroup implements AutoCloseable
+{
+    /** Where consolidated GIOP replies go: the connection's reader. */
+    interface ReplySink
+    {
+        void onReply(byte[] giopReply);
+    }
+
+    private final RomiopAddress address;
+    private final RomiopConfig config;
+    private final UdpGroupLink link;
+    private final GroupClientEngine engine;
+    private final GroupDriver driver;
+    private final Semaphore backlogRoom;
+    // Driver thread only.
+    private final ArrayDeque<Outgoing> backlog = new ArrayDeque<>();
+    private final Map<Integer, Call> calls = new HashMap<>();
+    private volatile ReplySink sink;
+
+    final AtomicLong requestsSent = new AtomicLong();
+    final AtomicLong onewaysSent = new AtomicLong();
+    final AtomicLong repliesDelivered = new AtomicLong();
+    final AtomicLong lateReplies = new AtomicLong();
+    final AtomicLong unknownReplies = new AtomicLong();
+    final AtomicLong consolidationFailures = new AtomicLong();
+    final AtomicLong membershipChanges = new AtomicLong();
+    final AtomicLong cancelsSent = new AtomicLong();
+    private final ConsolidationPolicy policy;
+
+    private static final class Outgoing
+    {
+        final byte[] message;
+        final int requestId;
+        final boolean twoWay;
+
+        Outgoing(final byte[] message, final int requestId, final boolean twoWay)
+        {
+            this.message = message;
+            this.requestId = requestId;
+            this.twoWay = twoWay;
+        }
+    }
+
+    private static final class Call
+    {
+        final int packetId;
+        final int requestId;
+        final int giopMinor;
+        final ReplyConsolidator consolidator;
+
+        Call(final int packetId, final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
+        {
+            this.packetId = packetId;
+            this.requestId = requestId;
+            this.giopMinor = giopMinor;
+            this.consolidator = consolidator;
+        }
+    }
+
+    ClientGroup(final RomiopAddress address, final RomiopConfig config) throws IOException
+    {
+        this.address = address;
+        this.config = config;
+        final InetSocketAddress multicast = address.multicast();
+        if (config.link == UdpGroupLink.Mode.MULTICAST && multicast == null)
+        {
+            throw new IOException("the group " + address.group() + " has no multicast address; set " + RomiopConfig.LINK + "=fanout");
+        }
+        final UdpGroupLink.Settings s = new UdpGroupLink.Settings().mode(config.link).group(multicast).selfId(config.clientId)
+            .joinGroup(false).ttl(config.ttl).maxPacketBytes(config.maxPacketBytes);
+        try
+        {
+            s.networkInterface(config.networkInterface());
+        }
+        catch (final org.jacorb.config.ConfigurationException e)
+        {
+            throw new IOException(e.getMessage(), e);
+        }
+        this.link = UdpGroupLink.open(s);
+        try
+        {
+            for (final RomiopAddress.Member m : address.members())
+            {
+                final InetSocketAddress a = m.resolve();
+                if (a != null)
+                {
+                    link.addMember(m.id, a);
+                }
+                else if (config.link == UdpGroupLink.Mode.FANOUT)
+                {
+                    throw new IOException("fan-out to group " + address.group() + " needs every member's address, member " + m.id +
+                        " has none: list members as id@host:port in " + RomiopConfig.MEMBERS);
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            link.close();
+            throw e;
+        }
+        this.policy = config.consolidation(address.group());
+        this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link, this::onReply);
+        engine.membershipListener(this::onMembers);
+        this.backlogRoom = new Semaphore(config.clientBacklog);
+        this.driver = new GroupDriver("romiop-client-" + address.group(), link,
+            DrivenEngine.of(this::onPacket, this::onTimer, this::nextDeadlineNs), config.maxPacketBytes).start();
+    }
+
+    void setSink(final ReplySink s)
+    {
+        sink = s;
+    }
+
+    RomiopAddress address()
+    {
+        return address;
+    }
+
+    /**
+     * Hands one GIOP Request to the group, in flush order.
+     *
+     * @throws IOException when the backlog stayed full for the retransmission timeout many times
+     *                     over, or the request is too large for one packet.
+     */
+    void send(final byte[] message, final int requestId, final boolean twoWay) throws IOException
+    {
+        if (message.length + org.lightwire.romiop.protocol.RequestFlyweight.HEADER_LENGTH > config.maxPacketBytes)
+        {
+            throw new IOException("a GIOP request of " + message.length + " bytes does not fit in one ROMIOP packet (" +
+                RomiopConfig.MAX_PACKET_BYTES + " = " + config.maxPacketBytes + "; fragmentation is not implemented)");
+        }
+        try
+        {
+            if (!backlogRoom.tryAcquire(60, TimeUnit.SECONDS))
+            {
+                throw new IOException("the group " + address.group() + " took no request for 60 s: " + config.clientBacklog +
+                    " wait for members' ACKs (" + RomiopConfig.CLIENT_BACKLOG + ")");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for room in the group's backlog", e);
+        }
+        final Outgoing o = new Outgoing(message, requestId, twoWay);
+        driver.submit(now ->
+        {
+            backlog.add(o);
+            pump(now);
+        });
+    }
+
+    private void onPacket(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        engine.onPacket(buffer, offset, length, nowNs);
+        pump(nowNs);
+    }
+
+    private void onTimer(final long nowNs)
+    {
+        engine.onTimer(nowNs);
+        decideOpenCalls(c -> c.onTimer(nowNs));
+        pump(nowNs);
+    }
+
+    /** The engine's deadline, or the earliest consolidation timeout. Driver thread. */
+    private long nextDeadlineNs()
+    {
+        long deadline = engine.nextDeadlineNs();
+        for (final Call call : calls.values())
+        {
+            final long d = call.consolidator.deadlineNs();
+            if (deadline == Long.MAX_VALUE || d - deadline < 0)
+            {
+                deadline = d;
+            }
+        }
+        return deadline;
+    }
+
+    /** The leader removed a member: no open call waits for it any more. Driver thread. */
+    private void onMembers(final int[] memberIds, final int leaderId)
+    {
+        membershipChanges.incrementAndGet();
+        decideOpenCalls(c -> c.onMembersChanged(memberIds));
+    }
+
+    /** Gives every open call's consolidator an input, and delivers the calls it decides. Driver thread. */
+    private void decideOpenCalls(final java.util.function.Function<ReplyConsolidator, Decision> input)
+    {
+        for (final java.util.Iterator<Call> it = calls.values().iterator(); it.hasNext(); )
+        {
+            final Call call = it.next();
+            final Decision d = input.apply(call.consolidator);
+            if (d != null)
+            {
+                it.remove();
+                deliver(call, d);
+            }
+        }
+    }
+
+    /** Moves backlog requests into the engine while its window has room. Driver thread. */
+    private void pump(final long nowNs)
+    {
+        while (!backlog.isEmpty() && engine.canMulticast())
+        {
+            final Outgoing o = backlog.poll();
+            backlogRoom.release();
+            final int packetId = engine.multicast(o.requestId, o.twoWay ? 3 : 0, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs);
+            if (o.twoWay)
+            {
+                calls.put(packetId, new Call(packetId, o.requestId, GiopMessage.minor(o.message),
+                    new ReplyConsolidator(policy, engine.currentMembers(), nowNs)));
+                requestsSent.incrementAndGet();
+            }
+            else
+            {
+                onewaysSent.incrementAndGet();
+            }
+        }
+    }
+
+    /** A member's reply, once per member and call (the engine drops duplicates). Driver thread. */
+    private void onReply(final int memberId, final int packetId, final int requestId, final ByteBuffer payload, final int offset,
+        final int length)
+    {
+        final Call call = calls.get(packetId);
+        if (call == null || call.requestId != requestId)
+        {
+            lateReplies.incrementAndGet();
+            return;
+        }
+        final Decision d = call.consolidator.onReply(memberId, payload, offset, length);
+        if (d != null)
+        {
+            calls.remove(packetId);
+            deliver(call, d);
+        }
+    }
+
+    /** The call's one GIOP Reply for the ORB: the chosen reply, or a system exception reply. */
+    private void deliver(final Call call, final Decision d)
+    {
+        final ReplySink s = sink;
+        if (s == null)
+        {
+            unknownReplies.incrementAndGet();
+            return;
+        }
+        if (d.succeeded())
+        {
+            repliesDelivered.incrementAndGet();
+            s.onReply(d.reply());
+            return;
+        }
+        consolidationFailures.incrementAndGet();
+        final Outcome o = d.outcome();
+        if (o == Outcome.TIMEOUT)
+        {
+            // No member answered in time: the caller gives up, so the group should too. Members
+            // drop the request if it is not yet ordered (best effort: once ordered, it runs).
+            engine.cancel(call.packetId, System.nanoTime());
+            cancelsSent.incrementAndGet();
+        }
+        final int completion = "COMPLETED_YES".equals(o.completion()) ? org.omg.CORBA.CompletionStatus._COMPLETED_YES :
+            org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE;
+        final String text = "ROMIOP group " + address.group() + ": " + o + ": " + d.message();
+        s.onReply(SystemExceptionReply.build(call.giopMinor, call.requestId & 0xFFFF_FFFFL, o.exceptionId(), o.minor(), completion,
+            org.jacorb.orb.dsi.ServerRequest.createExceptionDetailMessage(text).context_data));
+    }
+
+    @Override
+    public String toString()
+    {
+        return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", repliesDelivered=" +
+            repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
+            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", policy " + policy + ", driverFailures=" +
+            driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", link " + link.counters();
+    }
+
+    @Override
+    public void close()
+    {
+        driver.close();
+        link.close();
+    }
+}

@@ -1,0 +1,205 @@
+package org.lightwire.romiop;
+
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.security.SecureRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.jacorb.config.Configuration;
+import org.jacorb.config.ConfigurationException;
+import org.lightwire.etf.LightwireConfig;
+import org.lightwire.romiop.engine.GroupConfig;
+import org.lightwire.romiop.link.UdpGroupLink;
+
+/**
+ * Every {@code jacorb.lightwire.romiop.*} property of the plug-in (consolidation keys excepted:
+ * see {@code docs/romiop.md}), declared once with its default and range, read through JacORB's
+ * {@link Configuration} and checked: a bad value fails with a {@link ConfigurationException}
+ * naming the property.
+ */
+public final class RomiopConfig
+{
+    static final String PREFIX = "jacorb.lightwire.romiop.";
+
+    /** {@code multicast} (default) or {@code fanout}: how a packet reaches the whole group. */
+    public static final String LINK = PREFIX + "link";
+    /** Server: the group this ORB's replicas join (a name starting with a letter). Required to listen. */
+    public static final String GROUP = PREFIX + "group";
+    /** Server: the group's IP multicast address and port, {@code 239.255.0.1:5000}; required for {@code multicast}. */
+    public static final String GROUP_ADDRESS = PREFIX + "group_address";
+    /** Server: this replica's member id (1..65535). */
+    public static final String MEMBER_ID = PREFIX + "member_id";
+    /**
+     * Server: every member, leader (the sequencer) first, comma-separated: {@code 1,2,3} (ids;
+     * unicast ports then any free one, learned by the others from packets), or
+     * {@code 1@host:port,2@host:port,...} (fixed unicast addresses; required for {@code fanout}).
+     */
+    public static final String MEMBERS = PREFIX + "members";
+    /** Network interface name multicasts leave by and the group is joined on; default: the one that has {@code host}. */
+    public static final String INTERFACE = PREFIX + "interface";
+    /** Host name or address this replica publishes and binds its unicast socket to; default {@code OAIAddr}, else 127.0.0.1. */
+    public static final String HOST = PREFIX + "host";
+    public static final String TTL = PREFIX + "ttl";
+    /** Client: this ORB's id in the group (65536..2^31-1); default random, so a restarted client is a new one. */
+    public static final String CLIENT_ID = PREFIX + "client_id";
+    public static final String ORDER_INTERVAL_MS = PREFIX + "order_interval_ms";
+    public static final String ORDER_AT_ONCE_WHEN_IDLE = PREFIX + "order_at_once_when_idle";
+    public static final String RETRANSMIT_MS = PREFIX + "retransmit_ms";
+    public static final String NAK_DELAY_MS = PREFIX + "nak_delay_ms";
+    public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
+    /** Client: requests multicast and not yet ACKed by every member. */
+    public static final String MAX_OUTSTANDING = PREFIX + "max_outstanding";
+    /** Client: requests the ORB handed over that wait for the outstanding window (then flush blocks). */
+    public static final String CLIENT_BACKLOG = PREFIX + "client.backlog";
+    /** Leader's KeepAlive period; 0 turns failure detection off. */
+    public static final String KEEPALIVE_MS = PREFIX + "keepalive_ms";
+    /** Silence after which the leader removes a member (at least two KeepAlive periods). */
+    public static final String MEMBER_TIMEOUT_MS = PREFIX + "member_timeout_ms";
+    /**
+     * Server: true lets the ORB dispatch group requests on several POA threads. The default, false,
+     * makes the listener refuse to start unless {@code jacorb.poa.thread_pool_max=1} and
+     * {@code jacorb.poa.queue_wait=on}, which keep execution in delivery order.
+     */
+    public static final String ALLOW_CONCURRENT_DISPATCH = PREFIX + "allow_concurrent_dispatch";
+
+    /** Ids below this are members', at or above it clients'. */
+    public static final int FIRST_CLIENT_ID = 65536;
+
+    final UdpGroupLink.Mode link;
+    final String group;
+    final String groupAddress;
+    final int memberId;
+    final String members;
+    final String interfaceName;
+    final String host;
+    final int ttl;
+    final int clientId;
+    final long orderIntervalNs;
+    final boolean orderAtOnceWhenIdle;
+    final long retransmitNs;
+    final long nakDelayNs;
+    final int maxPacketBytes;
+    final int maxOutstanding;
+    final int clientBacklog;
+    final boolean allowConcurrentDispatch;
+    final int poaThreadPoolMax;
+    final int poaThreadPoolMin;
+    final boolean poaQueueWait;
+    final long keepAliveNs;
+    final long memberTimeoutNs;
+    /** Every jacorb.lightwire.romiop.* property, for the consolidation policies of each group. */
+    private final java.util.Map<String, String> properties = new java.util.HashMap<>();
+
+    private RomiopConfig(final Configuration c) throws ConfigurationException
+    {
+        final String l = c.getAttribute(LINK, "multicast").trim();
+        if ("multicast".equalsIgnoreCase(l))
+        {
+            link = UdpGroupLink.Mode.MULTICAST;
+        }
+        else if ("fanout".equalsIgnoreCase(l))
+        {
+            link = UdpGroupLink.Mode.FANOUT;
+        }
+        else
+        {
+            throw new ConfigurationException(LINK + " = " + l + " is not a known link; the allowed values are multicast and fanout");
+        }
+        group = c.getAttribute(GROUP, "").trim();
+        if (!group.isEmpty() && !RomiopAddress.validGroupName(group))
+        {
+            throw new ConfigurationException(GROUP + " = " + group + ": a group name starts with a letter and has only letters, digits, '-', '_' and '.'");
+        }
+        groupAddress = c.getAttribute(GROUP_ADDRESS, "").trim();
+        memberId = (int)LightwireConfig.range(c, MEMBER_ID, 0, 0, FIRST_CLIENT_ID - 1);
+        members = c.getAttribute(MEMBERS, "").trim();
+        interfaceName = c.getAttribute(INTERFACE, "").trim();
+        host = c.getAttribute(HOST, c.getAttribute("OAIAddr", "127.0.0.1")).trim();
+        ttl = (int)LightwireConfig.range(c, TTL, 1, 0, 255);
+        final long configuredClient = LightwireConfig.range(c, CLIENT_ID, 0, 0, Integer.MAX_VALUE);
+        if (configuredClient != 0 && configuredClient < FIRST_CLIENT_ID)
+        {
+            throw new ConfigurationException(CLIENT_ID + " = " + configuredClient + " is a member id; client ids are " + FIRST_CLIENT_ID +
+                ".." + Integer.MAX_VALUE);
+        }
+        clientId = configuredClient != 0 ? (int)configuredClient :
+            FIRST_CLIENT_ID + new SecureRandom().nextInt(Integer.MAX_VALUE - FIRST_CLIENT_ID);
+        orderIntervalNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, ORDER_INTERVAL_MS, GroupConfig.DEFAULT_ORDER_INTERVAL_NS / 1_000_000, 0, 60_000));
+        orderAtOnceWhenIdle = LightwireConfig.bool(c, ORDER_AT_ONCE_WHEN_IDLE, true);
+        retransmitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, RETRANSMIT_MS, GroupConfig.DEFAULT_RETRANSMIT_TIMEOUT_NS / 1_000_000, 1, 600_000));
+        nakDelayNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, NAK_DELAY_MS, GroupConfig.DEFAULT_NAK_DELAY_NS / 1_000_000, 0, 60_000));
+        maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
+        maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
+        clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
+        allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
+        poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
+        poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);
+        poaQueueWait = LightwireConfig.bool(c, "jacorb.poa.queue_wait", false);
+        keepAliveNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, KEEPALIVE_MS, 200, 0, 60_000));
+        memberTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, MEMBER_TIMEOUT_MS, 2_000,
+            2 * TimeUnit.NANOSECONDS.toMillis(keepAliveNs), 3_600_000));
+        for (final String key : c.getAttributeNamesWithPrefix(PREFIX))
+        {
+            properties.put(key, c.getAttribute(key, ""));
+        }
+        try
+        {
+            consolidation(group.isEmpty() ? "default" : group);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new ConfigurationException(e.getMessage());
+        }
+    }
+
+    /**
+     * @return how a client consolidates the replies of {@code group}'s members:
+     *     {@code jacorb.lightwire.romiop.consolidation.*}, overridden per group (docs/romiop.md).
+     * @throws IllegalArgumentException naming a bad property.
+     */
+    org.lightwire.romiop.consolidation.ConsolidationPolicy consolidation(final String groupName)
+    {
+        return org.lightwire.romiop.consolidation.ConsolidationPolicy.fromProperties(
+            key -> properties.get(key) == null || properties.get(key).isBlank() ? null : properties.get(key), groupName);
+    }
+
+    /** Reads and checks every property. */
+    public static RomiopConfig from(final Configuration configuration) throws ConfigurationException
+    {
+        return new RomiopConfig(configuration);
+    }
+
+    /** @return the engine settings for member or client {@code selfId} of a group. */
+    GroupConfig engine(final int selfId, final int leaderId, final int[] memberIds)
+    {
+        return new GroupConfig(selfId, leaderId, memberIds)
+            .orderInterval(orderIntervalNs, orderAtOnceWhenIdle)
+            .retransmitTimeoutNs(retransmitNs)
+            .nakDelayNs(nakDelayNs)
+            .maxPacketBytes(maxPacketBytes)
+            .maxOutstandingRequests(maxOutstanding)
+            .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : memberTimeoutNs);
+    }
+
+    /** @return the interface to multicast on, or null to let the kernel choose. */
+    NetworkInterface networkInterface() throws ConfigurationException
+    {
+        try
+        {
+            if (!interfaceName.isEmpty())
+            {
+                final NetworkInterface nif = NetworkInterface.getByName(interfaceName);
+                if (nif == null)
+                {
+                    throw new ConfigurationException(INTERFACE + " = " + interfaceName + ": no such network interface");
+                }
+                return nif;
+            }
+            return NetworkInterface.getByInetAddress(java.net.InetAddress.getByName(host));
+        }
+        catch (final SocketException | java.net.UnknownHostException e)
+        {
+            throw new ConfigurationException(INTERFACE + ": cannot find the interface of " + host + ": " + e.getMessage());
+        }
+    }
+}

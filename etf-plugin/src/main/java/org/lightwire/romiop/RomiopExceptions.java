@@ -1,0 +1,60 @@
+package org.lightwire.romiop;
+
+import java.io.IOException;
+
+import org.omg.CORBA.BAD_PARAM;
+import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.CompletionStatus;
+import org.omg.CORBA.TRANSIENT;
+
+/**
+ * The one place where the ROMIOP plug-in turns a failure into a CORBA system exception, each with
+ * a minor code of its own (vendor set 0x4C57, codes 0x4C570101 and up, next to Lightwire's
+ * point-to-point 0x4C570001..07) and a message that says what failed and what to change.
+ *
+ * <table>
+ *   <caption>Minor codes</caption>
+ *   <tr><th>minor</th><th>exception</th><th>cause</th></tr>
+ *   <tr><td>0x4C570101</td><td>TRANSIENT</td><td>the client could not open its group link (socket, interface, address)</td></tr>
+ *   <tr><td>0x4C570102</td><td>COMM_FAILURE</td><td>a request could not be handed to the group (backlog full, too large)</td></tr>
+ *   <tr><td>0x4C570103</td><td>COMM_FAILURE</td><td>the ETF connection was closed</td></tr>
+ *   <tr><td>0x4C570104</td><td>BAD_PARAM</td><td>a group profile or corbaloc address that cannot be used</td></tr>
+ * </table>
+ */
+public final class RomiopExceptions
+{
+    public static final int MINOR_JOIN_FAILED = org.lightwire.etf.CorbaExceptions.VMCID | 0x101;
+    public static final int MINOR_SEND_FAILED = org.lightwire.etf.CorbaExceptions.VMCID | 0x102;
+    public static final int MINOR_CLOSED = org.lightwire.etf.CorbaExceptions.VMCID | 0x103;
+    public static final int MINOR_BAD_ADDRESS = org.lightwire.etf.CorbaExceptions.VMCID | 0x104;
+
+    private RomiopExceptions()
+    {
+    }
+
+    static TRANSIENT joinFailed(final String group, final IOException cause)
+    {
+        final TRANSIENT e = new TRANSIENT("ROMIOP: cannot reach the group " + group + ": " + cause.getMessage() + " (see " +
+            RomiopConfig.LINK + ", " + RomiopConfig.INTERFACE + ")", MINOR_JOIN_FAILED, CompletionStatus.COMPLETED_NO);
+        e.initCause(cause);
+        return e;
+    }
+
+    static COMM_FAILURE sendFailed(final String group, final IOException cause)
+    {
+        final COMM_FAILURE e = new COMM_FAILURE("ROMIOP: request to " + group + " not sent: " + cause.getMessage(), MINOR_SEND_FAILED,
+            CompletionStatus.COMPLETED_NO);
+        e.initCause(cause);
+        return e;
+    }
+
+    static COMM_FAILURE closed(final String connection)
+    {
+        return new COMM_FAILURE("ROMIOP: connection " + connection + " is closed", MINOR_CLOSED, CompletionStatus.COMPLETED_MAYBE);
+    }
+
+    static BAD_PARAM badAddress(final String address, final String why)
+    {
+        return new BAD_PARAM("ROMIOP: bad group address " + address + ": " + why, MINOR_BAD_ADDRESS, CompletionStatus.COMPLETED_NO);
+    }
+}

@@ -1,0 +1,230 @@
+package org.lightwire.romiop;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jacorb.config.Configuration;
+import org.jacorb.config.ConfigurationException;
+import org.jacorb.orb.ParsedIOR;
+import org.jacorb.orb.etf.FactoriesBase;
+import org.jacorb.orb.etf.ProtocolAddressBase;
+import org.omg.CORBA.BAD_PARAM;
+import org.omg.CORBA.INTERNAL;
+import org.omg.ETF.Connection;
+import org.omg.ETF.Listener;
+import org.omg.ETF.Profile;
+import org.omg.GIOP.Version;
+import org.omg.IOP.IOR;
+import org.omg.IOP.TaggedComponentSeqHolder;
+import org.omg.IOP.TaggedProfile;
+import org.omg.IOP.TaggedProfileHolder;
+
+/**
+ * JacORB's entry point to ROMIOP group invocations: list it in {@code jacorb.transport.factories}
+ * (after {@code org.jacorb.orb.iiop.IIOPFactories}, so that ordinary IORs keep IIOP first). It
+ * reads the {@code jacorb.lightwire.romiop.*} properties ({@link RomiopConfig}) and makes the
+ * group connections (one {@link ClientGroup} per group per ORB), the replica's listener, group
+ * profiles ({@link RomiopProfile#TAG}) and addresses.
+ *
+ * <p>corbaloc: {@code corbaloc:romiop:[1.2@]group@mcast-host:port+id[@host:port]+.../key}, e.g.
+ * {@code corbaloc:romiop:1.2@bank@239.255.0.1:5000+1+2+3/counter}; the part after the version is
+ * a {@link RomiopAddress}. JacORB 3.9 parses every URL that contains "miop" as MIOP and then hands
+ * this factory the address with the key still attached; {@link #decode_corbaloc} cuts it off.
+ */
+public final class RomiopFactories extends FactoriesBase
+{
+    private static final String CORBALOC_PREFIX = "romiop:";
+    private static final String ADDRESS_PREFIX = "romiop://";
+
+    private RomiopConfig config;
+    private final Map<RomiopAddress, ClientGroup> groups = new HashMap<>();
+    private RomiopListener listener;
+
+    final AtomicLong messagesDropped = new AtomicLong();
+    final AtomicLong onewaysLost = new AtomicLong();
+    final AtomicLong repliesDropped = new AtomicLong();
+
+    @Override
+    public void configure(final Configuration configuration) throws ConfigurationException
+    {
+        super.configure(configuration);
+        config = RomiopConfig.from(configuration);
+    }
+
+    RomiopConfig config()
+    {
+        if (config == null)
+        {
+            throw new INTERNAL("RomiopFactories used before JacORB configured it");
+        }
+        return config;
+    }
+
+    /** @return this ORB's end of the group, opened on first use and shared by its connections. */
+    synchronized ClientGroup clientGroup(final RomiopAddress address) throws IOException
+    {
+        ClientGroup g = groups.get(address);
+        if (g == null)
+        {
+            g = new ClientGroup(address, config());
+            groups.put(address, g);
+        }
+        return g;
+    }
+
+    @Override
+    public int profile_tag()
+    {
+        return RomiopProfile.TAG;
+    }
+
+    @Override
+    protected Connection create_connection_internal()
+    {
+        return new RomiopClientConnection(this);
+    }
+
+    @Override
+    protected synchronized Listener create_listener_internal()
+    {
+        listener = new RomiopListener(this);
+        return listener;
+    }
+
+    /** @return this ORB's listener (a replica), or null when it has none. */
+    public synchronized RomiopListener listener()
+    {
+        return listener;
+    }
+
+    @Override
+    protected ProtocolAddressBase create_address_internal()
+    {
+        return new RomiopAddress();
+    }
+
+    @Override
+    public Profile demarshal_profile(final TaggedProfileHolder taggedProfile, final TaggedComponentSeqHolder components)
+    {
+        final RomiopProfile p = new RomiopProfile();
+        configureResult(p);
+        p.demarshal(taggedProfile, components);
+        return p;
+    }
+
+    /**
+     * @param corbaloc one corbaloc address without the key, {@code romiop:[1.2@]group@host:port+members}.
+     * @return the profile, or null when the address is not ROMIOP's (never throws for a foreign
+     *         one, so later factories get their turn).
+     */
+    @Override
+    public Profile decode_corbaloc(final String corbaloc)
+    {
+        if (!corbaloc.toLowerCase(Locale.ROOT).startsWith(CORBALOC_PREFIX))
+        {
+            return null;
+        }
+        String rest = corbaloc.substring(CORBALOC_PREFIX.length());
+        final int slash = rest.indexOf('/');
+        if (slash >= 0)
+        {
+            rest = rest.substring(0, slash);
+        }
+        Version version = new Version((byte)1, (byte)2);
+        final int at = rest.indexOf('@');
+        if (at > 0 && Character.isDigit(rest.charAt(0)))
+        {
+            final String v = rest.substring(0, at);
+            rest = rest.substring(at + 1);
+            if (!v.matches("1\\.[0-2]"))
+            {
+                throw RomiopExceptions.badAddress(corbaloc, "GIOP " + v + " is not supported (1.0 to 1.2)");
+            }
+            version = new Version((byte)1, (byte)(v.charAt(2) - '0'));
+        }
+        final RomiopAddress address = new RomiopAddress();
+        final String error = address.parseError(rest);
+        if (error != null)
+        {
+            throw RomiopExceptions.badAddress(corbaloc, error + "; the form is romiop:1.2@group@239.255.0.1:5000+1+2+3");
+        }
+        configureResult(address);
+        final RomiopProfile p = new RomiopProfile(address, new byte[0], version);
+        configureResult(p);
+        return p;
+    }
+
+    @Override
+    public int match_tag(final String address)
+    {
+        return address != null && address.toLowerCase(Locale.ROOT).startsWith(ADDRESS_PREFIX) ? 0 : -1;
+    }
+
+    /** @return the address of {@code romiop://group@host:port+members}, or null for any other protocol. */
+    @Override
+    public ProtocolAddressBase create_protocol_address(final String address)
+    {
+        if (match_tag(address) < 0)
+        {
+            return null;
+        }
+        final RomiopAddress a = new RomiopAddress();
+        if (!a.fromString(address.substring(ADDRESS_PREFIX.length())))
+        {
+            return null;
+        }
+        configureResult(a);
+        return a;
+    }
+
+    /**
+     * The documented call that makes a group reference on a replica: the same object with only its
+     * ROMIOP profile, so a client that invokes it reaches the group whatever its profile selector.
+     *
+     * @param object an object of a POA of this ORB, made after the ROMIOP listener started.
+     * @throws BAD_PARAM when the object's IOR has no ROMIOP profile (no listener, or the POA
+     *                   was created before the ORB listened).
+     */
+    public static org.omg.CORBA.Object groupReference(final org.omg.CORBA.ORB orb, final org.omg.CORBA.Object object)
+    {
+        final org.jacorb.orb.ORB jorb = (org.jacorb.orb.ORB)orb;
+        final IOR ior = new ParsedIOR(jorb, orb.object_to_string(object)).getIOR();
+        final java.util.List<TaggedProfile> mine = new java.util.ArrayList<>();
+        for (final TaggedProfile p : ior.profiles)
+        {
+            if (p.tag == RomiopProfile.TAG)
+            {
+                mine.add(p);
+            }
+        }
+        if (mine.isEmpty())
+        {
+            throw new BAD_PARAM("ROMIOP: the object has no group profile: list " + RomiopFactories.class.getName() +
+                " in jacorb.transport.factories and set " + RomiopConfig.GROUP + " on this replica", RomiopExceptions.MINOR_BAD_ADDRESS,
+                org.omg.CORBA.CompletionStatus.COMPLETED_NO);
+        }
+        return jorb._getObject(new IOR(ior.type_id, mine.toArray(new TaggedProfile[0])));
+    }
+
+    /** @return the ROMIOP factories of a JacORB ORB, or null when it was not configured with them. */
+    public static RomiopFactories of(final org.omg.CORBA.ORB orb)
+    {
+        final Object f = ((org.jacorb.orb.ORB)orb).getTransportManager().getFactories(RomiopProfile.TAG);
+        return f instanceof RomiopFactories ? (RomiopFactories)f : null;
+    }
+
+    /** @return a one-line summary of this ORB's client-side counters, for logs and test failures. */
+    public synchronized String clientCounters()
+    {
+        final StringBuilder b = new StringBuilder("messagesDropped=").append(messagesDropped).append(", onewaysLost=").append(onewaysLost)
+            .append(", repliesDropped=").append(repliesDropped);
+        for (final ClientGroup g : groups.values())
+        {
+            b.append("; ").append(g);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,311 @@
+package org.lightwire.romiop;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jacorb.config.Configuration;
+import org.jacorb.config.ConfigurationException;
+import org.jacorb.orb.etf.ListenerBase;
+import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.romiop.driver.DrivenEngine;
+import org.lightwire.romiop.driver.GroupDriver;
+import org.lightwire.romiop.engine.MemberEngine;
+import org.lightwire.romiop.link.UdpGroupLink;
+import org.omg.CORBA.INITIALIZE;
+import org.omg.ETF.Profile;
+import org.omg.GIOP.Version;
+import org.omg.IOP.TAG_CODE_SETS;
+
+/**
+ * A replica's end of its group: joins the group named by {@code jacorb.lightwire.romiop.group}
+ * as member {@code member_id} (a {@link MemberEngine} on its own {@link GroupDriver} thread), and
+ * hands the requests the group delivers, in the agreed total order, to the ORB through one ETF
+ * server connection ({@link RomiopServerConnection}).
+ *
+ * <p>Ordered execution. One connection means one JacORB reader thread, which reads the requests
+ * in delivery order and queues them for the POA in that order; the POA then executes them in that
+ * order only if it has one request thread and never rejects a request when its queue is full.
+ * So the listener refuses to start unless {@code jacorb.poa.thread_pool_max=1} and
+ * {@code jacorb.poa.queue_wait=on} (or {@code allow_concurrent_dispatch=true}, for servants that
+ * order themselves).
+ *
+ * <p>Request ids. Requests of many clients share the one connection, and two clients may use the
+ * same GIOP request id; each delivered request is given a connection-local id, and the reply's id
+ * is put back before the reply goes to the group ({@code MemberEngine.sendReply}) for the client.
+ */
+public final class RomiopListener extends ListenerBase
+{
+    /** Told of each request the group delivers to this replica, on the driver thread, in order. */
+    @FunctionalInterface
+    public interface DeliveryObserver
+    {
+        void onDeliver(long orderSeq, int senderId, int packetId, int requestId);
+    }
+
+    private final RomiopFactories factories;
+    private RomiopConfig config;
+    private RomiopAddress address;
+    private UdpGroupLink link;
+    private MemberEngine engine;
+    private GroupDriver driver;
+    private volatile RomiopServerConnection connection;
+    private volatile boolean destroyed;
+    private volatile DeliveryObserver observer;
+    /** Driver thread only. */
+    private long nextLocalRequestId = 1;
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+
+    final AtomicLong delivered = new AtomicLong();
+    final AtomicLong notGiop = new AtomicLong();
+    final AtomicLong repliesSent = new AtomicLong();
+    final AtomicLong repliesWithoutRequest = new AtomicLong();
+    final AtomicLong messagesDropped = new AtomicLong();
+
+    /** What a two-way request delivered to the ORB needs for its reply. */
+    static final class Pending
+    {
+        final int clientId;
+        final int packetId;
+        final int requestId;
+
+        Pending(final int clientId, final int packetId, final int requestId)
+        {
+            this.clientId = clientId;
+            this.packetId = packetId;
+            this.requestId = requestId;
+        }
+    }
+
+    RomiopListener(final RomiopFactories factories)
+    {
+        this.factories = factories;
+    }
+
+    @Override
+    public void configure(final Configuration configuration) throws ConfigurationException
+    {
+        super.configure(configuration);
+        config = factories.config();
+        if (!config.allowConcurrentDispatch && (config.poaThreadPoolMax != 1 || config.poaThreadPoolMin != 1 || !config.poaQueueWait))
+        {
+            throw new ConfigurationException("ROMIOP replicas must execute requests one at a time in the group's order: set " +
+                "jacorb.poa.thread_pool_max=1 (now " + config.poaThreadPoolMax + "), jacorb.poa.thread_pool_min=1 (now " +
+                config.poaThreadPoolMin + ") and jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
+                RomiopConfig.ALLOW_CONCURRENT_DISPATCH + "=true if the servant orders requests itself");
+        }
+    }
+
+    /** Sets the observer of deliveries (null: none). */
+    public void setDeliveryObserver(final DeliveryObserver o)
+    {
+        observer = o;
+    }
+
+    @Override
+    public void listen()
+    {
+        try
+        {
+            address = groupAddress();
+            link = openLink();
+        }
+        catch (final ConfigurationException | IOException e)
+        {
+            throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
+        }
+        engine = new MemberEngine(config.engine(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
+        driver = new GroupDriver("romiop-member-" + config.memberId, link,
+            DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs), config.maxPacketBytes);
+        final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
+        p.getComponents().addComponent(TAG_CODE_SETS.value, org.lightwire.etf.LightwireListener.codeSetComponent(orb));
+        try
+        {
+            p.configure(configuration);
+        }
+        catch (final ConfigurationException e)
+        {
+            throw new INITIALIZE("ROMIOP: " + e.getMessage());
+        }
+        profile = p;
+        openConnection();
+        driver.start();
+        super.listen();
+    }
+
+    private RomiopAddress groupAddress() throws ConfigurationException
+    {
+        if (config.group.isEmpty())
+        {
+            throw new ConfigurationException(RomiopConfig.GROUP + " is not set: a replica names its group (or leave tag " +
+                RomiopProfile.TAG + " out of jacorb.transport.server.listeners on ORBs that are no replica)");
+        }
+        if (config.memberId == 0)
+        {
+            throw new ConfigurationException(RomiopConfig.MEMBER_ID + " is not set: give each replica an id from 1 to 65535");
+        }
+        if (config.members.isEmpty())
+        {
+            throw new ConfigurationException(RomiopConfig.MEMBERS + " is not set: list every member id, leader first (e.g. 1,2,3)");
+        }
+        if (config.link == UdpGroupLink.Mode.MULTICAST && config.groupAddress.isEmpty())
+        {
+            throw new ConfigurationException(RomiopConfig.GROUP_ADDRESS + " is not set: the group's multicast address and port, e.g. " +
+                "239.255.0.1:5000 (or set " + RomiopConfig.LINK + "=fanout)");
+        }
+        final RomiopAddress a = new RomiopAddress();
+        final String text = config.group + "@" + (config.groupAddress.isEmpty() ? "0.0.0.0:0" : config.groupAddress) + "+" +
+            config.members.replace(',', '+').replace(" ", "");
+        final String error = a.parseError(text);
+        if (error != null)
+        {
+            throw new ConfigurationException(RomiopConfig.GROUP_ADDRESS + "/" + RomiopConfig.MEMBERS + ": " + error);
+        }
+        if (a.members().stream().noneMatch(m -> m.id == config.memberId))
+        {
+            throw new ConfigurationException(RomiopConfig.MEMBER_ID + " = " + config.memberId + " is not one of " + RomiopConfig.MEMBERS +
+                " = " + config.members);
+        }
+        if (config.link == UdpGroupLink.Mode.FANOUT && a.members().stream().anyMatch(m -> m.host.isEmpty()))
+        {
+            throw new ConfigurationException(RomiopConfig.LINK + "=fanout needs every member's address: list them as id@host:port in " +
+                RomiopConfig.MEMBERS);
+        }
+        return a;
+    }
+
+    private UdpGroupLink openLink() throws ConfigurationException, IOException
+    {
+        final RomiopAddress.Member self = address.members().stream().filter(m -> m.id == config.memberId).findFirst().orElseThrow();
+        final InetSocketAddress bind = self.host.isEmpty() ? new InetSocketAddress(java.net.InetAddress.getByName(config.host), 0) :
+            self.resolve();
+        final UdpGroupLink l = UdpGroupLink.open(new UdpGroupLink.Settings().mode(config.link).group(address.multicast())
+            .selfId(config.memberId).joinGroup(true).networkInterface(config.networkInterface()).ttl(config.ttl)
+            .unicastBind(bind).maxPacketBytes(config.maxPacketBytes));
+        for (final RomiopAddress.Member m : address.members())
+        {
+            final InetSocketAddress a = m.resolve();
+            if (a != null)
+            {
+                l.addMember(m.id, a);
+            }
+        }
+        return l;
+    }
+
+    private void openConnection()
+    {
+        final RomiopServerConnection c = new RomiopServerConnection(this, (RomiopProfile)profile.copy());
+        try
+        {
+            c.configure(configuration);
+        }
+        catch (final ConfigurationException e)
+        {
+            throw new INITIALIZE("ROMIOP: " + e.getMessage());
+        }
+        c.markConnected();
+        connection = c;
+        deliverConnection(c);
+    }
+
+    /** The group delivered a request, in order; driver thread. */
+    private void onDeliver(final long orderSeq, final int senderId, final int packetId, final int requestId, final ByteBuffer payload,
+        final int offset, final int length)
+    {
+        final byte[] m = new byte[length];
+        payload.get(offset, m);
+        delivered.incrementAndGet();
+        final DeliveryObserver o = observer;
+        if (o != null)
+        {
+            o.onDeliver(orderSeq, senderId, packetId, requestId);
+        }
+        if (!GiopMessage.isGiop(m, length) || GiopMessage.type(m) != GiopMessage.REQUEST || GiopMessage.requestIdOffset(m, length) < 0)
+        {
+            notGiop.incrementAndGet();
+            return;
+        }
+        final long localId = nextLocalRequestId++ & 0xFFFF_FFFFL;
+        if (GiopMessage.responseExpected(m, length) != 0)
+        {
+            pending.put(localId, new Pending(senderId, packetId, requestId));
+        }
+        GiopMessage.setRequestId(m, length, localId);
+        final RomiopServerConnection c = connection;
+        if (c == null || !c.offer(m))
+        {
+            pending.remove(localId);
+            messagesDropped.incrementAndGet();
+        }
+    }
+
+    /** The ORB flushed a GIOP Reply on the group connection; any POA thread. */
+    void onReply(final byte[] reply)
+    {
+        final long localId = GiopMessage.requestId(reply, reply.length);
+        final Pending p = localId == GiopMessage.UNKNOWN ? null : pending.remove(localId);
+        if (p == null)
+        {
+            repliesWithoutRequest.incrementAndGet();
+            return;
+        }
+        GiopMessage.setRequestId(reply, reply.length, p.requestId & 0xFFFF_FFFFL);
+        repliesSent.incrementAndGet();
+        // The engine keeps the reply until the client ACKs it, resending it meanwhile.
+        driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(reply), 0, reply.length, now));
+    }
+
+    /** The ORB closed the group connection: a replica keeps serving, on a new one. */
+    void onConnectionClosed(final RomiopServerConnection c)
+    {
+        if (!destroyed && connection == c)
+        {
+            openConnection();
+        }
+    }
+
+    @Override
+    public Profile endpoint()
+    {
+        return profile == null ? null : profile.copy();
+    }
+
+    /** @return requests the group delivered to this replica. */
+    public long delivered()
+    {
+        return delivered.get();
+    }
+
+    /** @return a one-line summary of this replica's counters, for logs and test failures. */
+    public String counters()
+    {
+        return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", notGiop=" + notGiop +
+            ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped + ", driverFailures=" +
+            (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
+            ", link " + (link == null ? "-" : link.counters());
+    }
+
+    @Override
+    public void destroy()
+    {
+        destroyed = true;
+        if (driver != null)
+        {
+            driver.close();
+        }
+        if (link != null)
+        {
+            link.close();
+        }
+        final RomiopServerConnection c = connection;
+        if (c != null)
+        {
+            c.onTransportClosed("the replica is shutting down");
+        }
+        super.destroy();
+    }
+}

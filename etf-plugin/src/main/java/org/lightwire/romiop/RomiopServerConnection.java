@@ -1,0 +1,90 @@
+package org.lightwire.romiop;
+
+import java.io.IOException;
+
+import org.lightwire.etf.giop.GiopMessage;
+import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.NO_IMPLEMENT;
+import org.omg.ETF.Profile;
+
+/**
+ * The one ETF server connection of a replica: every request the group delivers is queued here in
+ * the total order for JacORB's single reader, and every GIOP Reply JacORB flushes goes back to
+ * the {@link RomiopListener}, which sends it to the requesting client through the group. A
+ * CloseConnection or any other message JacORB sends is dropped and counted: the group has no
+ * GIOP conversation to close.
+ */
+final class RomiopServerConnection extends org.lightwire.etf.MessageConnection
+{
+    private final RomiopListener listener;
+    private final long generation;
+
+    RomiopServerConnection(final RomiopListener listener, final RomiopProfile groupProfile)
+    {
+        this.listener = listener;
+        this.profile = groupProfile;
+        this.generation = inbound.open();
+    }
+
+    void markConnected()
+    {
+        synchronized (this)
+        {
+            connected = true;
+        }
+    }
+
+    /** @return false when the connection is closed. */
+    boolean offer(final byte[] request)
+    {
+        return inbound.offer(generation, request);
+    }
+
+    void onTransportClosed(final String reason)
+    {
+        inbound.close(() -> new COMM_FAILURE("ROMIOP: group connection closed: " + reason, RomiopExceptions.MINOR_CLOSED,
+            org.omg.CORBA.CompletionStatus.COMPLETED_MAYBE));
+    }
+
+    @Override
+    protected void onMessage(final byte[] message)
+    {
+        if (GiopMessage.isGiop(message, message.length) && GiopMessage.type(message) == GiopMessage.REPLY)
+        {
+            listener.onReply(message);
+        }
+        else
+        {
+            listener.messagesDropped.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void connect(final Profile serverProfile, final long timeOut)
+    {
+        throw new NO_IMPLEMENT("a ROMIOP server connection is made by its listener, never connected");
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            connected = false;
+        }
+        inbound.close(() -> RomiopExceptions.closed("group"));
+        listener.onConnectionClosed(this);
+    }
+
+    @Override
+    protected COMM_FAILURE handleCommFailure(final IOException exception)
+    {
+        return RomiopExceptions.sendFailed("group", exception);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RomiopServerConnection{" + profile + '}';
+    }
+}

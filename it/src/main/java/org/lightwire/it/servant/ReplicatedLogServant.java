@@ -1,0 +1,108 @@
+package org.lightwire.it.servant;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import org.lightwire.it.idl.lwtest.replicated_logPOA;
+
+/**
+ * One replica's execution log: every call appends (client, seq) and feeds the same bytes to a
+ * running SHA-256, so replicas compare whole histories by digest. It also records the client of
+ * each call in execution order (bounded by {@code maxEntries}; calls beyond it are still counted
+ * and digested), so a test can compare execution order with the plug-in's delivery order.
+ */
+public final class ReplicatedLogServant extends replicated_logPOA
+{
+    private final MessageDigest digest;
+    private final int[] clients;
+    private long executed;
+    private volatile long replyOffset;
+    private volatile long replyDelayMs;
+
+    public ReplicatedLogServant(final int maxEntries)
+    {
+        try
+        {
+            digest = MessageDigest.getInstance("SHA-256");
+        }
+        catch (final NoSuchAlgorithmException e)
+        {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+        clients = new int[maxEntries];
+    }
+
+    /**
+     * Makes this replica misbehave, for the consolidation tests: a faulty replica answers
+     * {@code offset} more than it should; a late one answers {@code delayMs} late. The execution
+     * log is unchanged either way.
+     */
+    public void misbehave(final long offset, final long delayMs)
+    {
+        replyOffset = offset;
+        replyDelayMs = delayMs;
+    }
+
+    @Override
+    public long append(final int client, final int seq)
+    {
+        final long length;
+        synchronized (this)
+        {
+            length = record(client, seq);
+        }
+        if (replyDelayMs > 0)
+        {
+            try
+            {
+                Thread.sleep(replyDelayMs);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return length + replyOffset;
+    }
+
+    @Override
+    public synchronized void append_oneway(final int client, final int seq)
+    {
+        record(client, seq);
+    }
+
+    private long record(final int client, final int seq)
+    {
+        digest.update((client + ":" + seq + "\n").getBytes(StandardCharsets.US_ASCII));
+        if (executed < clients.length)
+        {
+            clients[(int)executed] = client;
+        }
+        return ++executed;
+    }
+
+    public synchronized long executed()
+    {
+        return executed;
+    }
+
+    /** @return the digest of everything so far (the running digest goes on). */
+    public synchronized String digest()
+    {
+        try
+        {
+            return HexFormat.of().formatHex(((MessageDigest)digest.clone()).digest());
+        }
+        catch (final CloneNotSupportedException e)
+        {
+            throw new IllegalStateException("SHA-256 digest cannot be cloned", e);
+        }
+    }
+
+    public synchronized int[] executionClients()
+    {
+        return java.util.Arrays.copyOf(clients, (int)Math.min(executed, clients.length));
+    }
+}

@@ -1,0 +1,159 @@
+package org.lightwire.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.lightwire.it.idl.lwtest.replica_probe;
+import org.lightwire.it.idl.lwtest.replica_probeHelper;
+import org.lightwire.it.idl.lwtest.replicated_log;
+import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.omg.CORBA.INTERNAL;
+import org.omg.CORBA.ORB;
+import org.omg.CORBA.SystemException;
+import org.omg.CORBA.TRANSIENT;
+
+/**
+ * Reply consolidation end to end: three replica JVMs in one group (fan-out on loopback), one of
+ * them faulty (it answers 1,000 more than it should) and one late (it answers 1.5 s late), and
+ * client ORBs in this JVM, each with its own consolidation policy. Each call's outcome, the CORBA
+ * exception and its message are checked exactly; the replicas' execution logs stay identical,
+ * since consolidation happens at the client only.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RomiopConsolidationTest
+{
+    private static final int FAULTY = 3;
+    private static final int LATE = 2;
+    private static final long LATE_MS = 1500;
+
+    private final List<ProcessHarness> replicas = new ArrayList<>();
+    private final List<ORB> orbs = new ArrayList<>();
+    private String groupIor;
+    private List<replica_probe> probes;
+
+    private static Map<String, String> common()
+    {
+        return RomiopGroupFixture.orbProperties("fanout");
+    }
+
+    @BeforeAll
+    void startReplicas() throws Exception
+    {
+        final String members = RomiopGroupFixture.memberList("fanout", 3);
+        try
+        {
+            for (int id = 1; id <= 3; id++)
+            {
+                replicas.add(RomiopGroupFixture.startReplica(common(), "votes", "239.255.7.7:5000", members, id, Map.of(
+                    "lightwire.test.reply_offset", id == FAULTY ? "1000" : "0",
+                    "lightwire.test.reply_delay_ms", id == LATE ? Long.toString(LATE_MS) : "0")));
+            }
+            groupIor = replicas.get(0).ior("group");
+            final ORB probeOrb = orb(Map.of());
+            probes = new ArrayList<>();
+            for (final ProcessHarness h : replicas)
+            {
+                probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(h.ior("probe"))));
+            }
+        }
+        catch (final Exception | Error e)
+        {
+            stop();
+            throw e;
+        }
+    }
+
+    @AfterAll
+    void stop()
+    {
+        for (final ORB orb : orbs)
+        {
+            orb.shutdown(false);
+        }
+        replicas.forEach(ProcessHarness::close);
+    }
+
+    private ORB orb(final Map<String, String> props)
+    {
+        final ORB orb = Orbs.init(props);
+        orbs.add(orb);
+        return orb;
+    }
+
+    /** @return the group, from a client ORB whose consolidation policy is {@code policy}. */
+    private replicated_log client(final Map<String, String> policy)
+    {
+        final Map<String, String> p = common();
+        policy.forEach((k, v) -> p.put("jacorb.lightwire.romiop.group.votes.consolidation." + k, v));
+        return replicated_logHelper.narrow(orb(p).string_to_object(groupIor));
+    }
+
+    /** Waits until every replica has executed {@code calls} calls, then @return replica 1's log length. */
+    private long executedEverywhere(final long calls) throws InterruptedException
+    {
+        final long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (probes.stream().anyMatch(p -> p.executed() < calls) && System.nanoTime() - end < 0)
+        {
+            Thread.sleep(20);
+        }
+        return probes.get(0).executed();
+    }
+
+    private static String text(final SystemException e)
+    {
+        return e.getMessage();
+    }
+
+    @Test
+    void everyPolicyGivesItsOutcomeAndTheReplicasStayIdentical() throws Exception
+    {
+        // Atomic, all the same (the default): the faulty replica's answer makes it inconsistent.
+        final replicated_log atomic = client(Map.of());
+        final INTERNAL inconsistent = assertThrows(INTERNAL.class, () -> atomic.append(1, 1));
+        assertEquals(0x4C570022, inconsistent.minor);
+        // Replicas 1 and 3 answer at once, in either order, replica 2 after 1.5 s.
+        final String prefix = "INCONSISTENT_VOTE: 3 of 3 members replied (quorum 3); replies differ (all_same): ";
+        assertTrue(text(inconsistent).contains(prefix + "2 x reply#1 from [1, 2]; 1 x reply#2 from [3]") ||
+            text(inconsistent).contains(prefix + "1 x reply#1 from [3]; 2 x reply#2 from [1, 2]"), text(inconsistent));
+        long calls = executedEverywhere(1);
+        assertEquals(1, calls);
+
+        // A majority of the group: the late replica's answer settles it, the faulty one is outvoted.
+        final replicated_log majority = client(Map.of("mode", "first_consistent", "consistency", "majority"));
+        assertEquals(2, majority.append(1, 2), "the correct log length, as replicas 1 and 2 answer");
+        calls = executedEverywhere(2);
+
+        // Atomic with a 500 ms timeout: the late replica misses it.
+        final replicated_log impatient = client(Map.of("timeout_ms", "500"));
+        final TRANSIENT noQuorum = assertThrows(TRANSIENT.class, () -> impatient.append(1, 3));
+        assertEquals(0x4C570021, noQuorum.minor);
+        assertTrue(text(noQuorum).contains("NO_QUORUM: 2 of 3 members replied within 500 ms; quorum 3 (atomic) not reached; missing: [2]"),
+            text(noQuorum));
+        calls = executedEverywhere(3);
+
+        // A key member that is late: the quorum of 2 is met, but member 2 must answer.
+        final replicated_log key = client(Map.of("quorum", "2", "key_members", "2", "timeout_ms", "500"));
+        final TRANSIENT keyMissing = assertThrows(TRANSIENT.class, () -> key.append(1, 4));
+        assertEquals(0x4C570023, keyMissing.minor);
+        assertTrue(text(keyMissing).contains("KEY_MEMBER_MISSING: key member(s) [2] did not reply within 500 ms"), text(keyMissing));
+        calls = executedEverywhere(4);
+
+        final String digest = probes.get(0).digest();
+        for (final replica_probe p : probes)
+        {
+            assertEquals(4, p.executed(), "every call ran on every replica, whatever the client decided: " + p.counters());
+            assertEquals(digest, p.digest());
+        }
+        assertEquals(4, calls);
+    }
+}

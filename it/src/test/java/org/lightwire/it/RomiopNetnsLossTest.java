@@ -1,0 +1,188 @@
+package org.lightwire.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lightwire.it.idl.lwtest.replica_probe;
+import org.lightwire.it.idl.lwtest.replica_probeHelper;
+import org.lightwire.it.idl.lwtest.replicated_log;
+import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.omg.CORBA.ORB;
+
+/**
+ * Replicas as separate hosts: each of three replica JVMs in its own network namespace, joined to
+ * the client's by a bridge (multicast snooping off), the group multicast across it, and iptables
+ * in every replica's namespace dropping 5% of its UDP datagrams at random in each direction
+ * ({@code -m statistic}). Two-way calls with atomic consolidation and oneways from one client:
+ * every two-way call gets its reply, every replica executes every call once, and the execution
+ * logs are identical. Needs root, {@code ip} and {@code iptables}; skipped with the reason
+ * otherwise. Addresses 10.204.x.y exist only on the bridge and veths this test makes; the
+ * namespaces (and with them the veths and rules) and the bridge are deleted afterwards.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class RomiopNetnsLossTest
+{
+    private static final int REPLICAS = 3;
+    private static final int CALLS = 1200;
+    private static final int ONEWAY_EVERY = 3;
+    private static final String DROP_PROBABILITY = "0.05";
+
+    private final long pid = ProcessHandle.current().pid();
+    private final String bridge = "lwrb" + pid % 100000;
+    private final String subnet = "10.204." + (pid % 200 + 1);
+
+    private String namespace(final int id)
+    {
+        return "lwrns" + pid + "x" + id;
+    }
+
+    @Test
+    void replicasOnSeparateHostsWithFivePercentLossStayIdentical() throws Exception
+    {
+        Shell.assumeRootNetworking("network namespaces, a bridge and iptables rules");
+        final List<ProcessHarness> replicas = new ArrayList<>();
+        ORB client = null;
+        ORB probeOrb = null;
+        try
+        {
+            must("ip", "link", "add", bridge, "type", "bridge");
+            must("ip", "link", "set", bridge, "type", "bridge", "mcast_snooping", "0");
+            must("ip", "addr", "add", subnet + ".1/24", "dev", bridge);
+            must("ip", "link", "set", bridge, "up");
+            for (int id = 1; id <= REPLICAS; id++)
+            {
+                final String ns = namespace(id);
+                final String outer = "lwr" + pid % 10000 + "a" + id;
+                final String inner = "lwr" + pid % 10000 + "b" + id;
+                must("ip", "netns", "add", ns);
+                must("ip", "link", "add", outer, "type", "veth", "peer", "name", inner);
+                must("ip", "link", "set", inner, "netns", ns);
+                must("ip", "link", "set", outer, "master", bridge);
+                must("ip", "link", "set", outer, "up");
+                must("ip", "netns", "exec", ns, "ip", "addr", "add", subnet + "." + (10 + id) + "/24", "dev", inner);
+                must("ip", "netns", "exec", ns, "ip", "link", "set", inner, "up");
+                must("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
+                must("ip", "netns", "exec", ns, "ip", "route", "add", "224.0.0.0/4", "dev", inner);
+                for (final String chain : new String[] {"INPUT", "OUTPUT"})
+                {
+                    must("ip", "netns", "exec", ns, "iptables", "-A", chain, "-p", "udp", "-m", "statistic", "--mode", "random",
+                        "--probability", DROP_PROBABILITY, "-j", "DROP");
+                }
+            }
+            final String groupAddress = "239.255." + (pid % 250 + 1) + ".9:" + (21000 + pid % 20000);
+            final String members = RomiopGroupFixture.memberList("multicast", REPLICAS);
+            for (int id = 1; id <= REPLICAS; id++)
+            {
+                final String address = subnet + "." + (10 + id);
+                final Map<String, String> p = RomiopGroupFixture.orbProperties("multicast");
+                p.put("jacorb.lightwire.romiop.interface", "lwr" + pid % 10000 + "b" + id);
+                p.put("jacorb.lightwire.romiop.host", address);
+                p.put(Orbs.LISTEN_ADDRESS, address);
+                replicas.add(RomiopGroupFixture.startReplicaUnder(List.of("ip", "netns", "exec", namespace(id)), p, "lossy", groupAddress,
+                    members, id, Map.of()));
+            }
+            final Map<String, String> c = RomiopGroupFixture.orbProperties("multicast");
+            c.put("jacorb.lightwire.romiop.interface", bridge);
+            c.put("jacorb.lightwire.romiop.host", subnet + ".1");
+            client = Orbs.init(c);
+            probeOrb = Orbs.init(Map.of());
+            final replicated_log group = replicated_logHelper.narrow(client.string_to_object(replicas.get(0).ior("group")));
+            long last = 0;
+            int increasing = 0;
+            int twoWays = 0;
+            for (int seq = 0; seq < CALLS; seq++)
+            {
+                if (seq % ONEWAY_EVERY == ONEWAY_EVERY - 1)
+                {
+                    group.append_oneway(1, seq);
+                    continue;
+                }
+                twoWays++;
+                final long length = group.append(1, seq);
+                if (length > last)
+                {
+                    increasing++;
+                }
+                last = length;
+            }
+            assertEquals(twoWays, increasing, "every two-way call got its consolidated reply, the log growing each time");
+            final List<replica_probe> probes = new ArrayList<>();
+            for (final ProcessHarness h : replicas)
+            {
+                probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(h.ior("probe"))));
+            }
+            final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (probes.stream().anyMatch(p -> p.executed() < CALLS) && System.nanoTime() - end < 0)
+            {
+                Thread.sleep(50);
+            }
+            final String digest = probes.get(0).digest();
+            for (int i = 0; i < REPLICAS; i++)
+            {
+                assertEquals(CALLS, probes.get(i).executed(), "replica " + (i + 1) + " ran every call once: " + probes.get(i).counters());
+                assertEquals(digest, probes.get(i).digest(), "replica " + (i + 1) + "'s log differs from replica 1's");
+                // The loss must really have happened, or the test proves nothing.
+                final long dropped = droppedPackets(namespace(i + 1));
+                org.junit.jupiter.api.Assertions.assertTrue(dropped > 0, "no datagram dropped in " + namespace(i + 1));
+            }
+        }
+        finally
+        {
+            if (client != null)
+            {
+                client.shutdown(false);
+            }
+            if (probeOrb != null)
+            {
+                probeOrb.shutdown(false);
+            }
+            replicas.forEach(ProcessHarness::close);
+            for (int id = 1; id <= REPLICAS; id++)
+            {
+                // Deleting a namespace deletes its veth end, and so the pair and its rules.
+                run(List.of("ip", "netns", "del", namespace(id)));
+            }
+            run(List.of("ip", "link", "del", bridge));
+        }
+    }
+
+    /** @return datagrams the namespace's two DROP rules dropped (iptables' packet counters). */
+    private static long droppedPackets(final String ns) throws IOException, InterruptedException
+    {
+        long total = 0;
+        for (final String chain : new String[] {"INPUT", "OUTPUT"})
+        {
+            final Process p = new ProcessBuilder("ip", "netns", "exec", ns, "iptables", "-L", chain, "-v", "-x", "-n")
+                .redirectErrorStream(true).start();
+            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(30, TimeUnit.SECONDS);
+            for (final String line : out.split("\n"))
+            {
+                final String[] f = line.trim().split("\\s+");
+                if (f.length > 2 && "DROP".equals(f[2]))
+                {
+                    total += Long.parseLong(f[0]);
+                }
+            }
+        }
+        return total;
+    }
+
+    private static void must(final String... command) throws IOException, InterruptedException
+    {
+        Shell.must(command);
+    }
+
+    private static int run(final List<String> command)
+    {
+        return Shell.run(command);
+    }
+}

@@ -1,0 +1,494 @@
+package org.lightwire.romiop.link;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.lightwire.romiop.engine.GroupSender;
+import org.lightwire.romiop.protocol.PacketHeader_1_0;
+
+/**
+ * The UDP group link, in one of two {@link Mode}s (property {@code jacorb.lightwire.romiop.link}):
+ *
+ * <ul>
+ *   <li>{@link Mode#MULTICAST} (default): {@code GROUP} is one datagram to the group's IP
+ *       multicast address; members receive it on a second socket bound to the group port and
+ *       joined to the group on the configured interface.</li>
+ *   <li>{@link Mode#FANOUT}: {@code GROUP} is one datagram to each member's unicast address (the
+ *       A1 paper's transport-level multicast by replication), for networks without multicast.
+ *       Member addresses must be known ({@link #addMember}): the group profile lists them.</li>
+ * </ul>
+ *
+ * <p>Every end has one unicast socket; everything is sent from it, so a datagram's source
+ * address is where its sender receives unicast, and the receiver learns {@code sender_id ->
+ * source} from every packet (see {@link GroupLink}). Receiving runs on a Netty NIO event loop
+ * that copies each datagram into a bounded queue ({@code inboundQueuePackets}; a full queue drops
+ * and counts); {@link #receive} takes from that queue. Sending writes straight to the JDK channel
+ * on the caller's (driver's) thread, as transport-core's Netty link does.
+ *
+ * <p>With {@code IP_MULTICAST_LOOP} on (needed for several members on one host) a member also
+ * receives its own multicasts; they are recognised by {@code sender_id} and dropped
+ * ({@link GroupLinkCounters#ownEchoes}), as the engines expect {@code GROUP} to mean the others.
+ */
+public final class UdpGroupLink implements GroupLink
+{
+    /** How {@code GROUP} is reached. */
+    public enum Mode
+    {
+        MULTICAST,
+        FANOUT
+    }
+
+    private static final byte[] WAKEUP = new byte[0];
+    private static final int SENDER_ID_OFFSET = PacketHeader_1_0.HEADER_LENGTH;
+
+    private final Settings settings;
+    private final DatagramChannel unicast;
+    private final DatagramChannel groupSocket;
+    private final EventLoopGroup loop;
+    private final ArrayBlockingQueue<Inbound> inbound;
+    private final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();
+    private final Map<Integer, InetSocketAddress> members = new ConcurrentHashMap<>();
+    /** Whose address each learned source is: a packet from it with another sender_id is a relay. */
+    private final Map<InetSocketAddress, Integer> owners = new ConcurrentHashMap<>();
+    private final GroupLinkCounters counters = new GroupLinkCounters();
+    private final InetSocketAddress localAddress;
+    private volatile boolean closed;
+
+    /** What {@link #open} needs; build with the setters, all of which return this. */
+    public static final class Settings
+    {
+        Mode mode = Mode.MULTICAST;
+        int selfId;
+        InetSocketAddress group;
+        NetworkInterface networkInterface;
+        InetSocketAddress unicastBind = new InetSocketAddress(0);
+        boolean joinGroup;
+        int ttl = 1;
+        int inboundQueuePackets = 4096;
+        int maxPacketBytes = 65507;
+        int socketBufferBytes = 4 << 20;
+
+        public Settings mode(final Mode m)
+        {
+            mode = m;
+            return this;
+        }
+
+        /** This end's member or client id: own multicasts looped back carry it and are dropped. */
+        public Settings selfId(final int id)
+        {
+            selfId = id;
+            return this;
+        }
+
+        /** The group's multicast address and port (MULTICAST mode). */
+        public Settings group(final InetSocketAddress g)
+        {
+            group = g;
+            return this;
+        }
+
+        /** Interface multicasts leave by and the group is joined on; null lets the kernel choose. */
+        public Settings networkInterface(final NetworkInterface nif)
+        {
+            networkInterface = nif;
+            return this;
+        }
+
+        /** Where the unicast socket binds; port 0 for any free port. */
+        public Settings unicastBind(final InetSocketAddress a)
+        {
+            unicastBind = a;
+            return this;
+        }
+
+        /** True for members: receive what is multicast to the group. */
+        public Settings joinGroup(final boolean join)
+        {
+            joinGroup = join;
+            return this;
+        }
+
+        public Settings ttl(final int hops)
+        {
+            ttl = hops;
+            return this;
+        }
+
+        public Settings inboundQueuePackets(final int packets)
+        {
+            inboundQueuePackets = packets;
+            return this;
+        }
+
+        public Settings maxPacketBytes(final int bytes)
+        {
+            maxPacketBytes = bytes;
+            return this;
+        }
+
+        public Settings socketBufferBytes(final int bytes)
+        {
+            socketBufferBytes = bytes;
+            return this;
+        }
+    }
+
+    private static final class Inbound
+    {
+        final byte[] bytes;
+
+        Inbound(final byte[] bytes)
+        {
+            this.bytes = bytes;
+        }
+    }
+
+    private UdpGroupLink(final Settings s) throws IOException
+    {
+        this.settings = s;
+        if (s.mode == Mode.MULTICAST && (s.group == null || !s.group.getAddress().isMulticastAddress()))
+        {
+            throw new IllegalArgumentException("multicast link needs an IP multicast group address (224.0.0.0/4), got " + s.group);
+        }
+        this.inbound = new ArrayBlockingQueue<>(s.inboundQueuePackets);
+        DatagramChannel u = null;
+        DatagramChannel g = null;
+        try
+        {
+            u = DatagramChannel.open(StandardProtocolFamily.INET);
+            u.setOption(StandardSocketOptions.SO_RCVBUF, s.socketBufferBytes);
+            u.setOption(StandardSocketOptions.SO_SNDBUF, s.socketBufferBytes);
+            if (s.mode == Mode.MULTICAST)
+            {
+                if (s.networkInterface != null)
+                {
+                    u.setOption(StandardSocketOptions.IP_MULTICAST_IF, s.networkInterface);
+                }
+                u.setOption(StandardSocketOptions.IP_MULTICAST_TTL, s.ttl);
+                u.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, true);
+            }
+            u.bind(s.unicastBind);
+            if (s.mode == Mode.MULTICAST && s.joinGroup)
+            {
+                g = DatagramChannel.open(StandardProtocolFamily.INET);
+                g.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                g.setOption(StandardSocketOptions.SO_RCVBUF, s.socketBufferBytes);
+                // Bound to the group address, not the wildcard: on Linux a wildcard socket also gets
+                // every other group joined on this host with the same port.
+                g.bind(s.group);
+                final NetworkInterface nif = s.networkInterface != null ? s.networkInterface :
+                    NetworkInterface.getByInetAddress(java.net.InetAddress.getLocalHost());
+                if (nif == null)
+                {
+                    throw new IOException("no network interface to join " + s.group + " on: set jacorb.lightwire.romiop.interface");
+                }
+                g.join(s.group.getAddress(), nif);
+            }
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            closeQuietly(u);
+            closeQuietly(g);
+            throw e;
+        }
+        this.unicast = u;
+        this.groupSocket = g;
+        final InetSocketAddress bound = (InetSocketAddress)u.getLocalAddress();
+        this.localAddress = bound.getAddress().isAnyLocalAddress() ?
+            new InetSocketAddress(s.unicastBind.getAddress().isAnyLocalAddress() ? java.net.InetAddress.getLoopbackAddress() :
+                s.unicastBind.getAddress(), bound.getPort()) : bound;
+        this.loop = new NioEventLoopGroup(1, new DefaultThreadFactory("romiop-link-" + s.selfId, true));
+        register(u);
+        if (g != null)
+        {
+            register(g);
+        }
+    }
+
+    /**
+     * Opens the sockets and starts receiving.
+     *
+     * @throws IOException when a socket cannot be bound or the group cannot be joined; the
+     *                     message names the address.
+     */
+    public static UdpGroupLink open(final Settings settings) throws IOException
+    {
+        return new UdpGroupLink(settings);
+    }
+
+    private void register(final DatagramChannel channel) throws IOException
+    {
+        channel.configureBlocking(false);
+        final NioDatagramChannel netty = new NioDatagramChannel(channel);
+        netty.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(settings.maxPacketBytes));
+        netty.pipeline().addLast(new InboundHandler());
+        try
+        {
+            loop.register(netty).sync();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while registering the group link's channel", e);
+        }
+    }
+
+    private final class InboundHandler extends ChannelInboundHandlerAdapter
+    {
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+        {
+            try
+            {
+                if (msg instanceof DatagramPacket)
+                {
+                    onDatagram((DatagramPacket)msg);
+                }
+            }
+            finally
+            {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+        {
+            // An ICMP error or a transient socket fault: reported by counting, the loop goes on.
+            counters.sendErrors.incrementAndGet();
+        }
+    }
+
+    private void onDatagram(final DatagramPacket packet)
+    {
+        final ByteBuf content = packet.content();
+        final int length = content.readableBytes();
+        counters.datagramsReceived.incrementAndGet();
+        if (length < SENDER_ID_OFFSET + 4 || content.getByte(content.readerIndex()) != PacketHeader_1_0.MAGIC[0] ||
+            content.getByte(content.readerIndex() + 1) != PacketHeader_1_0.MAGIC[1])
+        {
+            counters.notRomiop.incrementAndGet();
+            return;
+        }
+        final boolean little = (content.getByte(content.readerIndex() + PacketHeader_1_0.FLAGS_OFFSET) &
+            PacketHeader_1_0.FLAG_LITTLE_ENDIAN) != 0;
+        final int senderId = little ? content.getIntLE(content.readerIndex() + SENDER_ID_OFFSET) :
+            content.getInt(content.readerIndex() + SENDER_ID_OFFSET);
+        if (senderId == settings.selfId)
+        {
+            counters.ownEchoes.incrementAndGet();
+            return;
+        }
+        final InetSocketAddress source = packet.sender();
+        if (source != null && !source.equals(peers.get(senderId)))
+        {
+            final Integer owner = owners.get(source);
+            if (owner != null && owner != senderId)
+            {
+                // The leader resends a client's Request (answering a NAK) with the client's
+                // sender_id from its own socket: learning from it would send this member's
+                // replies for the client to the leader.
+                counters.relaysNotLearned.incrementAndGet();
+            }
+            else
+            {
+                peers.put(senderId, source);
+                owners.put(source, senderId);
+            }
+        }
+        final byte[] bytes = new byte[length];
+        content.getBytes(content.readerIndex(), bytes);
+        if (!inbound.offer(new Inbound(bytes)))
+        {
+            counters.inboundQueueFull.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void send(final int destinationId, final ByteBuffer packet, final int length)
+    {
+        if (destinationId != GroupSender.GROUP)
+        {
+            final InetSocketAddress to = peers.get(destinationId);
+            if (to == null)
+            {
+                counters.unknownDestination.incrementAndGet();
+                return;
+            }
+            sendTo(packet, length, to);
+        }
+        else if (settings.mode == Mode.MULTICAST)
+        {
+            sendTo(packet, length, settings.group);
+        }
+        else
+        {
+            for (final Map.Entry<Integer, InetSocketAddress> m : members.entrySet())
+            {
+                if (m.getKey() != settings.selfId)
+                {
+                    sendTo(packet, length, m.getValue());
+                }
+            }
+        }
+    }
+
+    private void sendTo(final ByteBuffer packet, final int length, final InetSocketAddress to)
+    {
+        final ByteBuffer view = packet.duplicate().order(ByteOrder.BIG_ENDIAN);
+        view.limit(length).position(0);
+        try
+        {
+            if (unicast.send(view, to) == 0)
+            {
+                counters.sendErrors.incrementAndGet();
+            }
+            else
+            {
+                counters.datagramsSent.incrementAndGet();
+            }
+        }
+        catch (final IOException e)
+        {
+            counters.sendErrors.incrementAndGet();
+        }
+    }
+
+    @Override
+    public int receive(final ByteBuffer into, final long timeoutNs) throws IOException
+    {
+        if (closed)
+        {
+            throw new ClosedChannelException();
+        }
+        final Inbound in;
+        try
+        {
+            in = timeoutNs <= 0 ? inbound.poll() : inbound.poll(timeoutNs, TimeUnit.NANOSECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while receiving", e);
+        }
+        if (in == null || in.bytes == WAKEUP)
+        {
+            if (closed)
+            {
+                throw new ClosedChannelException();
+            }
+            return -1;
+        }
+        into.clear();
+        into.put(0, in.bytes);
+        return in.bytes.length;
+    }
+
+    @Override
+    public void wakeup()
+    {
+        inbound.offer(new Inbound(WAKEUP));
+    }
+
+    @Override
+    public void addPeer(final int id, final InetSocketAddress address)
+    {
+        peers.put(id, address);
+        owners.put(address, id);
+    }
+
+    @Override
+    public InetSocketAddress peer(final int id)
+    {
+        return peers.get(id);
+    }
+
+    /** Adds a member for fan-out (and as a peer); harmless in MULTICAST mode. */
+    public void addMember(final int id, final InetSocketAddress address)
+    {
+        members.put(id, address);
+        peers.put(id, address);
+        owners.put(address, id);
+    }
+
+    public void removeMember(final int id)
+    {
+        members.remove(id);
+    }
+
+    public Mode mode()
+    {
+        return settings.mode;
+    }
+
+    @Override
+    public InetSocketAddress localAddress()
+    {
+        return localAddress;
+    }
+
+    @Override
+    public GroupLinkCounters counters()
+    {
+        return counters;
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        wakeup();
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2000);
+        closeQuietly(unicast);
+        closeQuietly(groupSocket);
+    }
+
+    private static void closeQuietly(final DatagramChannel c)
+    {
+        if (c != null)
+        {
+            try
+            {
+                c.close();
+            }
+            catch (final IOException e)
+            {
+                // Closing: nothing left to report to.
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "UdpGroupLink{" + settings.mode + ", self=" + settings.selfId + ", local=" + localAddress +
+            (settings.group != null ? ", group=" + settings.group : "") + '}';
+    }
+}
