@@ -16,14 +16,13 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose ho
   echo "LWATM-GUEST-EXIT rc=98 (could not mount the host file system over 9p)"
   poweroff -f
 fi
-for d in proc sys dev tmp run; do :; done
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
 mount -t tmpfs tmp /host/tmp
 mount -t tmpfs run /host/run
 ip link set lo up
-echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
-chroot /host /bin/bash "$GUEST_SCRIPT" "$REPO" "$TEST_BIN" "$CLASSPATH_FILE" "$NULL_CALLS" "$ORB_CLASSPATH_FILE"
+echo; echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"
+chroot /host /bin/bash "$GUEST_SCRIPT" "$REPO" "$TEST_BIN" "$CLASSPATH_FILE" "$NULL_CALLS" "$SDU_SIZES" "$ORB_CLASSPATH_FILE"
 echo "LWATM-GUEST-EXIT rc=$?"
 poweroff -f

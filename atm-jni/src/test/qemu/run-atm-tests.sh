@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # The kernel test of issue 5: boots Debian's 6.1 kernel in qemu (TCG) with the ATM modules and a
-# patched atmtcp built out of tree, and runs in it (a) the C test of the shim's native core, SDUs
-# of 0..65535 bytes from PVC 0.0.100 to PVC 1.0.100 over atmtcp on loopback, and (b) a JVM
-# running the transport engine over the AAL5 link, which prints the null-call round trip.
+# patched atmtcp built out of tree, and runs in it (guest-tests.sh) (a) the C test of the shim's
+# native core, SDUs of 0..65535 bytes from PVC 0.0.100 to PVC 1.0.100 over atmtcp on loopback,
+# (b) a JVM running the transport engine over the AAL5 link, (c) a JacORB null echo between two
+# JVMs over Lightwire/AAL5, (d) released circuits. It prints the guest's figures and exits 1
+# when any guest step failed or the guest gave no result.
 #
 # Needs root (apt-get, dpkg -x of kernel packages) and qemu-system-x86 (installed with apt-get
 # when missing). Without them it says why and exits 0, so the test command can always call it.
 # Downloads and builds go to $LIGHTWIRE_ATM_CACHE (default /var/cache/lightwire-atm), outside
 # the repository, so reruns skip them. Kernel-side tooling and its licence: kernel/.
 #
+# Uses the project's compiled classes (scripts/test.sh runs it after mvn verify); when they are
+# missing it compiles them first (mvn test-compile).
+#
 # Usage: run-atm-tests.sh [null calls, default 2000]
 # Env:   LIGHTWIRE_ATM_CACHE, LIGHTWIRE_ATM_KERNEL_ABI (e.g. 6.1.0-56; default: linux-image-amd64's),
+#        LIGHTWIRE_ATM_SDU_SIZES=all (every SDU size 0..65535, about 3 minutes more under TCG;
+#        default: every size to 2048, then each cell count's smallest and largest),
 #        LIGHTWIRE_ATM_REQUIRE=1 (fail instead of skipping when root or qemu is missing),
+#        LIGHTWIRE_ATM_TIMEOUT_S (the guest's whole time limit, default 1200),
 #        JAVA_BIN (the java the guest runs; default: java on PATH)
 set -euo pipefail
 start_s=$(date +%s.%N)
@@ -21,6 +29,8 @@ repo=$(cd "$module_dir/.." && pwd)
 cache=${LIGHTWIRE_ATM_CACHE:-/var/cache/lightwire-atm}
 work="$module_dir/target/qemu"
 calls=${1:-2000}
+sizes=${LIGHTWIRE_ATM_SDU_SIZES:-some}
+guest_timeout=${LIGHTWIRE_ATM_TIMEOUT_S:-1200}
 
 say() { echo "[atm-qemu] $*"; }
 skip() {
@@ -33,9 +43,16 @@ elapsed() { echo "$(date +%s.%N) $start_s" | awk '{printf "%.1f", $1 - $2}'; }
 [ "$(id -u)" = 0 ] || skip "not root: the kernel test installs qemu and kernel packages with apt-get (run scripts/test.sh as root, as CI does)"
 command -v apt-get >/dev/null 2>&1 || skip "no apt-get: the kernel test uses Debian's kernel packages"
 
+refreshed=0
+apt_refresh() {  # apt-get update, at most once a run; false when it was done already or failed
+  [ $refreshed = 0 ] || return 1
+  refreshed=1
+  say "apt-get update"
+  apt-get update -qq >/dev/null 2>&1
+}
 apt_install() {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 || {
-    apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+    { apt_refresh && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
 }
 need=()
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
@@ -53,11 +70,17 @@ fi
 command -v qemu-system-x86_64 >/dev/null 2>&1 || skip "qemu-system-x86_64 not available"
 
 # --- kernel packages ---------------------------------------------------------------------------
-abi=${LIGHTWIRE_ATM_KERNEL_ABI:-$(apt-cache depends linux-image-amd64 2>/dev/null |
-  awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); sub("-amd64$","",$2); print $2; exit}')}
-[ -n "$abi" ] || skip "cannot tell the kernel ABI from apt-cache depends linux-image-amd64 (apt-get update?)"
+kernel_abi() {
+  apt-cache depends linux-image-amd64 2>/dev/null |
+    awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); sub("-amd64$","",$2); print $2; exit}'
+}
+abi=${LIGHTWIRE_ATM_KERNEL_ABI:-$(kernel_abi)}
+[ -n "$abi" ] || { apt_refresh && abi=$(kernel_abi); }
+[ -n "$abi" ] || skip "cannot tell the kernel ABI from apt-cache depends linux-image-amd64, even after apt-get update"
 kver="$abi-amd64"
-version=$(apt-cache show "linux-image-$kver" | awk '/^Version:/{print $2; exit}')
+version=$(apt-cache show "linux-image-$kver" 2>/dev/null | awk '/^Version:/{print $2; exit}')
+[ -n "$version" ] || { apt_refresh && version=$(apt-cache show "linux-image-$kver" 2>/dev/null | awk '/^Version:/{print $2; exit}'); }
+[ -n "$version" ] || skip "the archive has no linux-image-$kver (LIGHTWIRE_ATM_KERNEL_ABI=$abi?)"
 mkdir -p "$cache/debs"
 cd "$cache/debs"
 pkgs=("linux-image-$kver" "linux-headers-$kver" "linux-headers-$abi-common" "linux-kbuild-6.1=$version" "linux-source-6.1=$version")
@@ -67,13 +90,17 @@ for p in "${pkgs[@]}"; do
   ls "${name}_${version}"_*.deb >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  # Another kernel's packages and builds are of no more use: keep the cache to one version.
+  find "$cache/debs" -maxdepth 1 -name "*.deb" ! -name "*_${version}_*" -delete
+  find "$cache" -maxdepth 1 \( -name "root-*" -o -name "build-*" \) ! -name "*-$version" -exec rm -rf {} +
   say "downloading ${missing[*]}"
-  apt-get download "${missing[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
+  apt-get download "${missing[@]}" >"$cache/download.log" 2>&1 ||
+    { apt_refresh && apt-get download "${missing[@]}" >"$cache/download.log" 2>&1; } || true
+  for p in "${missing[@]}"; do
+    ls "${p%%=*}_${version}"_*.deb >/dev/null 2>&1 || { grep -v "unsandboxed" "$cache/download.log" | tail -5;
+      skip "could not download ${p} (network? or set LIGHTWIRE_ATM_KERNEL_ABI to a kernel the archive has)"; }
+  done
 fi
-for p in "${pkgs[@]}"; do
-  name=${p%%=*}
-  ls "${name}_${version}"_*.deb >/dev/null 2>&1 || skip "could not download $name $version with apt-get download (no Debian mirror?)"
-done
 bytes=$(du -cb "$cache/debs"/*_"$version"_*.deb | tail -1 | cut -f1)
 say "kernel $kver ($version); packages $((bytes / 1000000)) MB in $cache/debs"
 
@@ -118,7 +145,7 @@ if [ ! -s "$work/deps.classpath" ] || [ "$repo/transport-core/pom.xml" -nt "$wor
 fi
 echo "$module_dir/target/classes:$module_dir/target/test-classes:$repo/transport-core/target/classes:$(cat "$work/deps.classpath")" \
   > "$work/guest.classpath"
-# The JacORB test (d): the it module's test classes, every module's classes, their dependencies.
+# The JacORB test (c): the it module's test classes, every module's classes, their dependencies.
 if [ ! -f "$repo/it/target/test-classes/org/lightwire/it/GuestOrbEcho.class" ] ||
    [ ! -f "$repo/etf-plugin/target/classes/org/lightwire/etf/LightwireFactories.class" ]; then
   say "compiling the project for the JacORB test (mvn test-compile)"
@@ -165,6 +192,7 @@ TEST_BIN='$work/lwatm_sdu_test'
 CLASSPATH_FILE='$work/guest.classpath'
 ORB_CLASSPATH_FILE='$work/orb.classpath'
 NULL_CALLS='$calls'
+SDU_SIZES='$sizes'
 export JAVA_BIN='${JAVA_BIN:-$(command -v java)}'
 CONF
 (cd "$initrd_dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
@@ -176,7 +204,7 @@ log="$work/guest.log"
 say "booting $kver under qemu TCG; console in $log"
 boot_start=$(date +%s.%N)
 set +e
-timeout 1200 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot -monitor none \
+timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot -monitor none \
   -kernel "$root/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -184,9 +212,10 @@ timeout 1200 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -n
 qemu_rc=$?
 set -e
 boot_s=$(echo "$(date +%s.%N) $boot_start" | awk '{printf "%.1f", $1 - $2}')
-grep -E "^(guest:|PASS|FAIL|SDU sizes|GUEST-RTT|GUEST-ORB-RTT|opened|openjdk|LWATM)" "$log" | sed 's/^/  /'
+grep -aE "^(guest:|PASS|FAIL|SDU sizes|client link|GUEST-RTT|GUEST-ORB-RTT|openjdk|LWATM|Exception)" "$log" | sed 's/^/  /'
 rc=$(sed -n 's/.*LWATM-GUEST-EXIT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
-say "qemu exit $qemu_rc, guest $boot_s s, whole script $(elapsed) s"
+[ "$qemu_rc" = 124 ] && say "the guest did not finish within $guest_timeout s (LIGHTWIRE_ATM_TIMEOUT_S); qemu was killed"
+say "qemu exit $qemu_rc, guest $boot_s s from qemu start to power-off, whole script $(elapsed) s"
 if [ "$rc" = 0 ]; then
   say "PASS"
   exit 0

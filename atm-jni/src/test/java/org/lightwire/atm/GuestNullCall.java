@@ -15,8 +15,10 @@ import org.lightwire.transport.engine.EngineConfig;
  * atmtcp, a null call timed (emulated, so a sanity figure only), calls with large arguments,
  * and the Java error mapping against the real kernel.
  *
- * <p>Usage: {@code GuestNullCall <client pvc> <server pvc> <null calls>}; exit status 0 when
- * every check passed. Prints {@code PASS}/{@code FAIL} lines and {@code GUEST-RTT}.
+ * <p>Usage: {@code GuestNullCall <client pvc> <server pvc> <null calls>}, or
+ * {@code GuestNullCall released <pvc> <pid of the atmtcp daemon of its interface>} (kills it);
+ * exit status 0 when every check passed. Prints {@code PASS}/{@code FAIL} lines and
+ * {@code GUEST-RTT}.
  */
 public final class GuestNullCall
 {
@@ -38,6 +40,12 @@ public final class GuestNullCall
 
     public static void main(final String[] args) throws Exception
     {
+        if (args.length == 3 && "released".equals(args[0]))
+        {
+            released(args[1], Long.parseLong(args[2]));
+            System.out.println(FAILURES.isEmpty() ? "PASS: released circuit in Java" : "FAIL: " + FAILURES);
+            System.exit(FAILURES.isEmpty() ? 0 : 1);
+        }
         final String clientPvc = args[0];
         final String serverPvc = args[1];
         final int calls = Integer.parseInt(args[2]);
@@ -98,6 +106,44 @@ public final class GuestNullCall
         errorMapping(clientPvc);
         System.out.println(FAILURES.isEmpty() ? "PASS: JVM over AAL5" : "FAIL: " + FAILURES);
         System.exit(FAILURES.isEmpty() ? 0 : 1);
+    }
+
+    /**
+     * Opens {@code pvc}, kills the atmtcp daemon driving its interface ({@code daemonPid}), and
+     * checks that send and a waiting receive both throw {@link CircuitReleasedException}.
+     */
+    static void released(final String pvc, final long daemonPid) throws Exception
+    {
+        try (Aal5Link link = Aal5Link.open(Aal5Config.pvc(pvc)))
+        {
+            final ProcessHandle daemon = ProcessHandle.of(daemonPid).orElseThrow(() -> new IllegalStateException("no process " + daemonPid));
+            daemon.destroyForcibly();
+            daemon.onExit().get();
+            CircuitReleasedException sendFailure = null;
+            for (int i = 0; i < 100 && sendFailure == null; i++)
+            {
+                try
+                {
+                    link.send(ByteBuffer.allocateDirect(8), null);
+                    Thread.sleep(20);
+                }
+                catch (final CircuitReleasedException e)
+                {
+                    sendFailure = e;
+                }
+            }
+            check(sendFailure != null && sendFailure.getMessage().contains("the circuit was released"),
+                "EPIPE on send: " + (sendFailure == null ? "none within 2 s" : sendFailure.getMessage()));
+            try
+            {
+                link.receive(ByteBuffer.allocateDirect(8192), 10_000 * MS);
+                check(false, "a receive on a released circuit should throw");
+            }
+            catch (final CircuitReleasedException e)
+            {
+                check(e.errno() == Errno.EPIPE, "EPIPE on receive: " + e.getMessage());
+            }
+        }
     }
 
     /** The Java mapping against the real kernel's answers. */
