@@ -2,37 +2,81 @@ package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
- * A client's side of the group's reliable multicast (paper, Figure 4 lines 6-11 and 41-45): each
- * Request is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until every
- * member has ACKed it. Replies and their consolidation are not here yet.
+ * A client's side of the group (paper, Figure 4 lines 6-11, 19-20 and 41-45).
+ *
+ * <p>Requests: each is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until
+ * every member of the client's current view has ACKed it. Cancel ({@link #cancel}) is multicast
+ * the same way until every member ACKs it.
+ *
+ * <p>Replies: each member's Reply is ACKed (duplicates too, since the first ACK may have been lost)
+ * and handed to the {@link ReplyHandler} once per member and request. Replies are remembered for
+ * the last {@code maxTrackedReplies} two-way requests; a reply to an older one is stale.
+ *
+ * <p>Membership: the view starts as the configured members and follows the leader's MemberChange
+ * LIST packets (leader first in the list). A request stops waiting for a member's ACK once that
+ * member leaves the view. See {@link #acceptList} for which lists are taken.
  */
 public final class GroupClientEngine
 {
     private static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
+    private static final ReplyHandler NO_REPLIES = (memberId, packetId, requestId, payload, offset, length) -> { };
 
     private final GroupConfig config;
     private final GroupSender sender;
+    private final ReplyHandler replyHandler;
+    private final MembershipListener membershipListener;
     private final GroupCounters counters = new GroupCounters();
     private final ByteBuffer out;
     private final PacketHeader_1_0 header = new PacketHeader_1_0();
     private final RequestFlyweight request = new RequestFlyweight();
+    private final CancelFlyweight cancelPacket = new CancelFlyweight();
+    private final ReplyFlyweight reply = new ReplyFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
-    private final long allMembersMask;
+    private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
     /** Unacknowledged requests by packet id. */
     private final Map<Integer, Outstanding> outstanding = new HashMap<>();
+    /** Unacknowledged cancels by the Cancel's own packet id. */
+    private final Map<Integer, Outstanding> cancels = new HashMap<>();
+    /** Two-way requests whose replies are still de-duplicated, oldest first. */
+    private final LinkedHashMap<Integer, ReplyRecord> replyRecords = new LinkedHashMap<>();
+    /** Replies to packet ids at or below this (unsigned) are stale: their records were evicted. */
+    private int evictedReplyWatermark;
+    private int[] members;
+    private int leaderId;
+    private int lastListPacketId;
     private int lamport;
 
     public GroupClientEngine(final GroupConfig config, final GroupSender sender)
+    {
+        this(config, sender, NO_REPLIES, null);
+    }
+
+    public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler)
+    {
+        this(config, sender, replyHandler, null);
+    }
+
+    /**
+     * @param replyHandler       receives each member's reply once.
+     * @param membershipListener told of every change of the view; may be null.
+     */
+    public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler,
+        final MembershipListener membershipListener)
     {
         if (config.memberIndex(config.selfId) >= 0)
         {
@@ -40,13 +84,29 @@ public final class GroupClientEngine
         }
         this.config = config;
         this.sender = sender;
+        this.replyHandler = replyHandler;
+        this.membershipListener = membershipListener;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
-        this.allMembersMask = config.memberIds.length == 64 ? -1L : (1L << config.memberIds.length) - 1;
+        this.members = config.memberIds.clone();
+        Arrays.sort(members);
+        this.leaderId = config.leaderId;
     }
 
     public GroupCounters counters()
     {
         return counters;
+    }
+
+    /** @return the members in this client's current view, ascending (a copy). */
+    public int[] currentMembers()
+    {
+        return members.clone();
+    }
+
+    /** @return the sequencer in this client's current view. */
+    public int leaderId()
+    {
+        return leaderId;
     }
 
     /** @return true when another request may be multicast now (the outstanding window has room). */
@@ -63,6 +123,7 @@ public final class GroupClientEngine
     /**
      * Multicasts one request to the group and keeps it until every member ACKs it.
      *
+     * @param responseFlags GIOP's; non-zero means replies are expected and will be de-duplicated.
      * @return the request's packet id, which with this client's id names it in the group's order.
      */
     public int multicast(final int requestId, final int responseFlags, final ByteBuffer payload, final int offset, final int length, final long nowNs)
@@ -81,10 +142,50 @@ public final class GroupClientEngine
         request.set(WIRE_ORDER, config.selfId, packetId, requestId, responseFlags, length).payload(payload, offset, length);
         final byte[] copy = new byte[request.packetSize()];
         out.get(0, copy);
-        outstanding.put(packetId, new Outstanding(copy, nowNs + config.retransmitTimeoutNs));
+        outstanding.put(packetId, new Outstanding(copy, requestId, nowNs));
+        if (responseFlags != 0)
+        {
+            trackReplies(packetId, requestId);
+        }
         counters.requestsSent++;
         sender.send(GroupSender.GROUP, out, copy.length);
         return packetId;
+    }
+
+    /**
+     * Withdraws a request this client multicast (its call timed out): stops retransmitting it and
+     * multicasts a Cancel until every member ACKs. Members drop the request if the leader has not
+     * ordered it yet; once ordered it is delivered everywhere (and its replies are then dropped
+     * here, counted {@code repliesAfterCancel}).
+     *
+     * @param packetId as returned by {@link #multicast}.
+     */
+    public void cancel(final int packetId, final long nowNs)
+    {
+        if (packetId == 0 || Integer.compareUnsigned(packetId, lamport) > 0)
+        {
+            throw new IllegalArgumentException("packet id " + Integer.toUnsignedString(packetId) + " was never returned by multicast()");
+        }
+        int requestId = 0;
+        final Outstanding o = outstanding.remove(packetId);
+        if (o != null)
+        {
+            requestId = o.requestId;
+        }
+        final ReplyRecord record = replyRecords.get(packetId);
+        if (record != null)
+        {
+            record.cancelled = true;
+            requestId = record.requestId;
+        }
+        final int cancelPacketId = ++lamport;
+        cancelPacket.wrap(out, 0);
+        cancelPacket.set(WIRE_ORDER, config.selfId, cancelPacketId, packetId, requestId);
+        final byte[] copy = new byte[CancelFlyweight.LENGTH];
+        out.get(0, copy);
+        cancels.put(cancelPacketId, new Outstanding(copy, requestId, nowNs));
+        counters.cancelsSent++;
+        sender.send(GroupSender.GROUP, out, copy.length);
     }
 
     /** Handles one received datagram; never throws. */
@@ -97,47 +198,210 @@ public final class GroupClientEngine
             counters.countInvalid(invalid);
             return;
         }
-        if (header.type() != PacketType.ACK)
+        switch (header.type())
         {
-            counters.unexpectedPackets++;
-            return;
+            case ACK -> onAck(buffer, offset, length);
+            case REPLY -> onReply(buffer, offset, length);
+            case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
+            default -> counters.unexpectedPackets++;
         }
+    }
+
+    /** Re-multicasts every request and cancel whose retransmission deadline has passed. */
+    public void onTimer(final long nowNs)
+    {
+        resendDue(outstanding, nowNs);
+        resendDue(cancels, nowNs);
+    }
+
+    /** @return the earliest retransmission deadline, or Long.MAX_VALUE when nothing is outstanding. */
+    public long nextDeadlineNs()
+    {
+        return earliest(cancels, earliest(outstanding, Long.MAX_VALUE));
+    }
+
+    private void onAck(final ByteBuffer buffer, final int offset, final int length)
+    {
         ack.wrap(buffer, offset);
-        final Invalid ackInvalid = ack.validate(length);
-        if (ackInvalid != null)
+        final Invalid invalid = ack.validate(length);
+        if (invalid != null)
         {
-            counters.countInvalid(ackInvalid);
+            counters.countInvalid(invalid);
             return;
         }
-        if (Integer.compareUnsigned(ack.packetId(), lamport) > 0)
-        {
-            lamport = ack.packetId();
-        }
-        final int index = config.memberIndex(ack.senderId());
-        if (ack.ackedType() != PacketType.REQUEST || ack.ackedSenderId() != config.selfId || index < 0)
+        observe(ack.packetId());
+        final PacketType acked = ack.ackedType();
+        if ((acked != PacketType.REQUEST && acked != PacketType.CANCEL) || ack.ackedSenderId() != config.selfId ||
+            !isMember(ack.senderId()))
         {
             counters.unexpectedPackets++;
             return;
         }
-        final Outstanding o = outstanding.get((int)ack.ackedId());
+        final Map<Integer, Outstanding> map = acked == PacketType.REQUEST ? outstanding : cancels;
+        final Outstanding o = map.get((int)ack.ackedId());
         if (o == null)
         {
             return;
         }
-        o.ackedMask |= 1L << index;
-        if (o.ackedMask == allMembersMask)
+        o.ackedBy(ack.senderId());
+        if (o.ackedByAll(members))
         {
-            outstanding.remove((int)ack.ackedId());
-            counters.requestsCompleted++;
+            map.remove((int)ack.ackedId());
+            if (acked == PacketType.REQUEST)
+            {
+                counters.requestsCompleted++;
+            }
+            else
+            {
+                counters.cancelsCompleted++;
+            }
         }
     }
 
-    /** Re-multicasts every request whose retransmission deadline has passed. */
-    public void onTimer(final long nowNs)
+    private void onReply(final ByteBuffer buffer, final int offset, final int length)
     {
-        for (final Iterator<Outstanding> it = outstanding.values().iterator(); it.hasNext(); )
+        reply.wrap(buffer, offset);
+        final Invalid invalid = reply.validate(length);
+        if (invalid != null)
         {
-            final Outstanding o = it.next();
+            counters.countInvalid(invalid);
+            return;
+        }
+        observe(reply.packetId());
+        if (reply.requestSenderId() != config.selfId)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        final int memberId = reply.senderId();
+        if (!isMember(memberId))
+        {
+            // Not ACKed: if the member joined and our view lags, its retransmission is taken once the view catches up.
+            counters.repliesFromNonMembers++;
+            return;
+        }
+        counters.repliesReceived++;
+        sendAck(memberId, PacketType.REPLY, memberId, reply.packetId());
+        final int packetId = reply.requestPacketId();
+        final ReplyRecord record = replyRecords.get(packetId);
+        if (record == null)
+        {
+            if (packetId != 0 && Integer.compareUnsigned(packetId, evictedReplyWatermark) <= 0)
+            {
+                counters.staleReplies++;
+            }
+            else
+            {
+                counters.unexpectedPackets++;
+            }
+            return;
+        }
+        if (!record.firstReplyFrom(memberId))
+        {
+            counters.duplicateReplies++;
+            return;
+        }
+        if (record.cancelled)
+        {
+            counters.repliesAfterCancel++;
+            return;
+        }
+        counters.repliesDelivered++;
+        replyHandler.onReply(memberId, packetId, reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
+    }
+
+    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
+    {
+        memberChange.wrap(buffer, offset);
+        final Invalid invalid = memberChange.validate(length);
+        if (invalid != null)
+        {
+            counters.countInvalid(invalid);
+            return;
+        }
+        observe(memberChange.packetId());
+        if (memberChange.status() != MemberChangeFlyweight.STATUS_LIST || memberChange.memberCount() == 0)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        // ACKed even when not taken: a stale list's sender retransmits only because it lacks this ACK.
+        sendAck(memberChange.senderId(), PacketType.MEMBER_CHANGE, memberChange.senderId(), memberChange.packetId());
+        final int[] list = new int[memberChange.memberCount()];
+        for (int i = 0; i < list.length; i++)
+        {
+            list[i] = memberChange.member(i);
+        }
+        if (!acceptList(memberChange.senderId(), memberChange.packetId(), list))
+        {
+            counters.staleMemberLists++;
+            return;
+        }
+        lastListPacketId = memberChange.packetId();
+        leaderId = list[0];
+        Arrays.sort(list);
+        members = list;
+        counters.viewChanges++;
+        completeAckedByAll(outstanding, true);
+        completeAckedByAll(cancels, false);
+        if (membershipListener != null)
+        {
+            membershipListener.onMembers(members.clone(), leaderId);
+        }
+    }
+
+    /**
+     * A list is taken when its sender leads it (first entry) and either is our current leader and
+     * the list is newer than the last one it sent (its Lamport packet ids grow), or takes over from
+     * our current leader: the sender is in our view and our leader is not in the list (failover).
+     */
+    private boolean acceptList(final int senderId, final int packetId, final int[] list)
+    {
+        if (list[0] != senderId)
+        {
+            return false;
+        }
+        if (senderId == leaderId)
+        {
+            return Integer.compareUnsigned(packetId, lastListPacketId) > 0;
+        }
+        return isMember(senderId) && Arrays.stream(list).noneMatch(id -> id == leaderId);
+    }
+
+    private void completeAckedByAll(final Map<Integer, Outstanding> map, final boolean requests)
+    {
+        for (final Iterator<Outstanding> it = map.values().iterator(); it.hasNext(); )
+        {
+            if (it.next().ackedByAll(members))
+            {
+                it.remove();
+                if (requests)
+                {
+                    counters.requestsCompleted++;
+                }
+                else
+                {
+                    counters.cancelsCompleted++;
+                }
+            }
+        }
+    }
+
+    private void trackReplies(final int packetId, final int requestId)
+    {
+        if (replyRecords.size() >= config.maxTrackedReplies)
+        {
+            final Iterator<Integer> eldest = replyRecords.keySet().iterator();
+            evictedReplyWatermark = eldest.next();
+            eldest.remove();
+        }
+        replyRecords.put(packetId, new ReplyRecord(requestId));
+    }
+
+    private void resendDue(final Map<Integer, Outstanding> map, final long nowNs)
+    {
+        for (final Outstanding o : map.values())
+        {
             if (o.deadlineNs - nowNs <= 0)
             {
                 counters.requestRetransmits++;
@@ -147,32 +411,109 @@ public final class GroupClientEngine
         }
     }
 
-    /** @return the earliest retransmission deadline, or Long.MAX_VALUE when nothing is outstanding. */
-    public long nextDeadlineNs()
+    private static long earliest(final Map<Integer, Outstanding> map, final long start)
     {
-        long deadline = Long.MAX_VALUE;
-        boolean any = false;
-        for (final Outstanding o : outstanding.values())
+        long deadline = start;
+        for (final Outstanding o : map.values())
         {
-            if (!any || o.deadlineNs - deadline < 0)
+            if (deadline == Long.MAX_VALUE || o.deadlineNs - deadline < 0)
             {
                 deadline = o.deadlineNs;
-                any = true;
             }
         }
         return deadline;
     }
 
-    private static final class Outstanding
+    private boolean isMember(final int id)
+    {
+        return Arrays.binarySearch(members, id) >= 0;
+    }
+
+    private void sendAck(final int destinationId, final PacketType ackedType, final int ackedSenderId, final long ackedId)
+    {
+        ack.wrap(out, 0);
+        ack.set(WIRE_ORDER, config.selfId, ++lamport, ackedType, ackedSenderId, ackedId & 0xFFFF_FFFFL);
+        sender.send(destinationId, out, AckFlyweight.LENGTH);
+    }
+
+    /** Lamport rule (paper, section 4). */
+    private void observe(final int packetId)
+    {
+        if (Integer.compareUnsigned(packetId, lamport) > 0)
+        {
+            lamport = packetId;
+        }
+    }
+
+    private final class Outstanding
     {
         final byte[] packet;
+        final int requestId;
         long deadlineNs;
-        long ackedMask;
+        /** Members that ACKed, ascending, the first ackedCount entries. */
+        int[] acked = new int[4];
+        int ackedCount;
 
-        Outstanding(final byte[] packet, final long deadlineNs)
+        Outstanding(final byte[] packet, final int requestId, final long nowNs)
         {
             this.packet = packet;
-            this.deadlineNs = deadlineNs;
+            this.requestId = requestId;
+            this.deadlineNs = nowNs + config.retransmitTimeoutNs;
+        }
+
+        void ackedBy(final int memberId)
+        {
+            final int at = Arrays.binarySearch(acked, 0, ackedCount, memberId);
+            if (at >= 0)
+            {
+                return;
+            }
+            final int insert = -at - 1;
+            if (ackedCount == acked.length)
+            {
+                acked = Arrays.copyOf(acked, ackedCount * 2);
+            }
+            System.arraycopy(acked, insert, acked, insert + 1, ackedCount - insert);
+            acked[insert] = memberId;
+            ackedCount++;
+        }
+
+        boolean ackedByAll(final int[] view)
+        {
+            for (final int id : view)
+            {
+                if (Arrays.binarySearch(acked, 0, ackedCount, id) < 0)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private static final class ReplyRecord
+    {
+        final int requestId;
+        boolean cancelled;
+        int[] repliedBy = new int[0];
+
+        ReplyRecord(final int requestId)
+        {
+            this.requestId = requestId;
+        }
+
+        boolean firstReplyFrom(final int memberId)
+        {
+            for (final int id : repliedBy)
+            {
+                if (id == memberId)
+                {
+                    return false;
+                }
+            }
+            repliedBy = Arrays.copyOf(repliedBy, repliedBy.length + 1);
+            repliedBy[repliedBy.length - 1] = memberId;
+            return true;
         }
     }
 }

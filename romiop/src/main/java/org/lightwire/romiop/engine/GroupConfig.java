@@ -17,6 +17,12 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;
     public static final int DEFAULT_MAX_PACKET_BYTES = 8192;
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
+    /** {@code jacorb.lightwire.romiop.max_pending_replies}: replies a member keeps until ACKed. */
+    public static final int DEFAULT_MAX_PENDING_REPLIES = 1024;
+    /** {@code jacorb.lightwire.romiop.reply_give_up_ms}: a reply unACKed this long means the client is gone. */
+    public static final long DEFAULT_REPLY_GIVE_UP_NS = 5_000_000_000L;
+    /** {@code jacorb.lightwire.romiop.max_tracked_replies}: two-way calls a client remembers replies for. */
+    public static final int DEFAULT_MAX_TRACKED_REPLIES = 4096;
 
     final int selfId;
     final int leaderId;
@@ -28,6 +34,9 @@ public final class GroupConfig
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
+    int maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
+    long replyGiveUpNs = DEFAULT_REPLY_GIVE_UP_NS;
+    int maxTrackedReplies = DEFAULT_MAX_TRACKED_REPLIES;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -91,6 +100,42 @@ public final class GroupConfig
     {
         this.maxOutstandingRequests = requests;
         return this;
+    }
+
+    /**
+     * Member side: at most this many sent replies are kept for retransmission until their client
+     * ACKs them; when full the oldest is abandoned (counted {@code repliesAbandoned}).
+     */
+    public GroupConfig maxPendingReplies(final int replies)
+    {
+        this.maxPendingReplies = positive(replies, "maxPendingReplies (jacorb.lightwire.romiop.max_pending_replies)");
+        return this;
+    }
+
+    /** Member side: a reply still unACKed this long after it was first sent is abandoned: the client is taken to be gone. */
+    public GroupConfig replyGiveUpNs(final long ns)
+    {
+        this.replyGiveUpNs = ns;
+        return this;
+    }
+
+    /**
+     * Client side: replies are de-duplicated for the last this many two-way requests; a reply to an
+     * older one is dropped as stale (counted {@code staleReplies}).
+     */
+    public GroupConfig maxTrackedReplies(final int requests)
+    {
+        this.maxTrackedReplies = positive(requests, "maxTrackedReplies (jacorb.lightwire.romiop.max_tracked_replies)");
+        return this;
+    }
+
+    private static int positive(final int value, final String name)
+    {
+        if (value <= 0)
+        {
+            throw new IllegalArgumentException(name + " must be at least 1, got " + value);
+        }
+        return value;
     }
 
     int memberIndex(final int id)

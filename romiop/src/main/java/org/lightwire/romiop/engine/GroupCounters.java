@@ -22,6 +22,20 @@ public final class GroupCounters
     long requestsSent;
     long requestRetransmits;
     long requestsCompleted;
+    long repliesSent;
+    long replyRetransmits;
+    long repliesAcked;
+    long repliesAbandoned;
+    long repliesReceived;
+    long repliesDelivered;
+    long duplicateReplies;
+    long staleReplies;
+    long repliesFromNonMembers;
+    long cancelsSent;
+    long cancelsCompleted;
+    long repliesAfterCancel;
+    long staleMemberLists;
+    long viewChanges;
 
     void countInvalid(final Invalid reason)
     {
@@ -103,6 +117,76 @@ public final class GroupCounters
         return requestsCompleted;
     }
 
+    public long repliesSent()
+    {
+        return repliesSent;
+    }
+
+    public long replyRetransmits()
+    {
+        return replyRetransmits;
+    }
+
+    public long repliesAcked()
+    {
+        return repliesAcked;
+    }
+
+    public long repliesAbandoned()
+    {
+        return repliesAbandoned;
+    }
+
+    public long repliesReceived()
+    {
+        return repliesReceived;
+    }
+
+    public long repliesDelivered()
+    {
+        return repliesDelivered;
+    }
+
+    public long duplicateReplies()
+    {
+        return duplicateReplies;
+    }
+
+    public long staleReplies()
+    {
+        return staleReplies;
+    }
+
+    public long repliesFromNonMembers()
+    {
+        return repliesFromNonMembers;
+    }
+
+    public long cancelsSent()
+    {
+        return cancelsSent;
+    }
+
+    public long cancelsCompleted()
+    {
+        return cancelsCompleted;
+    }
+
+    public long repliesAfterCancel()
+    {
+        return repliesAfterCancel;
+    }
+
+    public long staleMemberLists()
+    {
+        return staleMemberLists;
+    }
+
+    public long viewChanges()
+    {
+        return viewChanges;
+    }
+
     @Override
     public String toString()
     {
@@ -111,6 +195,7 @@ public final class GroupCounters
             ", orderEntriesSent=" + orderEntriesSent + ", duplicateOrderEntries=" + duplicateOrderEntries +
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
-            ", requestsCompleted=" + requestsCompleted + '}';
+            ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits + ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived + ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies + ", repliesFromNonMembers=" + repliesFromNonMembers +
+            ", cancelsSent=" + cancelsSent + ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel + ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges + '}';
     }
 }

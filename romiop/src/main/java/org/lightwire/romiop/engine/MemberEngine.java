@@ -15,6 +15,7 @@ import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
@@ -71,6 +72,8 @@ public final class MemberEngine
     private final AckFlyweight ack = new AckFlyweight();
     private final NakFlyweight nak = new NakFlyweight();
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
+    private final ReplyFlyweight reply = new ReplyFlyweight();
+    private final ReplyStore replies;
 
     private State state;
     private int lamport;
@@ -109,6 +112,7 @@ public final class MemberEngine
         this.sender = sender;
         this.handler = handler;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
+        this.replies = new ReplyStore(config, counters);
         this.memberDeliveredSeq = new long[config.memberIds.length];
         this.state = config.selfId == config.leaderId ? State.LEADER_IDLE : State.MEMBER;
     }
@@ -127,6 +131,44 @@ public final class MemberEngine
     public long deliveredSeq()
     {
         return nextDeliverSeq - 1;
+    }
+
+    /**
+     * Sends the servant's GIOP reply to a delivered request as a ROMIOP Reply, unicast to the
+     * client that made it (the paper multicasts replies to the group, Figure 4 line 6; only the
+     * requesting client consolidates them, so unicast saves every other host the copy). The reply
+     * is kept and re-sent every {@code retransmitTimeoutNs} until the client ACKs it, cancels the
+     * request, or {@code replyGiveUpNs} passes (the client is gone); see {@link ReplyStore}.
+     *
+     * @param clientId  the request's sender, as delivered.
+     * @param packetId  the request's packet id, as delivered.
+     * @param requestId the GIOP request id, as delivered.
+     * @param payload   the GIOP Reply message, bytes {@code [offset, offset + length)}, copied.
+     * @throws IllegalArgumentException when the reply does not fit one packet of {@code maxPacketBytes}.
+     */
+    public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload,
+        final int offset, final int length, final long nowNs)
+    {
+        if (ReplyFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        {
+            throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
+                " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
+        }
+        final int replyPacketId = nextPacketId();
+        reply.wrap(out, 0);
+        // reply_status stays 0: the GIOP reply in the payload carries the real one.
+        reply.set(WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        final byte[] copy = new byte[reply.packetSize()];
+        out.get(0, copy);
+        replies.add(replyPacketId, clientId, packetId, copy, nowNs);
+        counters.repliesSent++;
+        sender.send(clientId, out, copy.length);
+    }
+
+    /** @return replies sent and not yet ACKed by their client. */
+    public int pendingReplies()
+    {
+        return replies.size();
     }
 
     /** Handles one received datagram. Never throws for any content: bad packets are counted. */
@@ -174,6 +216,7 @@ public final class MemberEngine
         {
             resendLaggingOrders(nowNs);
         }
+        replies.onTimer(nowNs, sender);
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
@@ -194,6 +237,12 @@ public final class MemberEngine
         if (retransmitArmed && (!any || retransmitDeadlineNs - deadline < 0))
         {
             deadline = retransmitDeadlineNs;
+            any = true;
+        }
+        final long replyDeadline = replies.nextDeadlineNs();
+        if (replyDeadline != Long.MAX_VALUE && (!any || replyDeadline - deadline < 0))
+        {
+            deadline = replyDeadline;
         }
         return deadline;
     }
@@ -293,6 +342,12 @@ public final class MemberEngine
             return;
         }
         observe(ack.packetId());
+        if (ack.ackedType() == PacketType.REPLY && ack.ackedSenderId() == config.selfId)
+        {
+            // False for a repeated ACK (the client ACKs every duplicate reply): nothing left to do.
+            replies.ack(ack.senderId(), (int)ack.ackedId());
+            return;
+        }
         final int index = config.memberIndex(ack.senderId());
         if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0)
         {

@@ -67,6 +67,7 @@ class GroupSimulationTest
             logs.add(log);
             final GroupConfig config = new GroupConfig(id, LEADER, MEMBERS)
                 .orderInterval(orderIntervalNs, atOnce).retransmitTimeoutNs(5_000_000L).nakDelayNs(1_000_000L);
+            final MemberEngine[] self = new MemberEngine[1];
             final MemberEngine engine = new MemberEngine(config, net.senderFor(id),
                 (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
                 {
@@ -80,16 +81,31 @@ class GroupSimulationTest
                         throw new AssertionError("member " + id + " delivered payload " + text + " for " + senderId + "/" + requestId);
                     }
                     log.add(text);
+                    // Every member answers each request with its own id, as a servant would.
+                    final byte[] answer = (id + ":" + text).getBytes(StandardCharsets.US_ASCII);
+                    self[0].sendReply(senderId, packetId, requestId, ByteBuffer.wrap(answer), 0, answer.length, net.nowNs());
                 });
+            self[0] = engine;
             members.add(engine);
             net.attach(id, engine::onPacket);
         }
         final List<GroupClientEngine> clients = new ArrayList<>();
         final int[] sentByClient = new int[CLIENTS.length];
+        final List<Set<String>> repliesByClient = new ArrayList<>();
         for (final int id : CLIENTS)
         {
+            final Set<String> replies = new HashSet<>();
+            repliesByClient.add(replies);
             final GroupClientEngine client = new GroupClientEngine(
-                new GroupConfig(id, LEADER, MEMBERS).retransmitTimeoutNs(5_000_000L).maxOutstandingRequests(32), net.senderFor(id));
+                new GroupConfig(id, LEADER, MEMBERS).retransmitTimeoutNs(5_000_000L).maxOutstandingRequests(32), net.senderFor(id),
+                (memberId, packetId, requestId, payload, offset, length) ->
+                {
+                    final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();
+                    if (!text.equals(memberId + ":" + id + "/" + requestId) || !replies.add(text))
+                    {
+                        throw new AssertionError("client " + id + " got reply " + text + " from " + memberId + " for request " + requestId);
+                    }
+                });
             clients.add(client);
             net.attach(id, client::onPacket);
         }
@@ -161,9 +177,16 @@ class GroupSimulationTest
             assertEquals(reference, digest(log), "member " + MEMBERS[i] + " delivered a different sequence");
             assertEquals(total, members.get(i).counters().delivered());
         }
-        for (final GroupClientEngine c : clients)
+        for (int c = 0; c < clients.size(); c++)
         {
-            assertEquals(REQUESTS_PER_CLIENT, c.counters().requestsCompleted());
+            assertEquals(REQUESTS_PER_CLIENT, clients.get(c).counters().requestsCompleted());
+            assertEquals(MEMBERS.length * REQUESTS_PER_CLIENT, repliesByClient.get(c).size(), "client " + CLIENTS[c] + " replies");
+            assertEquals(MEMBERS.length * REQUESTS_PER_CLIENT, clients.get(c).counters().repliesDelivered());
+        }
+        for (final MemberEngine m : members)
+        {
+            assertEquals(total, m.counters().repliesSent());
+            assertEquals(0, m.counters().repliesAbandoned());
         }
         // The faults must really have been exercised, or the test proves nothing.
         assertTrue(net.dropped > 0 && net.duplicated > 0, "no faults injected: " + net.dropped + " dropped, " + net.duplicated + " duplicated");
@@ -186,7 +209,14 @@ class GroupSimulationTest
         }
         for (final GroupClientEngine c : clients)
         {
-            if (c.counters().requestsCompleted() < REQUESTS_PER_CLIENT)
+            if (c.counters().requestsCompleted() < REQUESTS_PER_CLIENT || c.counters().repliesDelivered() < (long)MEMBERS.length * REQUESTS_PER_CLIENT)
+            {
+                return false;
+            }
+        }
+        for (final MemberEngine m : members)
+        {
+            if (m.pendingReplies() > 0)
             {
                 return false;
             }

@@ -93,6 +93,11 @@ final class SimulatedGroupNetwork
         }
     }
 
+    long nowNs()
+    {
+        return nowNs;
+    }
+
     void nowNs(final long nowNs)
     {
         this.nowNs = nowNs;

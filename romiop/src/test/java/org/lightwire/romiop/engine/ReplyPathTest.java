@@ -1,0 +1,162 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.PacketHeader_1_0;
+import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
+import org.junit.jupiter.api.Test;
+
+/** Tier 1: a member's Reply reaches its client reliably and is handed on once per member. */
+class ReplyPathTest
+{
+    private static final long MS = 1_000_000L;
+    private static final int CLIENT = 100;
+
+    private record Sent(int to, PacketType type, ByteBuffer bytes)
+    {
+    }
+
+    private final List<Sent> sent = new ArrayList<>();
+    private final List<String> replies = new ArrayList<>();
+
+    private GroupSender recorder()
+    {
+        return (to, packet, length) ->
+        {
+            final ByteBuffer copy = ByteBuffer.allocate(length);
+            copy.put(0, packet, 0, length);
+            sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
+        };
+    }
+
+    private MemberEngine member(final int self, final GroupConfig config)
+    {
+        return new MemberEngine(config, recorder(), (seq, s, p, r, payload, offset, length) -> { });
+    }
+
+    private GroupClientEngine client()
+    {
+        return new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).retransmitTimeoutNs(20 * MS), recorder(),
+            (memberId, packetId, requestId, payload, offset, length) ->
+                replies.add(memberId + ":" + packetId + ":" + requestId + ":" +
+                    StandardCharsets.US_ASCII.decode(payload.slice(offset, length))));
+    }
+
+    private static ByteBuffer ascii(final String text)
+    {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static ByteBuffer replyAck(final int from, final int member, final int replyPacketId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 77, PacketType.REPLY, member, replyPacketId);
+        return b;
+    }
+
+    @Test
+    void replyIsUnicastToTheClientAndResentUntilAcked()
+    {
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS));
+        m.sendReply(CLIENT, 5, 9, ascii("xok"), 1, 2, 0);
+        assertEquals(1, sent.size());
+        assertEquals(CLIENT, sent.get(0).to);
+        final ReplyFlyweight r = (ReplyFlyweight)new ReplyFlyweight().wrap(sent.get(0).bytes, 0);
+        assertEquals(2, r.senderId());
+        assertEquals(CLIENT, r.requestSenderId());
+        assertEquals(5, r.requestPacketId());
+        assertEquals(9, r.requestId());
+        assertEquals("ok", StandardCharsets.US_ASCII.decode(sent.get(0).bytes.slice(r.payloadOffset(), r.payloadLength())).toString());
+        assertEquals(20 * MS, m.nextDeadlineNs());
+
+        m.onTimer(20 * MS);
+        assertEquals(2, sent.size());
+        assertEquals(sent.get(0).bytes, sent.get(1).bytes, "the retransmission is the same packet");
+        assertEquals(1, m.counters().replyRetransmits());
+
+        m.onPacket(replyAck(CLIENT + 1, 2, r.packetId()), 0, AckFlyweight.LENGTH, 21 * MS);
+        assertEquals(1, m.pendingReplies(), "another client's ACK does not clear it");
+        m.onPacket(replyAck(CLIENT, 2, r.packetId()), 0, AckFlyweight.LENGTH, 21 * MS);
+        assertEquals(0, m.pendingReplies());
+        assertEquals(1, m.counters().repliesAcked());
+        assertEquals(Long.MAX_VALUE, m.nextDeadlineNs());
+    }
+
+    @Test
+    void replyIsAbandonedWhenTheClientIsGoneOrTheStoreIsFull()
+    {
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyGiveUpNs(50 * MS).maxPendingReplies(2));
+        m.sendReply(CLIENT, 1, 1, ascii("a"), 0, 1, 0);
+        m.sendReply(CLIENT, 2, 2, ascii("b"), 0, 1, 0);
+        m.sendReply(CLIENT, 3, 3, ascii("c"), 0, 1, 0);
+        assertEquals(2, m.pendingReplies());
+        assertEquals(1, m.counters().repliesAbandoned(), "the oldest made room");
+        m.onTimer(20 * MS);
+        m.onTimer(40 * MS);
+        assertEquals(4, m.counters().replyRetransmits());
+        m.onTimer(60 * MS);
+        assertEquals(0, m.pendingReplies());
+        assertEquals(3, m.counters().repliesAbandoned());
+        assertEquals(7, sent.size());
+        assertThrows(IllegalArgumentException.class,
+            () -> m.sendReply(CLIENT, 4, 4, ByteBuffer.allocate(GroupConfig.DEFAULT_MAX_PACKET_BYTES), 0, GroupConfig.DEFAULT_MAX_PACKET_BYTES, 0));
+    }
+
+    @Test
+    void clientAcksEveryReplyAndHandsEachMembersReplyOnOnce()
+    {
+        final GroupClientEngine c = client();
+        final int packetId = c.multicast(9, 3, ascii("req"), 0, 3, 0);
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1, 2));
+        final MemberEngine m2 = member(2, new GroupConfig(2, 1, 1, 2));
+        final MemberEngine m3 = member(3, new GroupConfig(3, 1, 1, 2, 3));
+        m1.sendReply(CLIENT, packetId, 9, ascii("one"), 0, 3, 0);
+        m2.sendReply(CLIENT, packetId, 9, ascii("two"), 0, 3, 0);
+        m3.sendReply(CLIENT, packetId, 9, ascii("three"), 0, 5, 0);
+        final List<Sent> replyPackets = sent.stream().filter(s -> s.type == PacketType.REPLY).toList();
+        assertEquals(3, replyPackets.size());
+        sent.clear();
+        for (final Sent s : List.of(replyPackets.get(0), replyPackets.get(1), replyPackets.get(0), replyPackets.get(2)))
+        {
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 1 * MS);
+        }
+        assertEquals(List.of("1:" + packetId + ":9:one", "2:" + packetId + ":9:two"), replies);
+        assertEquals(1, c.counters().duplicateReplies());
+        assertEquals(1, c.counters().repliesFromNonMembers(), "member 3 is not in the client's view");
+        assertEquals(2, c.counters().repliesDelivered());
+        final List<Integer> ackedTo = sent.stream().filter(s -> s.type == PacketType.ACK).map(Sent::to).toList();
+        assertEquals(List.of(1, 2, 1), ackedTo, "duplicates ACKed again; non-members not ACKed");
+        assertArrayEquals(new int[] {1, 2}, c.currentMembers());
+    }
+
+    @Test
+    void repliesToEvictedRequestsAreStaleAndToOnewaysUnexpected()
+    {
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(1).maxOutstandingRequests(8),
+            recorder(), (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final int first = c.multicast(1, 3, ascii("a"), 0, 1, 0);
+        final int oneway = c.multicast(2, 0, ascii("b"), 0, 1, 0);
+        final int second = c.multicast(3, 3, ascii("c"), 0, 1, 0);
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1));
+        sent.clear();
+        m1.sendReply(CLIENT, first, 1, ascii("x"), 0, 1, 0);
+        m1.sendReply(CLIENT, oneway, 2, ascii("x"), 0, 1, 0);
+        m1.sendReply(CLIENT, second, 3, ascii("x"), 0, 1, 0);
+        for (final Sent s : List.copyOf(sent))
+        {
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 0);
+        }
+        assertEquals(List.of("1:" + second), replies);
+        assertEquals(1, c.counters().staleReplies(), "the evicted two-way");
+        assertEquals(1, c.counters().unexpectedPackets(), "a reply to a oneway");
+    }
+}
