@@ -78,6 +78,10 @@ public final class GroupClientEngine
     public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler,
         final MembershipListener membershipListener)
     {
+        if (config.memberIds.length == 0)
+        {
+            throw new IllegalArgumentException("a client needs the group's members and leader: use new GroupConfig(clientId, leaderId, memberIds...)");
+        }
         if (config.memberIndex(config.selfId) >= 0)
         {
             throw new IllegalArgumentException("client id " + config.selfId + " is also a member id; give the client its own id");
@@ -222,11 +226,8 @@ public final class GroupClientEngine
 
     private void onAck(final ByteBuffer buffer, final int offset, final int length)
     {
-        ack.wrap(buffer, offset);
-        final Invalid invalid = ack.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(ack, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
         observe(ack.packetId());
@@ -260,11 +261,8 @@ public final class GroupClientEngine
 
     private void onReply(final ByteBuffer buffer, final int offset, final int length)
     {
-        reply.wrap(buffer, offset);
-        final Invalid invalid = reply.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(reply, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
         observe(reply.packetId());
@@ -312,11 +310,8 @@ public final class GroupClientEngine
 
     private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
     {
-        memberChange.wrap(buffer, offset);
-        final Invalid invalid = memberChange.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(memberChange, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
         observe(memberChange.packetId());

@@ -23,6 +23,20 @@ public final class GroupConfig
     public static final long DEFAULT_REPLY_GIVE_UP_NS = 5_000_000_000L;
     /** {@code jacorb.lightwire.romiop.max_tracked_replies}: two-way calls a client remembers replies for. */
     public static final int DEFAULT_MAX_TRACKED_REPLIES = 4096;
+    /** {@code jacorb.lightwire.romiop.keepalive_ms}: the leader's probe period (0 turns membership probing off). */
+    public static final long DEFAULT_KEEP_ALIVE_PERIOD_NS = 100_000_000L;
+    /** {@code jacorb.lightwire.romiop.keepalive_timeout_ms}: silence after which a member, or the leader, counts as failed. */
+    public static final long DEFAULT_KEEP_ALIVE_TIMEOUT_NS = 500_000_000L;
+    /** {@code jacorb.lightwire.romiop.join_timeout_ms}: a joiner that hears no member this long leads a group of its own. */
+    public static final long DEFAULT_JOIN_TIMEOUT_NS = 300_000_000L;
+    /** {@code jacorb.lightwire.romiop.cancel_hold_ms}: how long a member keeps a cancelled request in case the leader ordered it. */
+    public static final long DEFAULT_CANCEL_HOLD_NS = 1_000_000_000L;
+    /** {@code jacorb.lightwire.romiop.duplicate_window}: finished request ids kept per client above its watermark. */
+    public static final int DEFAULT_DUPLICATE_WINDOW = 1024;
+    /** {@code jacorb.lightwire.romiop.max_clients}: clients a member remembers (duplicate filter, view updates). */
+    public static final int DEFAULT_MAX_CLIENTS = 1024;
+    /** {@code jacorb.lightwire.romiop.max_retained_orders}: delivered requests a member keeps for a new leader's recovery. */
+    public static final int DEFAULT_MAX_RETAINED_ORDERS = 1024;
 
     final int selfId;
     final int leaderId;
@@ -37,6 +51,13 @@ public final class GroupConfig
     int maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
     long replyGiveUpNs = DEFAULT_REPLY_GIVE_UP_NS;
     int maxTrackedReplies = DEFAULT_MAX_TRACKED_REPLIES;
+    long keepAlivePeriodNs = DEFAULT_KEEP_ALIVE_PERIOD_NS;
+    long keepAliveTimeoutNs = DEFAULT_KEEP_ALIVE_TIMEOUT_NS;
+    long joinTimeoutNs = DEFAULT_JOIN_TIMEOUT_NS;
+    long cancelHoldNs = DEFAULT_CANCEL_HOLD_NS;
+    int duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
+    int maxClients = DEFAULT_MAX_CLIENTS;
+    int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -45,17 +66,77 @@ public final class GroupConfig
      */
     public GroupConfig(final int selfId, final int leaderId, final int... memberIds)
     {
-        if (memberIds.length == 0 || Arrays.stream(memberIds).noneMatch(id -> id == leaderId))
+        if (Arrays.stream(memberIds).noneMatch(id -> id == leaderId))
         {
             throw new IllegalArgumentException("leader " + leaderId + " must be one of the members " + Arrays.toString(memberIds));
-        }
-        if (memberIds.length > 64)
-        {
-            throw new IllegalArgumentException("at most 64 members (ACKs are tracked in a 64-bit mask), got " + memberIds.length);
         }
         this.selfId = selfId;
         this.leaderId = leaderId;
         this.memberIds = memberIds.clone();
+    }
+
+    /**
+     * A member that joins a running group, or founds one (paper, section 4.1: it asks the group,
+     * and leads a group of its own when no member answers within {@code joinTimeoutNs}).
+     */
+    public static GroupConfig joining(final int selfId)
+    {
+        return new GroupConfig(selfId);
+    }
+
+    private GroupConfig(final int selfId)
+    {
+        this.selfId = selfId;
+        this.leaderId = -1;
+        this.memberIds = new int[0];
+    }
+
+    /**
+     * Membership probing (paper, section 3.3): the leader multicasts a KeepAlive every
+     * {@code periodNs}; a member silent for {@code timeoutNs} is removed, and a leader silent for
+     * {@code timeoutNs} is replaced (failover). A period of 0 turns probing off (a fixed group).
+     */
+    public GroupConfig keepAlive(final long periodNs, final long timeoutNs)
+    {
+        if (periodNs < 0 || (periodNs > 0 && timeoutNs <= periodNs))
+        {
+            throw new IllegalArgumentException("keepalive_timeout_ms (" + timeoutNs + " ns) must exceed keepalive_ms (" + periodNs +
+                " ns), or keepalive_ms must be 0 to turn probing off");
+        }
+        this.keepAlivePeriodNs = periodNs;
+        this.keepAliveTimeoutNs = timeoutNs;
+        return this;
+    }
+
+    public GroupConfig joinTimeoutNs(final long ns)
+    {
+        this.joinTimeoutNs = ns;
+        return this;
+    }
+
+    public GroupConfig cancelHoldNs(final long ns)
+    {
+        this.cancelHoldNs = ns;
+        return this;
+    }
+
+    /** Must be at least every client's {@code maxOutstandingRequests}; see {@code DuplicateFilter}. */
+    public GroupConfig duplicateWindow(final int ids)
+    {
+        this.duplicateWindow = positive(ids, "duplicateWindow (jacorb.lightwire.romiop.duplicate_window)");
+        return this;
+    }
+
+    public GroupConfig maxClients(final int clients)
+    {
+        this.maxClients = positive(clients, "maxClients (jacorb.lightwire.romiop.max_clients)");
+        return this;
+    }
+
+    public GroupConfig maxRetainedOrders(final int orders)
+    {
+        this.maxRetainedOrders = positive(orders, "maxRetainedOrders (jacorb.lightwire.romiop.max_retained_orders)");
+        return this;
     }
 
     /**

@@ -36,6 +36,17 @@ public final class GroupCounters
     long repliesAfterCancel;
     long staleMemberLists;
     long viewChanges;
+    long clientsForgotten;
+    long requestsCancelled;
+    long cancelsTooLate;
+    long membersAdded;
+    long membersRemoved;
+    long keepAlivesSent;
+    long leaderChanges;
+    long recoveries;
+    long reportsSent;
+    long memberListsReceived;
+    long naksServedAsMember;
 
     void countInvalid(final Invalid reason)
     {
@@ -187,6 +198,61 @@ public final class GroupCounters
         return viewChanges;
     }
 
+    public long clientsForgotten()
+    {
+        return clientsForgotten;
+    }
+
+    public long requestsCancelled()
+    {
+        return requestsCancelled;
+    }
+
+    public long cancelsTooLate()
+    {
+        return cancelsTooLate;
+    }
+
+    public long membersAdded()
+    {
+        return membersAdded;
+    }
+
+    public long membersRemoved()
+    {
+        return membersRemoved;
+    }
+
+    public long keepAlivesSent()
+    {
+        return keepAlivesSent;
+    }
+
+    public long leaderChanges()
+    {
+        return leaderChanges;
+    }
+
+    public long recoveries()
+    {
+        return recoveries;
+    }
+
+    public long reportsSent()
+    {
+        return reportsSent;
+    }
+
+    public long memberListsReceived()
+    {
+        return memberListsReceived;
+    }
+
+    public long naksServedAsMember()
+    {
+        return naksServedAsMember;
+    }
+
     @Override
     public String toString()
     {
@@ -196,6 +262,7 @@ public final class GroupCounters
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
             ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits + ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived + ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies + ", repliesFromNonMembers=" + repliesFromNonMembers +
-            ", cancelsSent=" + cancelsSent + ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel + ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges + '}';
+            ", cancelsSent=" + cancelsSent + ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel + ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges +
+            ", clientsForgotten=" + clientsForgotten + ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded + ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges + ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived + ", naksServedAsMember=" + naksServedAsMember + '}';
     }
 }

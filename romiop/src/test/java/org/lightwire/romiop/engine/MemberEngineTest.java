@@ -34,7 +34,7 @@ class MemberEngineTest
     private MemberEngine engine(final int self, final long intervalNs, final boolean atOnce)
     {
         final GroupConfig config = new GroupConfig(self, LEADER, 1, 2, 3)
-            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS);
+            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0);
         return new MemberEngine(config, (to, packet, length) ->
         {
             final ByteBuffer copy = ByteBuffer.allocate(length);

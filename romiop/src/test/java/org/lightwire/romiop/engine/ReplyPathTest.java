@@ -66,7 +66,7 @@ class ReplyPathTest
     @Test
     void replyIsUnicastToTheClientAndResentUntilAcked()
     {
-        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS));
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).keepAlive(0, 0));
         m.sendReply(CLIENT, 5, 9, ascii("xok"), 1, 2, 0);
         assertEquals(1, sent.size());
         assertEquals(CLIENT, sent.get(0).to);
@@ -94,7 +94,7 @@ class ReplyPathTest
     @Test
     void replyIsAbandonedWhenTheClientIsGoneOrTheStoreIsFull()
     {
-        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyGiveUpNs(50 * MS).maxPendingReplies(2));
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).retransmitTimeoutNs(20 * MS).replyGiveUpNs(50 * MS).maxPendingReplies(2));
         m.sendReply(CLIENT, 1, 1, ascii("a"), 0, 1, 0);
         m.sendReply(CLIENT, 2, 2, ascii("b"), 0, 1, 0);
         m.sendReply(CLIENT, 3, 3, ascii("c"), 0, 1, 0);
