@@ -47,6 +47,8 @@ public final class GroupCounters
     long reportsSent;
     long memberListsReceived;
     long naksServedAsMember;
+    long leaderStepDowns;
+    long removedMembersTold;
 
     void countInvalid(final Invalid reason)
     {
@@ -253,6 +255,16 @@ public final class GroupCounters
         return naksServedAsMember;
     }
 
+    public long removedMembersTold()
+    {
+        return removedMembersTold;
+    }
+
+    public long leaderStepDowns()
+    {
+        return leaderStepDowns;
+    }
+
     @Override
     public String toString()
     {
@@ -263,6 +275,6 @@ public final class GroupCounters
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
             ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits + ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived + ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies + ", repliesFromNonMembers=" + repliesFromNonMembers +
             ", cancelsSent=" + cancelsSent + ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel + ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges +
-            ", clientsForgotten=" + clientsForgotten + ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded + ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges + ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived + ", naksServedAsMember=" + naksServedAsMember + '}';
+            ", clientsForgotten=" + clientsForgotten + ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded + ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges + ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived + ", naksServedAsMember=" + naksServedAsMember + ", removedMembersTold=" + removedMembersTold + ", leaderStepDowns=" + leaderStepDowns + '}';
     }
 }

@@ -152,6 +152,7 @@ public final class MemberEngine
 
     // Failover, new leader side.
     private int failedLeaderId;
+    private int recoveryBaseSize;
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
@@ -461,6 +462,7 @@ public final class MemberEngine
         observe(msgOrder.packetId());
         final int from = msgOrder.senderId();
         heard(from, nowNs);
+        groupHeard = true;
         final boolean fromLeader = state == State.MEMBER && from == leaderId;
         final boolean report = state == State.LEADER_RECOVERING && isMember(from) && from != config.selfId;
         if (!fromLeader && !report)
@@ -509,6 +511,7 @@ public final class MemberEngine
         observe(keepAlive.packetId());
         final int from = keepAlive.senderId();
         heard(from, nowNs);
+        groupHeard = true;
         switch (state)
         {
             case JOINING ->
@@ -540,7 +543,13 @@ public final class MemberEngine
             }
             case LEADER_RECOVERING ->
             {
-                if (isMember(from) && from != config.selfId)
+                if (from == failedLeaderId || !isMember(from))
+                {
+                    // A leader is alive after all (we were cut off from it): join its group afresh.
+                    leaderId = from;
+                    rejoin(nowNs);
+                }
+                else if (from != config.selfId)
                 {
                     reports.put(from, keepAlive.lastOrderSeq());
                     decideWhenAllReported(nowNs);
@@ -657,6 +666,7 @@ public final class MemberEngine
         if (state == State.JOINING || !isMember(requester))
         {
             counters.unexpectedPackets++;
+            tellRemoved(requester);
             return;
         }
         // Any member serves from what it delivered: the leader normally, a survivor during failover.
@@ -911,41 +921,47 @@ public final class MemberEngine
     private void onList(final int from, final ByteBuffer buffer, final long nowNs)
     {
         final int count = memberChange.memberCount();
-        if (count == 0 || memberChange.member(0) != from)
+        if (count == 0)
         {
             counters.unexpectedPackets++;
             return;
         }
         sendAck(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
-        if (from != leaderId || (state != State.MEMBER && state != State.JOINING))
+        if (memberChange.member(0) != from)
         {
-            // A member's answer to our ONLINE, or a list from a leader we do not follow.
+            // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
             counters.memberListsReceived++;
             return;
         }
-        if (Integer.compareUnsigned(memberChange.packetId(), lastListPacketId) <= 0)
-        {
-            counters.staleMemberLists++;
-            return;
-        }
-        lastListPacketId = memberChange.packetId();
         final int[] list = new int[count];
         for (int i = 0; i < count; i++)
         {
             list[i] = memberChange.member(i);
         }
         Arrays.sort(list);
-        final boolean wasMember = isMember(config.selfId);
+        final boolean listsSelf = Arrays.binarySearch(list, config.selfId) >= 0;
+        final boolean joinedNow = state == State.JOINING && listsSelf && (from == leaderId || !isMember(config.selfId));
+        final boolean fromOurLeader = state == State.MEMBER && from == leaderId;
+        if (!joinedNow && !fromOurLeader)
+        {
+            // A member's answer to our ONLINE, or a list from a leader we do not follow.
+            counters.memberListsReceived++;
+            return;
+        }
+        if (from == leaderId && Integer.compareUnsigned(memberChange.packetId(), lastListPacketId) <= 0)
+        {
+            counters.staleMemberLists++;
+            return;
+        }
+        leaderId = from;
+        nakTargetId = from;
+        lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
         counters.viewChanges++;
-        if (state == State.MEMBER && !isMember(config.selfId))
+        if (state == State.MEMBER && !listsSelf)
         {
             // Removed (its ACKs did not reach the leader in time): it rejoins as a new member.
             rejoin(nowNs);
-        }
-        else if (state == State.JOINING && !wasMember && isMember(config.selfId))
-        {
-            groupHeard = true;
         }
     }
 
@@ -966,12 +982,10 @@ public final class MemberEngine
             }
             return;
         }
-        if (subject == config.selfId && (isOrdering() || state == State.LEADER_RECOVERING))
+        if (subject == config.selfId)
         {
-            // Declared failed while alive: step down and come back as a new member.
-            counters.leaderChanges++;
-            leaderId = from;
-            rejoin(nowNs);
+            // A member that thinks we failed: if a majority followed it, our probes go unanswered and we step down then.
+            counters.unexpectedPackets++;
             return;
         }
         // A takeover: "subject failed, I (from) lead now". Repeated until we report.
@@ -1005,6 +1019,16 @@ public final class MemberEngine
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
         sender.send(memberId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
+    private void tellRemoved(final int formerMemberId)
+    {
+        if (isOrdering() && !knownClients.containsKey(formerMemberId))
+        {
+            counters.removedMembersTold++;
+            sendList(formerMemberId, leaderId);
+        }
     }
 
     private void removeMember(final int memberId)
@@ -1126,8 +1150,22 @@ public final class MemberEngine
                 keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
                 counters.keepAlivesSent++;
                 sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
-                if (removeSilentMembers(nowNs))
+                final int silent = silentMembers(nowNs);
+                if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
+                    // Most of the group is silent: we are the ones cut off. A minority does not order on.
+                    counters.leaderStepDowns++;
+                    rejoin(nowNs);
+                }
+                else if (silent > 0)
+                {
+                    for (final int id : view.clone())
+                    {
+                        if (isSilent(id, nowNs))
+                        {
+                            removeMember(id);
+                        }
+                    }
                     announceView(nowNs);
                 }
             }
@@ -1147,7 +1185,8 @@ public final class MemberEngine
                 if (recoveryTargetSeq < 0)
                 {
                     sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
-                    if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs)
+                    // Only a majority of the view before the failure may go on: a minority side waits.
+                    if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && (reports.size() + 1) * 2 > recoveryBaseSize)
                     {
                         for (final int id : view.clone())
                         {
@@ -1166,18 +1205,19 @@ public final class MemberEngine
         }
     }
 
-    private boolean removeSilentMembers(final long nowNs)
+    private int silentMembers(final long nowNs)
     {
-        boolean removed = false;
-        for (final int id : view.clone())
+        int silent = 0;
+        for (final int id : view)
         {
-            if (id != config.selfId && nowNs - lastHeardNs.getOrDefault(id, nowNs) > config.keepAliveTimeoutNs)
-            {
-                removeMember(id);
-                removed = true;
-            }
+            silent += isSilent(id, nowNs) ? 1 : 0;
         }
-        return removed;
+        return silent;
+    }
+
+    private boolean isSilent(final int id, final long nowNs)
+    {
+        return id != config.selfId && nowNs - lastHeardNs.getOrDefault(id, nowNs) > config.keepAliveTimeoutNs;
     }
 
     private void foundGroup(final long nowNs)
@@ -1208,6 +1248,10 @@ public final class MemberEngine
         lastListPacketId = 0;
         groupHeard = true;
         view = Arrays.stream(view).filter(id -> id != config.selfId).toArray();
+        if (leaderId == config.selfId)
+        {
+            leaderId = -1;
+        }
         transitionTo(State.JOINING, nowNs);
         sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
     }
@@ -1252,6 +1296,7 @@ public final class MemberEngine
     private void startRecovery(final long nowNs)
     {
         failedLeaderId = leaderId;
+        recoveryBaseSize = view.length;
         for (final int id : passedOver)
         {
             if (id != config.selfId && isMember(id))
@@ -1482,9 +1527,16 @@ public final class MemberEngine
             }
             return;
         }
-        if (acked == PacketType.MSG_ORDER && isOrdering() && isMember(from))
+        if (acked == PacketType.MSG_ORDER && isOrdering())
         {
-            onOrderAck(from, ack.ackedId());
+            if (isMember(from))
+            {
+                onOrderAck(from, ack.ackedId());
+            }
+            else
+            {
+                tellRemoved(from);
+            }
             return;
         }
         if (acked != PacketType.MSG_ORDER || state != State.LEADER_RECOVERING)
