@@ -11,10 +11,11 @@ import java.util.TreeSet;
  * filter keeps a watermark and the finished ids above it; past {@code duplicateWindow} ids the
  * smallest becomes the watermark, and every id at or below it counts as finished.
  *
- * <p>Why that is safe: a client keeps at most {@code maxOutstandingRequests} requests unACKed and
- * retransmits one only until every member, this one included, ACKed it. So while a request is new
- * to this member, the client can have sent at most {@code maxOutstandingRequests - 1} later ones,
- * and fewer than that many later ids are finished here: the watermark cannot pass it as long as
+ * <p>Why that is safe: a client multicasts at most {@code maxOutstandingRequests - 1} requests
+ * after its oldest request that some member has not ACKed (its window slides only from the oldest
+ * end; a sliding count of outstanding requests would not do: the simulation caught that). So while
+ * a request is new to this member, fewer than {@code maxOutstandingRequests} later ids of that
+ * client can be finished here, and the watermark cannot pass it as long as
  * {@code duplicateWindow >= maxOutstandingRequests} (checked by nothing on the wire: the window
  * must be configured at least as large as every client's window; the defaults are 1024 and 64).
  * Clients beyond {@code maxClients} are forgotten least recently used first (counted

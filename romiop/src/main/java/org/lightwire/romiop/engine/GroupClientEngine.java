@@ -48,8 +48,8 @@ public final class GroupClientEngine
     private final ReplyFlyweight reply = new ReplyFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
-    /** Unacknowledged requests by packet id. */
-    private final Map<Integer, Outstanding> outstanding = new HashMap<>();
+    /** Unacknowledged requests by packet id, oldest first. */
+    private final LinkedHashMap<Integer, Outstanding> outstanding = new LinkedHashMap<>();
     /** Unacknowledged cancels by the Cancel's own packet id. */
     private final Map<Integer, Outstanding> cancels = new HashMap<>();
     /** Two-way requests whose replies are still de-duplicated, oldest first. */
@@ -113,10 +113,15 @@ public final class GroupClientEngine
         return leaderId;
     }
 
-    /** @return true when another request may be multicast now (the outstanding window has room). */
+    /**
+     * @return true when another request may be multicast now: fewer than
+     *         {@code maxOutstandingRequests} have been multicast since the oldest request some member
+     *         has not ACKed yet (a window that slides only from its oldest end, so members may forget
+     *         old request ids: see DuplicateFilter).
+     */
     public boolean canMulticast()
     {
-        return outstanding.size() < config.maxOutstandingRequests;
+        return outstanding.isEmpty() || counters.requestsSent - outstanding.values().iterator().next().sendSeq < config.maxOutstandingRequests;
     }
 
     public int outstandingRequests()
@@ -134,7 +139,8 @@ public final class GroupClientEngine
     {
         if (!canMulticast())
         {
-            throw new IllegalStateException(outstanding.size() + " requests outstanding, the configured maximum: wait until canMulticast()");
+            throw new IllegalStateException("the oldest unACKed request is " + config.maxOutstandingRequests +
+                " requests back, the configured maximum (maxOutstandingRequests): wait until canMulticast()");
         }
         if (RequestFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
         {
@@ -146,7 +152,9 @@ public final class GroupClientEngine
         request.set(WIRE_ORDER, config.selfId, packetId, requestId, responseFlags, length).payload(payload, offset, length);
         final byte[] copy = new byte[request.packetSize()];
         out.get(0, copy);
-        outstanding.put(packetId, new Outstanding(copy, requestId, nowNs));
+        final Outstanding o = new Outstanding(copy, requestId, nowNs);
+        o.sendSeq = counters.requestsSent;
+        outstanding.put(packetId, o);
         if (responseFlags != 0)
         {
             trackReplies(packetId, requestId);
@@ -444,6 +452,8 @@ public final class GroupClientEngine
     {
         final byte[] packet;
         final int requestId;
+        /** How many requests were multicast before this one. */
+        long sendSeq;
         long deadlineNs;
         /** Members that ACKed, ascending, the first ackedCount entries. */
         int[] acked = new int[4];

@@ -112,6 +112,9 @@ public final class MemberEngine
     private final LinkedHashMap<Integer, Long> knownClients = new LinkedHashMap<>(16, 0.75f, true);
     private int lastListPacketId;
     private long tickDeadlineNs;
+    /** After joining: members that answered ONLINE; it is repeated each tick until all did, or for one KeepAlive timeout. */
+    private final Set<Integer> onlineAnsweredBy = new HashSet<>();
+    private long onlineUntilNs;
     private long joinDeadlineNs;
     private boolean groupHeard;
 
@@ -525,6 +528,8 @@ public final class MemberEngine
                     nakTargetId = leaderId;
                     transitionTo(State.MEMBER, nowNs);
                     sendOrderAck();
+                    onlineAnsweredBy.clear();
+                    onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
                     sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
@@ -931,6 +936,7 @@ public final class MemberEngine
         {
             // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
             counters.memberListsReceived++;
+            onlineAnsweredBy.add(from);
             return;
         }
         final int[] list = new int[count];
@@ -1178,6 +1184,10 @@ public final class MemberEngine
                 else
                 {
                     passedOver.clear();
+                }
+                if (onlineUntilNs - nowNs > 0 && Arrays.stream(view).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
+                {
+                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
             case LEADER_RECOVERING ->

@@ -114,6 +114,29 @@ class GroupFailureSimulationTest
     }
 
     @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {6, 7, 8})
+    void newLeaderCrashingInTurnHandsOverAgain(final long seed) throws Exception
+    {
+        withSeed(seed, () ->
+        {
+            final GroupHarness h = group(seed, 1, 1, 2, 3, 4, 5);
+            h.when(() -> h.members.get(1).engine.deliveredSeq() >= TOTAL / 4, () -> h.crash(1));
+            h.when(() -> h.members.get(2).engine.counters().ordersSent() > 0 && h.members.get(2).engine.deliveredSeq() >= TOTAL / 2,
+                () -> h.crash(2));
+            h.runUntil(() -> h.clientsIdle() && h.delivered(TOTAL, 3, 4, 5), MAX_NS);
+            assertIdentical(h, TOTAL, 3, 4, 5);
+            assertClientsSee(h, 3, 3, 4, 5);
+            assertEquals(1, h.members.get(2).engine.counters().recoveries());
+            assertEquals(1, h.members.get(3).engine.counters().recoveries());
+            assertEquals(2, h.members.get(4).engine.counters().leaderChanges());
+            for (final GroupHarness.Client c : h.clients.values())
+            {
+                assertEquals(List.of("2:[2, 3, 4, 5]", "3:[3, 4, 5]"), c.views, "client " + c.id + " views");
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {11, 12, 13})
     void followerCrashIsRemovedByKeepAliveAndClientsStopWaitingForIt(final long seed) throws Exception
     {
@@ -150,7 +173,7 @@ class GroupFailureSimulationTest
             assertTrue(first > TOTAL / 4, "joiner starts at the order current when it joined, not at " + first);
             assertEquals(reference.subList((int)first - 1, TOTAL), new ArrayList<>(joiner.delivered.values()), "joiner's suffix");
             assertEquals(1, h.members.get(1).engine.counters().membersAdded());
-            assertTrue(joiner.engine.counters().memberListsReceived() >= 1, "members answered ONLINE with their lists");
+            assertTrue(joiner.engine.counters().memberListsReceived() >= 2, "members 2 and 3 answered ONLINE with their lists");
             for (final GroupHarness.Client c : h.clients.values())
             {
                 assertArrayEquals(new int[] {1, 2, 3, 4}, c.engine.currentMembers());

@@ -27,6 +27,8 @@ class GroupSimulationTest
     private static final int[] CLIENTS = {101, 102};
     private static final int REQUESTS_PER_CLIENT = 1000;
     private static final long MAX_SIM_NS = 120_000_000_000L;
+    /** At least the clients' window (32): the duplicate filter then never forgets a request still new to a member. */
+    private static final int DUPLICATE_WINDOW = 32;
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 42, 20261122})
@@ -66,7 +68,8 @@ class GroupSimulationTest
             final List<String> log = new ArrayList<>();
             logs.add(log);
             final GroupConfig config = new GroupConfig(id, LEADER, MEMBERS)
-                .orderInterval(orderIntervalNs, atOnce).retransmitTimeoutNs(5_000_000L).nakDelayNs(1_000_000L);
+                .orderInterval(orderIntervalNs, atOnce).retransmitTimeoutNs(5_000_000L).nakDelayNs(1_000_000L)
+                .duplicateWindow(DUPLICATE_WINDOW);
             final MemberEngine[] self = new MemberEngine[1];
             final MemberEngine engine = new MemberEngine(config, net.senderFor(id),
                 (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
@@ -176,6 +179,7 @@ class GroupSimulationTest
             assertEquals(total, distinct.size(), "member " + MEMBERS[i] + " delivered a duplicate");
             assertEquals(reference, digest(log), "member " + MEMBERS[i] + " delivered a different sequence");
             assertEquals(total, members.get(i).counters().delivered());
+            assertEquals(CLIENTS.length * DUPLICATE_WINDOW, members.get(i).duplicateFilterSize(), "the filter is bounded, not the history");
         }
         for (int c = 0; c < clients.size(); c++)
         {
