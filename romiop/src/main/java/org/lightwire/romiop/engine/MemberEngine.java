@@ -156,6 +156,8 @@ public final class MemberEngine
     // Failover, new leader side.
     private int failedLeaderId;
     private int recoveryBaseSize;
+    private boolean failedLeaderLeft;
+    private boolean recoveringFromLeave;
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
@@ -548,7 +550,7 @@ public final class MemberEngine
             }
             case LEADER_RECOVERING ->
             {
-                if (from == failedLeaderId || !isMember(from))
+                if ((from == failedLeaderId && !recoveringFromLeave) || !isMember(from))
                 {
                     // A leader is alive after all (we were cut off from it): join its group afresh.
                     leaderId = from;
@@ -983,6 +985,8 @@ public final class MemberEngine
             }
             else if (state == State.MEMBER && subject == leaderId)
             {
+                // It left rather than failed: it does not count against the majority a successor needs.
+                failedLeaderLeft = true;
                 lastHeardNs.put(subject, nowNs - config.keepAliveTimeoutNs - 1);
                 suspectLeader(nowNs);
             }
@@ -1306,14 +1310,11 @@ public final class MemberEngine
     private void startRecovery(final long nowNs)
     {
         failedLeaderId = leaderId;
-        recoveryBaseSize = view.length;
-        for (final int id : passedOver)
-        {
-            if (id != config.selfId && isMember(id))
-            {
-                removeMember(id);
-            }
-        }
+        // Passed-over candidates stay in the view: they must report or be removed by a majority, like anyone.
+        recoveryBaseSize = view.length - (failedLeaderLeft ? 1 : 0);
+        // Its KeepAlives still in flight must not read as "alive after all".
+        recoveringFromLeave = failedLeaderLeft;
+        failedLeaderLeft = false;
         passedOver.clear();
         leaderId = config.selfId;
         recoveredOrders.putAll(orders);
@@ -1422,6 +1423,11 @@ public final class MemberEngine
                 target = reported;
                 holder = id;
             }
+        }
+        if ((reports.size() + 1) * 2 <= recoveryBaseSize)
+        {
+            // A minority of the view before the failure: the other side may be ordering. Wait.
+            return;
         }
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;

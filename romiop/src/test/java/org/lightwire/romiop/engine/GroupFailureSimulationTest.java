@@ -91,12 +91,19 @@ class GroupFailureSimulationTest
         withSeed(seed, () ->
         {
             final GroupHarness h = group(seed, 1, 1, 2, 3, 4);
-            h.when(() -> h.members.get(1).engine.deliveredSeq() >= TOTAL / 3, () -> h.crash(1));
+            final long[] survivorsDeliveredAtCrash = new long[1];
+            h.when(() -> h.members.get(1).engine.deliveredSeq() >= TOTAL / 3, () ->
+            {
+                survivorsDeliveredAtCrash[0] = Math.max(h.members.get(2).engine.deliveredSeq(),
+                    Math.max(h.members.get(3).engine.deliveredSeq(), h.members.get(4).engine.deliveredSeq()));
+                h.crash(1);
+            });
             h.runUntil(() -> h.clientsIdle() && h.delivered(TOTAL, 2, 3, 4), MAX_NS);
             assertIdentical(h, TOTAL, 2, 3, 4);
             assertClientsSee(h, 2, 2, 3, 4);
             assertEquals(1, h.members.get(2).engine.counters().recoveries());
-            assertEquals(MemberEngine.State.LEADER_IDLE, h.members.get(2).engine.state());
+            assertTrue(h.members.get(2).engine.state() == MemberEngine.State.LEADER_IDLE ||
+                h.members.get(2).engine.state() == MemberEngine.State.LEADER_BATCHING, "member 2 orders");
             for (final int id : new int[] {3, 4})
             {
                 assertEquals(1, h.members.get(id).engine.counters().leaderChanges(), "member " + id + " followed one new leader");
@@ -106,10 +113,13 @@ class GroupFailureSimulationTest
             {
                 assertEquals(List.of("2:[2, 3, 4]"), c.views, "client " + c.id + " told of the failover once");
             }
-            // What the crashed leader delivered agrees with the survivors wherever a survivor delivered it too.
-            final Map<Long, String> survivor = h.members.get(2).delivered;
-            final long agreed = h.members.get(1).delivered.entrySet().stream().filter(e -> e.getValue().equals(survivor.get(e.getKey()))).count();
-            assertTrue(agreed >= TOTAL / 3, "crashed leader's early deliveries match: " + agreed);
+            // Whatever a survivor had delivered when the leader crashed stays in place, and the crashed
+            // leader had delivered the same there. Past that, its deliveries bind nobody (docs/romiop.md).
+            final List<String> crashed = new ArrayList<>(h.members.get(1).delivered.values());
+            final List<String> survivor = new ArrayList<>(h.members.get(2).delivered.values());
+            final int fixed = (int)survivorsDeliveredAtCrash[0];
+            assertTrue(fixed > 0 && crashed.size() >= fixed, "survivors had delivered " + fixed + ", the leader " + crashed.size());
+            assertEquals(crashed.subList(0, fixed), survivor.subList(0, fixed));
         });
     }
 
@@ -268,12 +278,24 @@ class GroupFailureSimulationTest
             }
             h.runUntil(() -> h.clientsIdle() && h.members.values().stream().allMatch(m -> m.engine.pendingReplies() == 0) &&
                 h.members.values().stream().map(m -> m.engine.deliveredSeq()).distinct().count() == 1 &&
-                h.members.get(1).engine.deliveredSeq() > 0, MAX_NS);
+                h.members.get(1).engine.state() == MemberEngine.State.LEADER_IDLE, MAX_NS);
             final long delivered = h.members.get(1).delivered.size();
             assertIdentical(h, delivered, ids);
             final long cancelled = h.clients.values().stream().mapToLong(c -> c.cancelled.size()).sum();
             final long cancelledDelivered = h.clients.values().stream().mapToLong(c -> c.cancelled.values().stream()
                 .filter(r -> h.members.get(1).delivered.containsValue(c.id + "/" + r)).count()).sum();
+            final java.util.Set<String> all = new java.util.TreeSet<>();
+            for (final GroupHarness.Client c : h.clients.values())
+            {
+                for (int r = 0; r < PER_CLIENT; r++)
+                {
+                    if (!c.cancelled.containsValue(r) && !h.members.get(1).delivered.containsValue(c.id + "/" + r))
+                    {
+                        all.add(c.id + "/" + r);
+                    }
+                }
+            }
+            assertEquals(java.util.Set.of(), all, "requests neither cancelled nor delivered");
             assertEquals(TOTAL - cancelled + cancelledDelivered, delivered, "every request not cancelled is delivered");
             assertEquals(cancelled - cancelledDelivered, h.members.get(1).engine.counters().requestsCancelled(),
                 "the leader dropped exactly the cancelled requests it had not ordered");
