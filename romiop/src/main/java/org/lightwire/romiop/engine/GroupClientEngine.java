@@ -341,8 +341,13 @@ public final class GroupClientEngine
             return;
         }
         lastListPacketId = memberChange.packetId();
-        leaderId = list[0];
+        final int newLeader = list[0];
         Arrays.sort(list);
+        if (newLeader == leaderId && Arrays.equals(list, members))
+        {
+            return;
+        }
+        leaderId = newLeader;
         members = list;
         counters.viewChanges++;
         completeAckedByAll(outstanding, true);

@@ -47,6 +47,7 @@ public final class GroupCounters
     long reportsSent;
     long memberListsReceived;
     long naksServedAsMember;
+    long viewsSentToClients;
     long leaderStepDowns;
     long removedMembersTold;
 
@@ -265,6 +266,11 @@ public final class GroupCounters
         return leaderStepDowns;
     }
 
+    public long viewsSentToClients()
+    {
+        return viewsSentToClients;
+    }
+
     @Override
     public String toString()
     {
@@ -275,6 +281,6 @@ public final class GroupCounters
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
             ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits + ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived + ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies + ", repliesFromNonMembers=" + repliesFromNonMembers +
             ", cancelsSent=" + cancelsSent + ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel + ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges +
-            ", clientsForgotten=" + clientsForgotten + ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded + ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges + ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived + ", naksServedAsMember=" + naksServedAsMember + ", removedMembersTold=" + removedMembersTold + ", leaderStepDowns=" + leaderStepDowns + '}';
+            ", clientsForgotten=" + clientsForgotten + ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded + ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges + ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived + ", naksServedAsMember=" + naksServedAsMember + ", removedMembersTold=" + removedMembersTold + ", leaderStepDowns=" + leaderStepDowns + ", viewsSentToClients=" + viewsSentToClients + '}';
     }
 }

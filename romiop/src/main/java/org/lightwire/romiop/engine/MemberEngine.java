@@ -108,7 +108,7 @@ public final class MemberEngine
     private int[] view;
     private int leaderId;
     private final Map<Integer, Long> lastHeardNs = new HashMap<>();
-    /** Clients seen, most recent last: they are sent each new view. */
+    /** Clients seen, most recent last, to when the leader last sent them the view: they are sent each new view. */
     private final LinkedHashMap<Integer, Long> knownClients = new LinkedHashMap<>(16, 0.75f, true);
     private int lastListPacketId;
     private long tickDeadlineNs;
@@ -433,9 +433,21 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        knownClients.put(clientId, nowNs);
+        final boolean duplicate = received.containsKey(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
+        final Long listSentNs = knownClients.get(clientId);
+        if (isOrdering() && (listSentNs == null || (duplicate && nowNs - listSentNs >= config.retransmitTimeoutNs)))
+        {
+            // A new client, or one retransmitting: its view may name members that are gone (it waits for their ACKs).
+            counters.viewsSentToClients++;
+            sendList(clientId, leaderId);
+            knownClients.put(clientId, nowNs);
+        }
+        else if (listSentNs == null)
+        {
+            knownClients.put(clientId, Long.MIN_VALUE / 2);
+        }
         trimKnownClients();
-        if (received.containsKey(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key)))
+        if (duplicate)
         {
             counters.duplicateRequests++;
             return;
