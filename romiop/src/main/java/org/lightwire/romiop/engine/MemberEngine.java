@@ -156,7 +156,8 @@ public final class MemberEngine
     // Failover, new leader side.
     private int failedLeaderId;
     private int recoveryBaseSize;
-    private boolean failedLeaderLeft;
+    /** The leader that announced its leaving (REMOVED for itself), or -1. */
+    private int leaderThatLeft = -1;
     private boolean recoveringFromLeave;
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
@@ -630,6 +631,8 @@ public final class MemberEngine
         {
             sendOrderAck();
         }
+        // A new leader's catch-up ends with whichever packet completes it: an order or a request.
+        finishRecoveryWhenCaughtUp(nowNs);
     }
 
     private boolean isOrderedUndelivered(final long key)
@@ -998,7 +1001,7 @@ public final class MemberEngine
             else if (state == State.MEMBER && subject == leaderId)
             {
                 // It left rather than failed: it does not count against the majority a successor needs.
-                failedLeaderLeft = true;
+                leaderThatLeft = subject;
                 lastHeardNs.put(subject, nowNs - config.keepAliveTimeoutNs - 1);
                 suspectLeader(nowNs);
             }
@@ -1208,7 +1211,14 @@ public final class MemberEngine
             }
             case LEADER_RECOVERING ->
             {
-                if (recoveryTargetSeq < 0)
+                if (recoveryTargetSeq >= 0)
+                {
+                    // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
+                    keepAlive.wrap(out, 0);
+                    keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
+                    sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                }
+                else
                 {
                     sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
                     // Only a majority of the view before the failure may go on: a minority side waits.
@@ -1323,11 +1333,14 @@ public final class MemberEngine
     {
         failedLeaderId = leaderId;
         // Passed-over candidates stay in the view: they must report or be removed by a majority, like anyone.
-        recoveryBaseSize = view.length - (failedLeaderLeft ? 1 : 0);
-        // Its KeepAlives still in flight must not read as "alive after all".
-        recoveringFromLeave = failedLeaderLeft;
-        failedLeaderLeft = false;
+        recoveringFromLeave = leaderThatLeft == failedLeaderId;
+        recoveryBaseSize = view.length - (recoveringFromLeave ? 1 : 0);
+        leaderThatLeft = -1;
         passedOver.clear();
+        if (isMember(failedLeaderId))
+        {
+            removeMember(failedLeaderId);
+        }
         leaderId = config.selfId;
         recoveredOrders.putAll(orders);
         orders.clear();
