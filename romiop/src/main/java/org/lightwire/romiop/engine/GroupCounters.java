@@ -274,13 +274,22 @@ public final class GroupCounters
     @Override
     public String toString()
     {
-        return "GroupCounters{invalid=" + invalid + ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
+        return "GroupCounters{invalid=" + invalid +
+            ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
             ", duplicateRequests=" + duplicateRequests + ", delivered=" + delivered + ", ordersSent=" + ordersSent +
             ", orderEntriesSent=" + orderEntriesSent + ", duplicateOrderEntries=" + duplicateOrderEntries +
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
-            ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits + ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived + ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies + ", repliesFromNonMembers=" + repliesFromNonMembers +
-            ", cancelsSent=" + cancelsSent + ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel + ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges +
-            ", clientsForgotten=" + clientsForgotten + ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded + ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges + ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived + ", naksServedAsMember=" + naksServedAsMember + ", removedMembersTold=" + removedMembersTold + ", leaderStepDowns=" + leaderStepDowns + ", viewsSentToClients=" + viewsSentToClients + '}';
+            ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits +
+            ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived +
+            ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies +
+            ", repliesFromNonMembers=" + repliesFromNonMembers + ", cancelsSent=" + cancelsSent +
+            ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel +
+            ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges + ", clientsForgotten=" + clientsForgotten +
+            ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
+            ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
+            ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
+            ", naksServedAsMember=" + naksServedAsMember + ", viewsSentToClients=" + viewsSentToClients +
+            ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold + '}';
     }
 }

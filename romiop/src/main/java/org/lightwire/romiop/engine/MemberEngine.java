@@ -563,7 +563,12 @@ public final class MemberEngine
             }
             case LEADER_RECOVERING ->
             {
-                if ((from == failedLeaderId && !recoveringFromLeave) || !isMember(from))
+                if (from == failedLeaderId && recoveringFromLeave)
+                {
+                    // Sent before it left, still in flight.
+                    counters.unexpectedPackets++;
+                }
+                else if (from == failedLeaderId || !isMember(from))
                 {
                     // A leader is alive after all (we were cut off from it): join its group afresh.
                     leaderId = from;
