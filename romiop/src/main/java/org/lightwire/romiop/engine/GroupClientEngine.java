@@ -30,6 +30,9 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * <p>Membership: the view starts as the configured members and follows the leader's MemberChange
  * LIST packets (leader first in the list). A request stops waiting for a member's ACK once that
  * member leaves the view. See {@link #acceptList} for which lists are taken.
+ *
+ * <p>Not yet: fragmentation of requests larger than one packet (multicast refuses them), and
+ * allocation-free steady state (each request and reply record is a small allocation).
  */
 public final class GroupClientEngine
 {
