@@ -222,10 +222,20 @@ public final class GroupClientEngine
         }
     }
 
-    /** Re-multicasts every request and cancel whose retransmission deadline has passed. */
+    /**
+     * Re-multicasts every request and cancel whose retransmission deadline has passed. A Cancel
+     * still unACKed after {@code replyGiveUpNs} is dropped (counted {@code cancelsAbandoned}), so
+     * that cancels cannot pile up while a dead member is still in the view.
+     */
     public void onTimer(final long nowNs)
     {
         resendDue(outstanding, nowNs);
+        cancels.values().removeIf(o ->
+        {
+            final boolean old = nowNs - o.firstSentNs >= config.replyGiveUpNs;
+            counters.cancelsAbandoned += old ? 1 : 0;
+            return old;
+        });
         resendDue(cancels, nowNs);
     }
 
@@ -462,6 +472,7 @@ public final class GroupClientEngine
         final int requestId;
         /** How many requests were multicast before this one. */
         long sendSeq;
+        final long firstSentNs;
         long deadlineNs;
         /** Members that ACKed, ascending, the first ackedCount entries. */
         int[] acked = new int[4];
@@ -471,6 +482,7 @@ public final class GroupClientEngine
         {
             this.packet = packet;
             this.requestId = requestId;
+            this.firstSentNs = nowNs;
             this.deadlineNs = nowNs + config.retransmitTimeoutNs;
         }
 

@@ -33,6 +33,7 @@ public final class GroupCounters
     long repliesFromNonMembers;
     long cancelsSent;
     long cancelsCompleted;
+    long cancelsAbandoned;
     long repliesAfterCancel;
     long staleMemberLists;
     long viewChanges;
@@ -271,6 +272,11 @@ public final class GroupCounters
         return viewsSentToClients;
     }
 
+    public long cancelsAbandoned()
+    {
+        return cancelsAbandoned;
+    }
+
     @Override
     public String toString()
     {
@@ -290,6 +296,7 @@ public final class GroupCounters
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
             ", naksServedAsMember=" + naksServedAsMember + ", viewsSentToClients=" + viewsSentToClients +
-            ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold + '}';
+            ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
+            ", cancelsAbandoned=" + cancelsAbandoned + '}';
     }
 }

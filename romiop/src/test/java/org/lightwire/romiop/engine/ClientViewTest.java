@@ -76,4 +76,21 @@ class ClientViewTest
         assertEquals(2, client.leaderId());
         assertEquals(List.of(1, 1, 1, 2, 2), sentTo, "every list ACKed to its sender");
     }
+
+    @Test
+    void cancelIsMulticastUntilEveryMemberAcksOrTheGiveUpTime()
+    {
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(100, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyGiveUpNs(50 * MS),
+            (to, packet, length) -> sentTo.add(to));
+        final int packetId = c.multicast(1, 3, ByteBuffer.allocate(1), 0, 1, 0);
+        c.cancel(packetId, 1 * MS);
+        assertEquals(0, c.outstandingRequests(), "the request is no longer retransmitted");
+        assertEquals(List.of(GroupSender.GROUP, GroupSender.GROUP), sentTo);
+        c.onTimer(21 * MS);
+        c.onTimer(41 * MS);
+        assertEquals(4, sentTo.size(), "the Cancel, resent twice");
+        c.onTimer(51 * MS);
+        assertEquals(1, c.counters().cancelsAbandoned());
+        assertEquals(Long.MAX_VALUE, c.nextDeadlineNs());
+    }
 }
