@@ -139,8 +139,8 @@ final class ClientGroup implements AutoCloseable
             throw e;
         }
         this.policy = config.consolidation(address.group());
-        this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link, this::onReply);
-        engine.membershipListener(this::onMembers);
+        this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link, this::onReply,
+            this::onMembers);
         this.backlogRoom = new Semaphore(config.clientBacklog);
         this.driver = new GroupDriver("romiop-client-" + address.group(), link,
             DrivenEngine.of(this::onPacket, this::onTimer, this::nextDeadlineNs), config.maxPacketBytes).start();

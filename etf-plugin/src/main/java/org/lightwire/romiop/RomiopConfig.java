@@ -53,8 +53,29 @@ public final class RomiopConfig
     public static final String CLIENT_BACKLOG = PREFIX + "client.backlog";
     /** Leader's KeepAlive period; 0 turns failure detection off. */
     public static final String KEEPALIVE_MS = PREFIX + "keepalive_ms";
-    /** Silence after which the leader removes a member (at least two KeepAlive periods). */
-    public static final String MEMBER_TIMEOUT_MS = PREFIX + "member_timeout_ms";
+    /** Silence after which the leader removes a member, or the members replace the leader (at least two KeepAlive periods). */
+    public static final String KEEPALIVE_TIMEOUT_MS = PREFIX + "keepalive_timeout_ms";
+    /**
+     * Member: true joins a running group (MemberChange ADDED, as the paper's section 4.1) instead of
+     * starting as one of {@code members}; for a replica added or restarted while the group runs.
+     */
+    public static final String JOIN = PREFIX + "join";
+    /** Member: a joiner that hears no member this long founds the group. */
+    public static final String JOIN_TIMEOUT_MS = PREFIX + "join_timeout_ms";
+    /** Member: how long a cancelled request is kept in case the leader ordered it first. */
+    public static final String CANCEL_HOLD_MS = PREFIX + "cancel_hold_ms";
+    /** Member: replies kept until their client ACKs them (the oldest is abandoned beyond). */
+    public static final String MAX_PENDING_REPLIES = PREFIX + "max_pending_replies";
+    /** Member: a reply (or a LIST to a client, or a client's Cancel) unACKed this long is abandoned. */
+    public static final String REPLY_GIVE_UP_MS = PREFIX + "reply_give_up_ms";
+    /** Client: two-way requests whose replies are de-duplicated. */
+    public static final String MAX_TRACKED_REPLIES = PREFIX + "max_tracked_replies";
+    /** Member: finished request ids remembered per client above its watermark (at least every client's max_outstanding). */
+    public static final String DUPLICATE_WINDOW = PREFIX + "duplicate_window";
+    /** Member: clients remembered (duplicate filter, view updates). */
+    public static final String MAX_CLIENTS = PREFIX + "max_clients";
+    /** Member: delivered requests kept for a new leader's recovery. */
+    public static final String MAX_RETAINED_ORDERS = PREFIX + "max_retained_orders";
     /**
      * Server: true lets the ORB dispatch group requests on several POA threads. The default, false,
      * makes the listener refuse to start unless {@code jacorb.poa.thread_pool_max=1} and
@@ -86,7 +107,16 @@ public final class RomiopConfig
     final int poaThreadPoolMin;
     final boolean poaQueueWait;
     final long keepAliveNs;
-    final long memberTimeoutNs;
+    final long keepAliveTimeoutNs;
+    final boolean join;
+    final long joinTimeoutNs;
+    final long cancelHoldNs;
+    final int maxPendingReplies;
+    final long replyGiveUpNs;
+    final int maxTrackedReplies;
+    final int duplicateWindow;
+    final int maxClients;
+    final int maxRetainedOrders;
     /** Every jacorb.lightwire.romiop.* property, for the consolidation policies of each group. */
     private final java.util.Map<String, String> properties = new java.util.HashMap<>();
 
@@ -136,8 +166,19 @@ public final class RomiopConfig
         poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);
         poaQueueWait = LightwireConfig.bool(c, "jacorb.poa.queue_wait", false);
         keepAliveNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, KEEPALIVE_MS, 200, 0, 60_000));
-        memberTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, MEMBER_TIMEOUT_MS, 2_000,
+        keepAliveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, KEEPALIVE_TIMEOUT_MS, 2_000,
             2 * TimeUnit.NANOSECONDS.toMillis(keepAliveNs), 3_600_000));
+        join = LightwireConfig.bool(c, JOIN, false);
+        joinTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, JOIN_TIMEOUT_MS, 1_000, 1, 3_600_000));
+        cancelHoldNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, CANCEL_HOLD_MS, GroupConfig.DEFAULT_CANCEL_HOLD_NS / 1_000_000, 0, 3_600_000));
+        maxPendingReplies = (int)LightwireConfig.range(c, MAX_PENDING_REPLIES, GroupConfig.DEFAULT_MAX_PENDING_REPLIES, 1, 1 << 20);
+        // A client's consolidation waits 10 s by default: a member resends its reply as long.
+        replyGiveUpNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, REPLY_GIVE_UP_MS, 10_000, 1, 3_600_000));
+        maxTrackedReplies = (int)LightwireConfig.range(c, MAX_TRACKED_REPLIES, GroupConfig.DEFAULT_MAX_TRACKED_REPLIES, 1, 1 << 20);
+        maxClients = (int)LightwireConfig.range(c, MAX_CLIENTS, GroupConfig.DEFAULT_MAX_CLIENTS, 1, 1 << 20);
+        maxRetainedOrders = (int)LightwireConfig.range(c, MAX_RETAINED_ORDERS, GroupConfig.DEFAULT_MAX_RETAINED_ORDERS, 1, 1 << 20);
+        duplicateWindow = (int)LightwireConfig.range(c, DUPLICATE_WINDOW, Math.max(GroupConfig.DEFAULT_DUPLICATE_WINDOW, maxOutstanding),
+            maxOutstanding, 1 << 20);
         for (final String key : c.getAttributeNamesWithPrefix(PREFIX))
         {
             properties.put(key, c.getAttribute(key, ""));
@@ -172,13 +213,35 @@ public final class RomiopConfig
     /** @return the engine settings for member or client {@code selfId} of a group. */
     GroupConfig engine(final int selfId, final int leaderId, final int[] memberIds)
     {
-        return new GroupConfig(selfId, leaderId, memberIds)
+        return tune(new GroupConfig(selfId, leaderId, memberIds));
+    }
+
+    /**
+     * @return the engine settings for member {@code selfId}: with {@link #JOIN} it joins the running
+     *     group (or founds it when no member answers), otherwise it starts as one of {@code memberIds}.
+     */
+    GroupConfig member(final int selfId, final int leaderId, final int[] memberIds)
+    {
+        return join ? tune(GroupConfig.joining(selfId)) : engine(selfId, leaderId, memberIds);
+    }
+
+    private GroupConfig tune(final GroupConfig config)
+    {
+        return config
             .orderInterval(orderIntervalNs, orderAtOnceWhenIdle)
             .retransmitTimeoutNs(retransmitNs)
             .nakDelayNs(nakDelayNs)
             .maxPacketBytes(maxPacketBytes)
             .maxOutstandingRequests(maxOutstanding)
-            .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : memberTimeoutNs);
+            .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : keepAliveTimeoutNs)
+            .joinTimeoutNs(joinTimeoutNs)
+            .cancelHoldNs(cancelHoldNs)
+            .maxPendingReplies(maxPendingReplies)
+            .replyGiveUpNs(replyGiveUpNs)
+            .maxTrackedReplies(maxTrackedReplies)
+            .duplicateWindow(duplicateWindow)
+            .maxClients(maxClients)
+            .maxRetainedOrders(maxRetainedOrders);
     }
 
     /** @return the interface to multicast on, or null to let the kernel choose. */

@@ -5,6 +5,8 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jacorb.config.Configuration;
@@ -117,7 +119,7 @@ public final class RomiopListener extends ListenerBase
         {
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
-        engine = new MemberEngine(config.engine(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
+        engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
         driver = new GroupDriver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs), config.maxPacketBytes);
         final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
@@ -132,6 +134,8 @@ public final class RomiopListener extends ListenerBase
         }
         profile = p;
         openConnection();
+        // Starts the membership clocks (KeepAlive, failover) now, not at the first packet.
+        driver.submit(engine::start);
         driver.start();
         super.listen();
     }
@@ -289,12 +293,40 @@ public final class RomiopListener extends ListenerBase
             ", link " + (link == null ? "-" : link.counters());
     }
 
+    /**
+     * Multicasts MemberChange REMOVED for this member, so the others remove it at once (a leader
+     * hands over without waiting for the KeepAlive timeout); waits up to half a second for the
+     * driver to send it. The KeepAlive probes remove a member whose announcement is lost.
+     */
+    private void announceLeaving()
+    {
+        final CountDownLatch sent = new CountDownLatch(1);
+        try
+        {
+            driver.submit(now ->
+            {
+                engine.leave(now);
+                sent.countDown();
+            });
+            sent.await(500, TimeUnit.MILLISECONDS);
+        }
+        catch (final IllegalStateException e)
+        {
+            // The driver is closed already: nothing can be sent.
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void destroy()
     {
         destroyed = true;
         if (driver != null)
         {
+            announceLeaving();
             driver.close();
         }
         if (link != null)

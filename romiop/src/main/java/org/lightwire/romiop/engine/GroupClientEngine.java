@@ -2,68 +2,101 @@ package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
-import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
- * A client's side of the group's reliable multicast (paper, Figure 4 lines 6-11 and 41-45): each
- * Request is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until every
- * member has ACKed it. Members' Replies go to a {@link ReplyHandler}, each once per member and
- * request; every Reply, duplicates included, is ACKed to its member, which resends it until then.
- * Consolidation is the caller's ({@code org.lightwire.romiop.consolidation}).
+ * A client's side of the group (paper, Figure 4 lines 6-11, 19-20 and 41-45).
+ *
+ * <p>Requests: each is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until
+ * every member of the client's current view has ACKed it. Cancel ({@link #cancel}) is multicast
+ * the same way until every member ACKs it.
+ *
+ * <p>Replies: each member's Reply is ACKed (duplicates too, since the first ACK may have been lost)
+ * and handed to the {@link ReplyHandler} once per member and request. Replies are remembered for
+ * the last {@code maxTrackedReplies} two-way requests; a reply to an older one is stale.
+ *
+ * <p>Membership: the view starts as the configured members and follows the leader's MemberChange
+ * LIST packets (leader first in the list). A request stops waiting for a member's ACK once that
+ * member leaves the view. See {@link #acceptList} for which lists are taken.
+ *
+ * <p>Not yet: fragmentation of requests larger than one packet (multicast refuses them), and
+ * allocation-free steady state (each request and reply record is a small allocation).
  */
 public final class GroupClientEngine
 {
     private static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
+    private static final ReplyHandler NO_REPLIES = (memberId, packetId, requestId, payload, offset, length) -> { };
 
     private final GroupConfig config;
     private final GroupSender sender;
+    private final ReplyHandler replyHandler;
+    private final MembershipListener membershipListener;
     private final GroupCounters counters = new GroupCounters();
     private final ByteBuffer out;
     private final PacketHeader_1_0 header = new PacketHeader_1_0();
     private final RequestFlyweight request = new RequestFlyweight();
-    private final AckFlyweight ack = new AckFlyweight();
-    private final ReplyFlyweight reply = new ReplyFlyweight();
     private final CancelFlyweight cancelPacket = new CancelFlyweight();
-    private final ByteBuffer ackOut = ByteBuffer.allocate(AckFlyweight.LENGTH);
-    private final ReplyHandler replyHandler;
-    /** (member, request packet id) of replies delivered, oldest first, bounded by replyHistory. */
-    private final java.util.LinkedHashSet<Long> repliesSeen = new java.util.LinkedHashSet<>();
-    /** The members whose ACK a request needs: those still in the group. */
-    private long requiredMask;
+    private final ReplyFlyweight reply = new ReplyFlyweight();
+    private final AckFlyweight ack = new AckFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
-    private volatile MembershipListener membershipListener;
-    /** Unacknowledged requests by packet id. */
-    private final Map<Integer, Outstanding> outstanding = new HashMap<>();
+    /** Unacknowledged requests by packet id, oldest first. */
+    private final LinkedHashMap<Integer, Outstanding> outstanding = new LinkedHashMap<>();
+    /** Unacknowledged cancels by the Cancel's own packet id. */
+    private final Map<Integer, Outstanding> cancels = new HashMap<>();
+    /** Two-way requests whose replies are still de-duplicated, oldest first. */
+    private final LinkedHashMap<Integer, ReplyRecord> replyRecords = new LinkedHashMap<>();
+    /** Replies to packet ids at or below this (unsigned) are stale: their records were evicted. */
+    private int evictedReplyWatermark;
+    private int[] members;
+    private int leaderId;
+    private int lastListPacketId;
     private int lamport;
 
-    /** A client that sends requests only: Replies are counted as unexpected. */
     public GroupClientEngine(final GroupConfig config, final GroupSender sender)
     {
-        this(config, sender, null);
+        this(config, sender, NO_REPLIES, null);
     }
 
-    /** @param replyHandler gets each member's reply once; null: Replies are counted as unexpected. */
     public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler)
     {
-        this.replyHandler = replyHandler;
+        this(config, sender, replyHandler, null);
+    }
+
+    /**
+     * @param replyHandler       receives each member's reply once.
+     * @param membershipListener told of every change of the view; may be null.
+     */
+    public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler,
+        final MembershipListener membershipListener)
+    {
+        if (config.memberIds.length == 0)
+        {
+            throw new IllegalArgumentException("a client needs the group's members and leader: use new GroupConfig(clientId, leaderId, memberIds...)");
+        }
         if (config.memberIndex(config.selfId) >= 0)
         {
             throw new IllegalArgumentException("client id " + config.selfId + " is also a member id; give the client its own id");
         }
         this.config = config;
         this.sender = sender;
+        this.replyHandler = replyHandler;
+        this.membershipListener = membershipListener;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
-        this.requiredMask = config.memberIds.length == 64 ? -1L : (1L << config.memberIds.length) - 1;
+        this.members = config.memberIds.clone();
+        Arrays.sort(members);
+        this.leaderId = config.leaderId;
     }
 
     public GroupCounters counters()
@@ -71,10 +104,27 @@ public final class GroupClientEngine
         return counters;
     }
 
-    /** @return true when another request may be multicast now (the outstanding window has room). */
+    /** @return the members in this client's current view, ascending (a copy). */
+    public int[] currentMembers()
+    {
+        return members.clone();
+    }
+
+    /** @return the sequencer in this client's current view. */
+    public int leaderId()
+    {
+        return leaderId;
+    }
+
+    /**
+     * @return true when another request may be multicast now: fewer than
+     *         {@code maxOutstandingRequests} have been multicast since the oldest request some member
+     *         has not ACKed yet (a window that slides only from its oldest end, so members may forget
+     *         old request ids: see DuplicateFilter).
+     */
     public boolean canMulticast()
     {
-        return outstanding.size() < config.maxOutstandingRequests;
+        return outstanding.isEmpty() || counters.requestsSent - outstanding.values().iterator().next().sendSeq < config.maxOutstandingRequests;
     }
 
     public int outstandingRequests()
@@ -85,13 +135,15 @@ public final class GroupClientEngine
     /**
      * Multicasts one request to the group and keeps it until every member ACKs it.
      *
+     * @param responseFlags GIOP's; non-zero means replies are expected and will be de-duplicated.
      * @return the request's packet id, which with this client's id names it in the group's order.
      */
     public int multicast(final int requestId, final int responseFlags, final ByteBuffer payload, final int offset, final int length, final long nowNs)
     {
         if (!canMulticast())
         {
-            throw new IllegalStateException(outstanding.size() + " requests outstanding, the configured maximum: wait until canMulticast()");
+            throw new IllegalStateException("the oldest unACKed request is " + config.maxOutstandingRequests +
+                " requests back, the configured maximum (maxOutstandingRequests): wait until canMulticast()");
         }
         if (RequestFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
         {
@@ -103,33 +155,52 @@ public final class GroupClientEngine
         request.set(WIRE_ORDER, config.selfId, packetId, requestId, responseFlags, length).payload(payload, offset, length);
         final byte[] copy = new byte[request.packetSize()];
         out.get(0, copy);
-        outstanding.put(packetId, new Outstanding(copy, nowNs + config.retransmitTimeoutNs));
+        final Outstanding o = new Outstanding(copy, requestId, nowNs);
+        o.sendSeq = counters.requestsSent;
+        outstanding.put(packetId, o);
+        if (responseFlags != 0)
+        {
+            trackReplies(packetId, requestId);
+        }
         counters.requestsSent++;
         sender.send(GroupSender.GROUP, out, copy.length);
         return packetId;
     }
 
     /**
-     * Withdraws a request (its caller gave up, e.g. on its timeout): stops resending it and
-     * multicasts a Cancel; members drop the request if it is not yet ordered. Best effort, as
-     * GIOP's CancelRequest: a lost Cancel, or one that arrives after the order, leaves the request
-     * to run everywhere, never on some members only.
+     * Withdraws a request this client multicast (its call timed out): stops retransmitting it and
+     * multicasts a Cancel until every member ACKs. Members drop the request if the leader has not
+     * ordered it yet; once ordered it is delivered everywhere (and its replies are then dropped
+     * here, counted {@code repliesAfterCancel}).
      *
-     * @param packetId what {@link #multicast} returned.
+     * @param packetId as returned by {@link #multicast}.
      */
     public void cancel(final int packetId, final long nowNs)
     {
-        final Outstanding o = outstanding.remove(packetId);
+        if (packetId == 0 || Integer.compareUnsigned(packetId, lamport) > 0)
+        {
+            throw new IllegalArgumentException("packet id " + Integer.toUnsignedString(packetId) + " was never returned by multicast()");
+        }
         int requestId = 0;
+        final Outstanding o = outstanding.remove(packetId);
         if (o != null)
         {
-            request.wrap(ByteBuffer.wrap(o.packet), 0);
-            requestId = request.requestId();
+            requestId = o.requestId;
         }
+        final ReplyRecord record = replyRecords.get(packetId);
+        if (record != null)
+        {
+            record.cancelled = true;
+            requestId = record.requestId;
+        }
+        final int cancelPacketId = ++lamport;
         cancelPacket.wrap(out, 0);
-        cancelPacket.set(WIRE_ORDER, config.selfId, ++lamport, packetId, requestId);
+        cancelPacket.set(WIRE_ORDER, config.selfId, cancelPacketId, packetId, requestId);
+        final byte[] copy = new byte[CancelFlyweight.LENGTH];
+        out.get(0, copy);
+        cancels.put(cancelPacketId, new Outstanding(copy, requestId, nowNs));
         counters.cancelsSent++;
-        sender.send(GroupSender.GROUP, out, CancelFlyweight.LENGTH);
+        sender.send(GroupSender.GROUP, out, copy.length);
     }
 
     /** Handles one received datagram; never throws. */
@@ -142,175 +213,216 @@ public final class GroupClientEngine
             counters.countInvalid(invalid);
             return;
         }
-        if (header.type() == PacketType.REPLY && replyHandler != null)
+        switch (header.type())
         {
-            onReply(buffer, offset, length);
+            case ACK -> onAck(buffer, offset, length);
+            case REPLY -> onReply(buffer, offset, length);
+            case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
+            default -> counters.unexpectedPackets++;
+        }
+    }
+
+    /**
+     * Re-multicasts every request and cancel whose retransmission deadline has passed. A Cancel
+     * still unACKed after {@code replyGiveUpNs} is dropped (counted {@code cancelsAbandoned}), so
+     * that cancels cannot pile up while a dead member is still in the view.
+     */
+    public void onTimer(final long nowNs)
+    {
+        resendDue(outstanding, nowNs);
+        cancels.values().removeIf(o ->
+        {
+            final boolean old = nowNs - o.firstSentNs >= config.replyGiveUpNs;
+            counters.cancelsAbandoned += old ? 1 : 0;
+            return old;
+        });
+        resendDue(cancels, nowNs);
+    }
+
+    /** @return the earliest retransmission deadline, or Long.MAX_VALUE when nothing is outstanding. */
+    public long nextDeadlineNs()
+    {
+        return earliest(cancels, earliest(outstanding, Long.MAX_VALUE));
+    }
+
+    private void onAck(final ByteBuffer buffer, final int offset, final int length)
+    {
+        if (!Packets.wrapValid(ack, buffer, offset, length, counters))
+        {
             return;
         }
-        if (header.type() == PacketType.MEMBER_CHANGE)
-        {
-            onMemberChange(buffer, offset, length);
-            return;
-        }
-        if (header.type() != PacketType.ACK)
+        observe(ack.packetId());
+        final PacketType acked = ack.ackedType();
+        if ((acked != PacketType.REQUEST && acked != PacketType.CANCEL) || ack.ackedSenderId() != config.selfId ||
+            !isMember(ack.senderId()))
         {
             counters.unexpectedPackets++;
             return;
         }
-        ack.wrap(buffer, offset);
-        final Invalid ackInvalid = ack.validate(length);
-        if (ackInvalid != null)
-        {
-            counters.countInvalid(ackInvalid);
-            return;
-        }
-        if (Integer.compareUnsigned(ack.packetId(), lamport) > 0)
-        {
-            lamport = ack.packetId();
-        }
-        final int index = config.memberIndex(ack.senderId());
-        if (ack.ackedType() != PacketType.REQUEST || ack.ackedSenderId() != config.selfId || index < 0)
-        {
-            counters.unexpectedPackets++;
-            return;
-        }
-        final Outstanding o = outstanding.get((int)ack.ackedId());
+        final Map<Integer, Outstanding> map = acked == PacketType.REQUEST ? outstanding : cancels;
+        final Outstanding o = map.get((int)ack.ackedId());
         if (o == null)
         {
             return;
         }
-        o.ackedMask |= 1L << index;
-        if ((o.ackedMask & requiredMask) == requiredMask)
+        o.ackedBy(ack.senderId());
+        if (o.ackedByAll(members))
         {
-            outstanding.remove((int)ack.ackedId());
-            counters.requestsCompleted++;
+            map.remove((int)ack.ackedId());
+            if (acked == PacketType.REQUEST)
+            {
+                counters.requestsCompleted++;
+            }
+            else
+            {
+                counters.cancelsCompleted++;
+            }
         }
     }
 
     private void onReply(final ByteBuffer buffer, final int offset, final int length)
     {
-        reply.wrap(buffer, offset);
-        final Invalid invalid = reply.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(reply, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
-        if (Integer.compareUnsigned(reply.packetId(), lamport) > 0)
-        {
-            lamport = reply.packetId();
-        }
-        final int member = reply.senderId();
-        if (reply.requestSenderId() != config.selfId || config.memberIndex(member) < 0)
+        observe(reply.packetId());
+        if (reply.requestSenderId() != config.selfId)
         {
             counters.unexpectedPackets++;
             return;
         }
-        // ACKed every time: the member resends only because our ACK did not reach it.
-        ack.wrap(ackOut, 0);
-        ack.set(WIRE_ORDER, config.selfId, ++lamport, PacketType.REPLY, member, reply.requestPacketId() & 0xFFFF_FFFFL);
-        sender.send(member, ackOut, AckFlyweight.LENGTH);
-        final long key = ((long)member << 32) | (reply.requestPacketId() & 0xFFFF_FFFFL);
-        if (!repliesSeen.add(key))
+        final int memberId = reply.senderId();
+        if (!isMember(memberId))
+        {
+            // Not ACKed: if the member joined and our view lags, its retransmission is taken once the view catches up.
+            counters.repliesFromNonMembers++;
+            return;
+        }
+        counters.repliesReceived++;
+        sendAck(memberId, PacketType.REPLY, memberId, reply.packetId());
+        final int packetId = reply.requestPacketId();
+        final ReplyRecord record = replyRecords.get(packetId);
+        if (record == null)
+        {
+            if (packetId != 0 && Integer.compareUnsigned(packetId, evictedReplyWatermark) <= 0)
+            {
+                counters.staleReplies++;
+            }
+            else
+            {
+                counters.unexpectedPackets++;
+            }
+            return;
+        }
+        if (!record.firstReplyFrom(memberId))
         {
             counters.duplicateReplies++;
             return;
         }
-        if (repliesSeen.size() > config.replyHistory)
+        if (record.cancelled)
         {
-            final Iterator<Long> oldest = repliesSeen.iterator();
-            oldest.next();
-            oldest.remove();
-        }
-        counters.repliesReceived++;
-        replyHandler.onReply(member, reply.requestPacketId(), reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
-    }
-
-    /** Told when the view changes; called on the engine's thread. */
-    public void membershipListener(final MembershipListener listener)
-    {
-        this.membershipListener = listener;
-    }
-
-    /** @return the members whose ACK a request needs now, in configuration order. */
-    public int[] currentMembers()
-    {
-        final int[] members = new int[Long.bitCount(requiredMask)];
-        for (int i = 0, k = 0; i < config.memberIds.length; i++)
-        {
-            if ((requiredMask & (1L << i)) != 0)
-            {
-                members[k++] = config.memberIds[i];
-            }
-        }
-        return members;
-    }
-
-    /** The leader removed a member (or sent the whole list): stop waiting for it. */
-    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
-    {
-        memberChange.wrap(buffer, offset);
-        final Invalid invalid = memberChange.validate(length);
-        if (invalid != null)
-        {
-            counters.countInvalid(invalid);
+            counters.repliesAfterCancel++;
             return;
         }
-        if (memberChange.senderId() != config.leaderId)
+        counters.repliesDelivered++;
+        replyHandler.onReply(memberId, packetId, reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
+    }
+
+    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
+    {
+        if (!Packets.wrapValid(memberChange, buffer, offset, length, counters))
+        {
+            return;
+        }
+        observe(memberChange.packetId());
+        if (memberChange.status() != MemberChangeFlyweight.STATUS_LIST || memberChange.memberCount() == 0)
         {
             counters.unexpectedPackets++;
             return;
         }
-        long mask = requiredMask;
-        if (memberChange.status() == MemberChangeFlyweight.STATUS_REMOVED)
+        // ACKed even when not taken: a stale list's sender retransmits only because it lacks this ACK.
+        sendAck(memberChange.senderId(), PacketType.MEMBER_CHANGE, memberChange.senderId(), memberChange.packetId());
+        final int[] list = new int[memberChange.memberCount()];
+        for (int i = 0; i < list.length; i++)
         {
-            final int index = config.memberIndex(memberChange.memberId());
-            if (index >= 0)
-            {
-                mask &= ~(1L << index);
-            }
+            list[i] = memberChange.member(i);
         }
-        else if (memberChange.status() == MemberChangeFlyweight.STATUS_LIST)
+        if (!acceptList(memberChange.senderId(), memberChange.packetId(), list))
         {
-            long listed = 0;
-            for (int k = 0; k < memberChange.memberCount(); k++)
-            {
-                final int index = config.memberIndex(memberChange.member(k));
-                if (index >= 0)
-                {
-                    listed |= 1L << index;
-                }
-            }
-            // Only removals: a member does not come back in this version (no rejoin yet).
-            mask &= listed;
+            counters.staleMemberLists++;
+            return;
         }
-        if (mask == requiredMask)
+        lastListPacketId = memberChange.packetId();
+        final int newLeader = list[0];
+        Arrays.sort(list);
+        if (newLeader == leaderId && Arrays.equals(list, members))
         {
             return;
         }
-        counters.membersRemoved += Long.bitCount(requiredMask & ~mask);
-        requiredMask = mask;
-        for (final Iterator<Outstanding> it = outstanding.values().iterator(); it.hasNext(); )
+        leaderId = newLeader;
+        members = list;
+        counters.viewChanges++;
+        completeAckedByAll(outstanding, true);
+        completeAckedByAll(cancels, false);
+        if (membershipListener != null)
         {
-            if ((it.next().ackedMask & requiredMask) == requiredMask)
-            {
-                it.remove();
-                counters.requestsCompleted++;
-            }
-        }
-        final MembershipListener listener = membershipListener;
-        if (listener != null)
-        {
-            listener.onMembers(currentMembers(), config.leaderId);
+            membershipListener.onMembers(members.clone(), leaderId);
         }
     }
 
-    /** Re-multicasts every request whose retransmission deadline has passed. */
-    public void onTimer(final long nowNs)
+    /**
+     * A list is taken when its sender leads it (first entry) and either is our current leader and
+     * the list is newer than the last one it sent (its Lamport packet ids grow), or takes over from
+     * our current leader: the sender is in our view and our leader is not in the list (failover).
+     */
+    private boolean acceptList(final int senderId, final int packetId, final int[] list)
     {
-        for (final Iterator<Outstanding> it = outstanding.values().iterator(); it.hasNext(); )
+        if (list[0] != senderId)
         {
-            final Outstanding o = it.next();
+            return false;
+        }
+        if (senderId == leaderId)
+        {
+            return Integer.compareUnsigned(packetId, lastListPacketId) > 0;
+        }
+        return isMember(senderId) && Arrays.stream(list).noneMatch(id -> id == leaderId);
+    }
+
+    private void completeAckedByAll(final Map<Integer, Outstanding> map, final boolean requests)
+    {
+        for (final Iterator<Outstanding> it = map.values().iterator(); it.hasNext(); )
+        {
+            if (it.next().ackedByAll(members))
+            {
+                it.remove();
+                if (requests)
+                {
+                    counters.requestsCompleted++;
+                }
+                else
+                {
+                    counters.cancelsCompleted++;
+                }
+            }
+        }
+    }
+
+    private void trackReplies(final int packetId, final int requestId)
+    {
+        if (replyRecords.size() >= config.maxTrackedReplies)
+        {
+            final Iterator<Integer> eldest = replyRecords.keySet().iterator();
+            evictedReplyWatermark = eldest.next();
+            eldest.remove();
+        }
+        replyRecords.put(packetId, new ReplyRecord(requestId));
+    }
+
+    private void resendDue(final Map<Integer, Outstanding> map, final long nowNs)
+    {
+        for (final Outstanding o : map.values())
+        {
             if (o.deadlineNs - nowNs <= 0)
             {
                 counters.requestRetransmits++;
@@ -320,32 +432,113 @@ public final class GroupClientEngine
         }
     }
 
-    /** @return the earliest retransmission deadline, or Long.MAX_VALUE when nothing is outstanding. */
-    public long nextDeadlineNs()
+    private static long earliest(final Map<Integer, Outstanding> map, final long start)
     {
-        long deadline = Long.MAX_VALUE;
-        boolean any = false;
-        for (final Outstanding o : outstanding.values())
+        long deadline = start;
+        for (final Outstanding o : map.values())
         {
-            if (!any || o.deadlineNs - deadline < 0)
+            if (deadline == Long.MAX_VALUE || o.deadlineNs - deadline < 0)
             {
                 deadline = o.deadlineNs;
-                any = true;
             }
         }
         return deadline;
     }
 
-    private static final class Outstanding
+    private boolean isMember(final int id)
+    {
+        return Arrays.binarySearch(members, id) >= 0;
+    }
+
+    private void sendAck(final int destinationId, final PacketType ackedType, final int ackedSenderId, final long ackedId)
+    {
+        ack.wrap(out, 0);
+        ack.set(WIRE_ORDER, config.selfId, ++lamport, ackedType, ackedSenderId, ackedId & 0xFFFF_FFFFL);
+        sender.send(destinationId, out, AckFlyweight.LENGTH);
+    }
+
+    /** Lamport rule (paper, section 4). */
+    private void observe(final int packetId)
+    {
+        if (Integer.compareUnsigned(packetId, lamport) > 0)
+        {
+            lamport = packetId;
+        }
+    }
+
+    private final class Outstanding
     {
         final byte[] packet;
+        final int requestId;
+        /** How many requests were multicast before this one. */
+        long sendSeq;
+        final long firstSentNs;
         long deadlineNs;
-        long ackedMask;
+        /** Members that ACKed, ascending, the first ackedCount entries. */
+        int[] acked = new int[4];
+        int ackedCount;
 
-        Outstanding(final byte[] packet, final long deadlineNs)
+        Outstanding(final byte[] packet, final int requestId, final long nowNs)
         {
             this.packet = packet;
-            this.deadlineNs = deadlineNs;
+            this.requestId = requestId;
+            this.firstSentNs = nowNs;
+            this.deadlineNs = nowNs + config.retransmitTimeoutNs;
+        }
+
+        void ackedBy(final int memberId)
+        {
+            final int at = Arrays.binarySearch(acked, 0, ackedCount, memberId);
+            if (at >= 0)
+            {
+                return;
+            }
+            final int insert = -at - 1;
+            if (ackedCount == acked.length)
+            {
+                acked = Arrays.copyOf(acked, ackedCount * 2);
+            }
+            System.arraycopy(acked, insert, acked, insert + 1, ackedCount - insert);
+            acked[insert] = memberId;
+            ackedCount++;
+        }
+
+        boolean ackedByAll(final int[] view)
+        {
+            for (final int id : view)
+            {
+                if (Arrays.binarySearch(acked, 0, ackedCount, id) < 0)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private static final class ReplyRecord
+    {
+        final int requestId;
+        boolean cancelled;
+        int[] repliedBy = new int[0];
+
+        ReplyRecord(final int requestId)
+        {
+            this.requestId = requestId;
+        }
+
+        boolean firstReplyFrom(final int memberId)
+        {
+            for (final int id : repliedBy)
+            {
+                if (id == memberId)
+                {
+                    return false;
+                }
+            }
+            repliedBy = Arrays.copyOf(repliedBy, repliedBy.length + 1);
+            repliedBy[repliedBy.length - 1] = memberId;
+            return true;
         }
     }
 }

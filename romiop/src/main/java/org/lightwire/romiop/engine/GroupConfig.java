@@ -17,16 +17,26 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;
     public static final int DEFAULT_MAX_PACKET_BYTES = 8192;
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
-    /** Replies a member keeps until their clients ACK them; beyond, the oldest is given up. */
-    public static final int DEFAULT_MAX_UNACKED_REPLIES = 1024;
-    /** Times a member sends a reply again before it gives up on the client: 10 s at the default 20 ms, a client's default consolidation timeout. */
-    public static final int DEFAULT_MAX_REPLY_RETRANSMITS = 500;
-    /** (member, request) pairs a client remembers to drop duplicate replies. */
-    public static final int DEFAULT_REPLY_HISTORY = 4096;
-    /** Request ids remembered per client for the duplicate filter (RequestWindows). */
-    public static final int DEFAULT_REQUEST_WINDOW = 256;
-    /** Clients a member remembers requests of; beyond, the least recently active is forgotten. */
-    public static final int DEFAULT_MAX_CLIENTS = 4096;
+    /** {@code jacorb.lightwire.romiop.max_pending_replies}: replies a member keeps until ACKed. */
+    public static final int DEFAULT_MAX_PENDING_REPLIES = 1024;
+    /** {@code jacorb.lightwire.romiop.reply_give_up_ms}: a reply unACKed this long means the client is gone. */
+    public static final long DEFAULT_REPLY_GIVE_UP_NS = 5_000_000_000L;
+    /** {@code jacorb.lightwire.romiop.max_tracked_replies}: two-way calls a client remembers replies for. */
+    public static final int DEFAULT_MAX_TRACKED_REPLIES = 4096;
+    /** {@code jacorb.lightwire.romiop.keepalive_ms}: the leader's probe period (0 turns membership probing off). */
+    public static final long DEFAULT_KEEP_ALIVE_PERIOD_NS = 100_000_000L;
+    /** {@code jacorb.lightwire.romiop.keepalive_timeout_ms}: silence after which a member, or the leader, counts as failed. */
+    public static final long DEFAULT_KEEP_ALIVE_TIMEOUT_NS = 500_000_000L;
+    /** {@code jacorb.lightwire.romiop.join_timeout_ms}: a joiner that hears no member this long leads a group of its own. */
+    public static final long DEFAULT_JOIN_TIMEOUT_NS = 300_000_000L;
+    /** {@code jacorb.lightwire.romiop.cancel_hold_ms}: how long a member keeps a cancelled request in case the leader ordered it. */
+    public static final long DEFAULT_CANCEL_HOLD_NS = 1_000_000_000L;
+    /** {@code jacorb.lightwire.romiop.duplicate_window}: finished request ids kept per client above its watermark. */
+    public static final int DEFAULT_DUPLICATE_WINDOW = 1024;
+    /** {@code jacorb.lightwire.romiop.max_clients}: clients a member remembers (duplicate filter, view updates). */
+    public static final int DEFAULT_MAX_CLIENTS = 1024;
+    /** {@code jacorb.lightwire.romiop.max_retained_orders}: delivered requests a member keeps for a new leader's recovery. */
+    public static final int DEFAULT_MAX_RETAINED_ORDERS = 1024;
 
     final int selfId;
     final int leaderId;
@@ -38,13 +48,16 @@ public final class GroupConfig
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
-    int maxUnackedReplies = DEFAULT_MAX_UNACKED_REPLIES;
-    int maxReplyRetransmits = DEFAULT_MAX_REPLY_RETRANSMITS;
-    int replyHistory = DEFAULT_REPLY_HISTORY;
-    int requestWindow = DEFAULT_REQUEST_WINDOW;
-    long keepAlivePeriodNs;
-    long memberTimeoutNs;
+    int maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
+    long replyGiveUpNs = DEFAULT_REPLY_GIVE_UP_NS;
+    int maxTrackedReplies = DEFAULT_MAX_TRACKED_REPLIES;
+    long keepAlivePeriodNs = DEFAULT_KEEP_ALIVE_PERIOD_NS;
+    long keepAliveTimeoutNs = DEFAULT_KEEP_ALIVE_TIMEOUT_NS;
+    long joinTimeoutNs = DEFAULT_JOIN_TIMEOUT_NS;
+    long cancelHoldNs = DEFAULT_CANCEL_HOLD_NS;
+    int duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
     int maxClients = DEFAULT_MAX_CLIENTS;
+    int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -53,17 +66,77 @@ public final class GroupConfig
      */
     public GroupConfig(final int selfId, final int leaderId, final int... memberIds)
     {
-        if (memberIds.length == 0 || Arrays.stream(memberIds).noneMatch(id -> id == leaderId))
+        if (Arrays.stream(memberIds).noneMatch(id -> id == leaderId))
         {
             throw new IllegalArgumentException("leader " + leaderId + " must be one of the members " + Arrays.toString(memberIds));
-        }
-        if (memberIds.length > 64)
-        {
-            throw new IllegalArgumentException("at most 64 members (ACKs are tracked in a 64-bit mask), got " + memberIds.length);
         }
         this.selfId = selfId;
         this.leaderId = leaderId;
         this.memberIds = memberIds.clone();
+    }
+
+    /**
+     * A member that joins a running group, or founds one (paper, section 4.1: it asks the group,
+     * and leads a group of its own when no member answers within {@code joinTimeoutNs}).
+     */
+    public static GroupConfig joining(final int selfId)
+    {
+        return new GroupConfig(selfId);
+    }
+
+    private GroupConfig(final int selfId)
+    {
+        this.selfId = selfId;
+        this.leaderId = -1;
+        this.memberIds = new int[0];
+    }
+
+    /**
+     * Membership probing (paper, section 3.3): the leader multicasts a KeepAlive every
+     * {@code periodNs}; a member silent for {@code timeoutNs} is removed, and a leader silent for
+     * {@code timeoutNs} is replaced (failover). A period of 0 turns probing off (a fixed group).
+     */
+    public GroupConfig keepAlive(final long periodNs, final long timeoutNs)
+    {
+        if (periodNs < 0 || (periodNs > 0 && timeoutNs <= periodNs))
+        {
+            throw new IllegalArgumentException("keepalive_timeout_ms (" + timeoutNs + " ns) must exceed keepalive_ms (" + periodNs +
+                " ns), or keepalive_ms must be 0 to turn probing off");
+        }
+        this.keepAlivePeriodNs = periodNs;
+        this.keepAliveTimeoutNs = timeoutNs;
+        return this;
+    }
+
+    public GroupConfig joinTimeoutNs(final long ns)
+    {
+        this.joinTimeoutNs = ns;
+        return this;
+    }
+
+    public GroupConfig cancelHoldNs(final long ns)
+    {
+        this.cancelHoldNs = ns;
+        return this;
+    }
+
+    /** Must be at least every client's {@code maxOutstandingRequests}; see {@code DuplicateFilter}. */
+    public GroupConfig duplicateWindow(final int ids)
+    {
+        this.duplicateWindow = positive(ids, "duplicateWindow (jacorb.lightwire.romiop.duplicate_window)");
+        return this;
+    }
+
+    public GroupConfig maxClients(final int clients)
+    {
+        this.maxClients = positive(clients, "maxClients (jacorb.lightwire.romiop.max_clients)");
+        return this;
+    }
+
+    public GroupConfig maxRetainedOrders(final int orders)
+    {
+        this.maxRetainedOrders = positive(orders, "maxRetainedOrders (jacorb.lightwire.romiop.max_retained_orders)");
+        return this;
     }
 
     /**
@@ -111,55 +184,39 @@ public final class GroupConfig
     }
 
     /**
-     * Reply reliability: a member keeps up to {@code maxUnacked} replies until their clients ACK
-     * them, sending each again every retransmit timeout, at most {@code maxRetransmits} times; a
-     * client remembers {@code history} (member, request) pairs to drop duplicate replies.
+     * Member side: at most this many sent replies are kept for retransmission until their client
+     * ACKs them; when full the oldest is abandoned (counted {@code repliesAbandoned}).
      */
-    public GroupConfig replies(final int maxUnacked, final int maxRetransmits, final int history)
+    public GroupConfig maxPendingReplies(final int replies)
     {
-        if (maxUnacked < 1 || maxRetransmits < 0 || history < 1)
-        {
-            throw new IllegalArgumentException("replies(" + maxUnacked + ", " + maxRetransmits + ", " + history +
-                "): at least 1 unacked reply, 0 or more retransmits, at least 1 remembered reply");
-        }
-        this.maxUnackedReplies = maxUnacked;
-        this.maxReplyRetransmits = maxRetransmits;
-        this.replyHistory = history;
+        this.maxPendingReplies = positive(replies, "maxPendingReplies (jacorb.lightwire.romiop.max_pending_replies)");
+        return this;
+    }
+
+    /** Member side: a reply still unACKed this long after it was first sent is abandoned: the client is taken to be gone. */
+    public GroupConfig replyGiveUpNs(final long ns)
+    {
+        this.replyGiveUpNs = ns;
         return this;
     }
 
     /**
-     * The duplicate filter's bounds: request ids remembered per client (more than the clients'
-     * {@code maxOutstandingRequests}; 256 by default) and clients remembered (4,096).
+     * Client side: replies are de-duplicated for the last this many two-way requests; a reply to an
+     * older one is dropped as stale (counted {@code staleReplies}).
      */
-    public GroupConfig duplicateFilter(final int perClient, final int clients)
+    public GroupConfig maxTrackedReplies(final int requests)
     {
-        if (perClient <= maxOutstandingRequests || clients < 1)
-        {
-            throw new IllegalArgumentException("duplicateFilter(" + perClient + ", " + clients + "): the window per client must exceed " +
-                "maxOutstandingRequests (" + maxOutstandingRequests + ") and at least 1 client must be remembered");
-        }
-        this.requestWindow = perClient;
-        this.maxClients = clients;
+        this.maxTrackedReplies = positive(requests, "maxTrackedReplies (jacorb.lightwire.romiop.max_tracked_replies)");
         return this;
     }
 
-    /**
-     * Failure detection by the leader (paper, section 4.2): every {@code periodNs} it multicasts a
-     * KeepAlive, which members answer; a member silent for {@code timeoutNs} is removed from the
-     * group (MemberChange removed) and no longer awaited by anyone. Off (0) by default here; the
-     * JacORB plug-in turns it on.
-     */
-    public GroupConfig keepAlive(final long periodNs, final long timeoutNs)
+    private static int positive(final int value, final String name)
     {
-        if (periodNs < 0 || periodNs > 0 && timeoutNs < 2 * periodNs)
+        if (value <= 0)
         {
-            throw new IllegalArgumentException("keepAlive(" + periodNs + ", " + timeoutNs + "): the period must be 0 (off) or positive, " +
-                "and the member timeout at least two periods so that one lost probe removes nobody");
+            throw new IllegalArgumentException(name + " must be at least 1, got " + value);
         }
-        this.keepAlivePeriodNs = periodNs;
-        this.memberTimeoutNs = timeoutNs;
-        return this;
+        return value;
     }
 
     int memberIndex(final int id)

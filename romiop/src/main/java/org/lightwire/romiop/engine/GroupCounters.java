@@ -27,14 +27,31 @@ public final class GroupCounters
     long repliesAcked;
     long repliesAbandoned;
     long repliesReceived;
+    long repliesDelivered;
     long duplicateReplies;
+    long staleReplies;
+    long repliesFromNonMembers;
     long cancelsSent;
-    long cancelsReceived;
+    long cancelsCompleted;
+    long cancelsAbandoned;
+    long repliesAfterCancel;
+    long staleMemberLists;
+    long viewChanges;
+    long clientsForgotten;
     long requestsCancelled;
     long cancelsTooLate;
-    long cancelledRequestsDropped;
+    long membersAdded;
     long membersRemoved;
     long ordersAtOnceInBatching;
+    long keepAlivesSent;
+    long leaderChanges;
+    long recoveries;
+    long reportsSent;
+    long memberListsReceived;
+    long naksServedAsMember;
+    long viewsSentToClients;
+    long leaderStepDowns;
+    long removedMembersTold;
 
     void countInvalid(final Invalid reason)
     {
@@ -116,92 +133,178 @@ public final class GroupCounters
         return requestsCompleted;
     }
 
-    /** Member: replies sent (first transmissions). */
     public long repliesSent()
     {
         return repliesSent;
     }
 
-    /** Member: replies sent again because the client had not ACKed them. */
     public long replyRetransmits()
     {
         return replyRetransmits;
     }
 
-    /** Member: replies the client ACKed. */
     public long repliesAcked()
     {
         return repliesAcked;
     }
 
-    /** Member: replies given up on (the client never ACKed, or the store was full). */
     public long repliesAbandoned()
     {
         return repliesAbandoned;
     }
 
-    /** Client: replies delivered to its handler, one per member and request. */
     public long repliesReceived()
     {
         return repliesReceived;
     }
 
-    /** Client: Cancels sent. */
-    public long cancelsSent()
+    public long repliesDelivered()
     {
-        return cancelsSent;
+        return repliesDelivered;
     }
 
-    /** Member: Cancels received. */
-    public long cancelsReceived()
-    {
-        return cancelsReceived;
-    }
-
-    /** Member: requests withdrawn before they were ordered. */
-    public long requestsCancelled()
-    {
-        return requestsCancelled;
-    }
-
-    /** Member: Cancels that came after the request was ordered or delivered (it runs). */
-    public long cancelsTooLate()
-    {
-        return cancelsTooLate;
-    }
-
-    /** Member: late copies of cancelled requests dropped. */
-    public long cancelledRequestsDropped()
-    {
-        return cancelledRequestsDropped;
-    }
-
-    /** Members this engine saw removed from the group (leader: removed; others: told). */
-    public long membersRemoved()
-    {
-        return membersRemoved;
-    }
-
-    /** Leader: orders sent before the interval's end because nothing was in flight. */
-    public long ordersAtOnceInBatching()
-    {
-        return ordersAtOnceInBatching;
-    }
-
-    /** Client: replies received again (ACKed again, not delivered). */
     public long duplicateReplies()
     {
         return duplicateReplies;
     }
 
+    public long staleReplies()
+    {
+        return staleReplies;
+    }
+
+    public long repliesFromNonMembers()
+    {
+        return repliesFromNonMembers;
+    }
+
+    public long cancelsSent()
+    {
+        return cancelsSent;
+    }
+
+    public long cancelsCompleted()
+    {
+        return cancelsCompleted;
+    }
+
+    public long repliesAfterCancel()
+    {
+        return repliesAfterCancel;
+    }
+
+    public long staleMemberLists()
+    {
+        return staleMemberLists;
+    }
+
+    public long viewChanges()
+    {
+        return viewChanges;
+    }
+
+    public long clientsForgotten()
+    {
+        return clientsForgotten;
+    }
+
+    public long requestsCancelled()
+    {
+        return requestsCancelled;
+    }
+
+    public long cancelsTooLate()
+    {
+        return cancelsTooLate;
+    }
+
+    public long membersAdded()
+    {
+        return membersAdded;
+    }
+
+    public long membersRemoved()
+    {
+        return membersRemoved;
+    }
+
+    /** Leader: orders sent before the interval's end because nothing was in flight (the ACK clock). */
+    public long ordersAtOnceInBatching()
+    {
+        return ordersAtOnceInBatching;
+    }
+
+    public long keepAlivesSent()
+    {
+        return keepAlivesSent;
+    }
+
+    public long leaderChanges()
+    {
+        return leaderChanges;
+    }
+
+    public long recoveries()
+    {
+        return recoveries;
+    }
+
+    public long reportsSent()
+    {
+        return reportsSent;
+    }
+
+    public long memberListsReceived()
+    {
+        return memberListsReceived;
+    }
+
+    public long naksServedAsMember()
+    {
+        return naksServedAsMember;
+    }
+
+    public long removedMembersTold()
+    {
+        return removedMembersTold;
+    }
+
+    public long leaderStepDowns()
+    {
+        return leaderStepDowns;
+    }
+
+    public long viewsSentToClients()
+    {
+        return viewsSentToClients;
+    }
+
+    public long cancelsAbandoned()
+    {
+        return cancelsAbandoned;
+    }
+
     @Override
     public String toString()
     {
-        return "GroupCounters{invalid=" + invalid + ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
+        return "GroupCounters{invalid=" + invalid +
+            ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
             ", duplicateRequests=" + duplicateRequests + ", delivered=" + delivered + ", ordersSent=" + ordersSent +
             ", orderEntriesSent=" + orderEntriesSent + ", duplicateOrderEntries=" + duplicateOrderEntries +
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
-            ", requestsCompleted=" + requestsCompleted + '}';
+            ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits +
+            ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived +
+            ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies +
+            ", repliesFromNonMembers=" + repliesFromNonMembers + ", cancelsSent=" + cancelsSent +
+            ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel +
+            ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges + ", clientsForgotten=" + clientsForgotten +
+            ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
+            ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
+            ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
+            ", naksServedAsMember=" + naksServedAsMember + ", viewsSentToClients=" + viewsSentToClients +
+            ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
+            ", cancelsAbandoned=" + cancelsAbandoned +
+            ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + '}';
     }
 }

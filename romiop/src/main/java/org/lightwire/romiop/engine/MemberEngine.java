@@ -3,8 +3,13 @@ package org.lightwire.romiop.engine;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
@@ -19,58 +24,60 @@ import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
- * One group member, and when it is the configured leader also the fixed sequencer (paper, section
- * 4.2 and Figure 4). A pure state machine: packets in through {@link #onPacket}, time through
+ * One group member, and while it leads also the fixed sequencer (paper, section 4.2 and Figure 4),
+ * with the paper's membership (sections 3.3 and 4.1) and, beyond the paper, leader failover. A pure
+ * state machine: packets in through {@link #onPacket}, time through {@link #start} and
  * {@link #onTimer}, packets out through {@link GroupSender}, requests out through
- * {@link DeliveryHandler} in the total order.
+ * {@link DeliveryHandler} in the total order. docs/romiop.md describes the protocol as built.
  *
- * <p>Member: holds every Request it receives (line 17) and ACKs it to its client, again for a
- * duplicate (section 4.1, since the first ACK may have been lost); delivers requests strictly in
- * MsgOrder order and never past a missing request or order (lines 33-39). A gap (an order it
- * lacks, or an ordered request it lacks) is NAKed to the leader after {@code nakDelayNs}, which
- * waits out reordering, and again every {@code retransmitTimeoutNs} until filled. After each
- * MsgOrder, and whenever delivery advances, it sends the leader a cumulative ACK: "delivered
- * everything up to order sequence N".
+ * <p>Member: holds every Request (line 17) and ACKs it to its client, again for a duplicate
+ * (section 4.1); delivers strictly in MsgOrder order, never past a missing request or order (lines
+ * 33-39); NAKs a gap after {@code nakDelayNs} and every {@code retransmitTimeoutNs}; sends the
+ * leader a cumulative ACK of delivery; keeps the last {@code maxRetainedOrders} delivered requests
+ * so that a new leader can recover from it.
  *
- * <p>Leader: also a member (it delivers its own orders). It orders each request once, in the order
- * it received them. Order batching beyond the paper: in state {@code LEADER_IDLE} a request is
- * ordered at once; the sequencer then stays {@code LEADER_BATCHING} for one order interval, but
- * orders at once again whenever every member has ACKed every order sent (nothing in flight: an
- * ACK clock, as Nagle's algorithm), so batching happens only while orders are in flight, and
- * whatever arrives meanwhile goes out in one MsgOrder at the interval's end. With
- * {@code atOnceWhenIdle=false} every request waits for the interval, as in the paper's 10 ms
- * measurements. The leader keeps each ordered request and order entry until every member's
- * cumulative ACK has passed it, serves NAKs from that store, and re-multicasts the orders some
- * member still lacks every {@code retransmitTimeoutNs} (so a lost last MsgOrder is recovered
- * without a NAK).
+ * <p>Leader: orders each request once, in arrival order: at once when idle, then batched for one
+ * order interval ({@code atOnceWhenIdle=false} is the paper's 10 ms mode); keeps what some member
+ * has not ACKed, serves NAKs, re-multicasts lagging orders; multicasts a KeepAlive every
+ * {@code keepAlivePeriodNs} and removes a member silent for {@code keepAliveTimeoutNs}; announces
+ * every view as a MemberChange LIST (leader first) to the members and to the clients it has seen.
  *
- * <p>Replies ({@link #sendReply}): each is kept until its client ACKs it and sent again every
- * retransmit timeout, at most {@code maxReplyRetransmits} times; at most
- * {@code maxUnackedReplies} are kept (the oldest is given up beyond).
+ * <p>Cancel: the leader never orders a request cancelled before it was ordered; other members keep
+ * a cancelled request {@code cancelHoldNs} (the leader may have ordered it first) and then drop it.
  *
- * <p>Duplicate filter: bounded per client and in clients ({@link RequestWindows}).
+ * <p>Join (Figure 4 lines 22-31): a {@link State#JOINING} member multicasts MemberChange ADDED; the
+ * leader adds it, announces the new view, and tells it where to start with a KeepAlive (it delivers
+ * from the next order on: no state transfer of earlier requests); it then multicasts ONLINE and
+ * members answer with their lists. A joiner that hears no member for {@code joinTimeoutNs} leads a
+ * group of its own. A member removed from the view rejoins the same way; {@link #leave} announces
+ * MemberChange REMOVED.
  *
- * <p>Cancel: the sequencer does not order a request its client cancelled in time; members drop
- * it unless they know of its order (if the order comes later, the request is NAKed and taken).
+ * <p>Failover: a member that hears nothing from the leader for {@code keepAliveTimeoutNs} suspects
+ * it; the lowest id left leads. The new leader ({@link State#LEADER_RECOVERING}) multicasts
+ * MemberChange REMOVED(old leader) until every survivor reports (its known undelivered orders, its
+ * held requests, and last its delivered sequence in a KeepAlive); it catches up to the highest
+ * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
+ * survivor holds them without a gap, then orders every other held request.
  *
- * <p>Failure detection ({@code GroupConfig.keepAlive}): the leader multicasts a KeepAlive every
- * period, members answer with their ACK, and a member silent for the member timeout is removed
- * (MemberChange removed to the group; the member list to each client that sends a request
- * afterwards, and to the group with each later KeepAlive). Nobody waits for a removed member.
- *
- * <p>Not yet: join and rejoin, announced leave, leader failover.
+ * <p>Not yet: fragmentation, state transfer of the application, allocation-free steady state.
  */
 public final class MemberEngine
 {
-    /** The member's role and, for the leader, the sequencer's batching state. */
+    /** The member's role and, for the leader, the sequencer's state. */
     public enum State
     {
+        /** Asking to join (MemberChange ADDED); not delivering. */
+        JOINING,
         /** An ordinary member: holds requests, delivers in the leader's order. */
         MEMBER,
         /** The sequencer with no order sent within the last order interval. */
         LEADER_IDLE,
         /** The sequencer inside an order interval: new requests wait for its end. */
-        LEADER_BATCHING
+        LEADER_BATCHING,
+        /** A new sequencer gathering the survivors' state after the leader failed. */
+        LEADER_RECOVERING,
+        /** Left the group ({@link #leave}); ignores everything. */
+        LEFT
     }
 
     private static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
@@ -90,63 +97,98 @@ public final class MemberEngine
     private final ReplyFlyweight reply = new ReplyFlyweight();
     private final CancelFlyweight cancel = new CancelFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
-    /** The group as this member knows it: index into config.memberIds, true while a member. */
-    private final boolean[] inGroup;
-    /** Leader: when each member was last heard from. */
-    private final long[] lastHeardNs;
-    /** Leader: number of removals so far; a client is told the list once per view. */
-    private int viewVersion;
-    private final Map<Integer, Integer> viewSentToClient = new HashMap<>();
-    private long nextKeepAliveNs = -1;
-    /** Requests their clients cancelled before this member knew of an order for them; bounded. */
-    private final java.util.LinkedHashSet<Long> cancelled = new java.util.LinkedHashSet<>();
-    /** Replies sent and not yet ACKed by their client, oldest first, by (client, request packet id). */
-    private final java.util.LinkedHashMap<Long, UnackedReply> unackedReplies = new java.util.LinkedHashMap<>();
+    private final ReplyStore replies;
+    private final DuplicateFilter finished;
 
     private State state;
+    private boolean started;
     private int lamport;
 
-    /** Received, not yet delivered requests, by {@link #key}. */
-    private final Map<Long, Held> received = new HashMap<>();
-    /** Delivered requests: the duplicate filter, bounded per client (RequestWindows). */
-    private final RequestWindows delivered;
+    // Membership: the view, ascending, and its leader.
+    private int[] view;
+    private int leaderId;
+    private final Map<Integer, Long> lastHeardNs = new HashMap<>();
+    /** Clients seen, most recent last, to when the leader last sent them the view: they are sent each new view. */
+    private final LinkedHashMap<Integer, Long> knownClients = new LinkedHashMap<>(16, 0.75f, true);
+    private int lastListPacketId;
+    private long tickDeadlineNs;
+    /** After joining: members that answered ONLINE; it is repeated each tick until all did, or for one KeepAlive timeout. */
+    private final Set<Integer> onlineAnsweredBy = new HashSet<>();
+    private long onlineUntilNs;
+    private long joinDeadlineNs;
+    private boolean groupHeard;
+
+    // Delivery.
+    /** Received, not yet delivered requests, by {@link #key}, in arrival order. */
+    private final LinkedHashMap<Long, Held> received = new LinkedHashMap<>();
     /** Known order entries not yet delivered: order sequence number to request key. */
     private final TreeMap<Long, Long> orders = new TreeMap<>();
+    /** Delivered requests still kept: for NAKs (leader) and a new leader's recovery (everyone). */
+    private final TreeMap<Long, Held> log = new TreeMap<>();
+    private final Map<Long, Long> logSeqByKey = new HashMap<>();
+    /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
+    private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
     private long nextDeliverSeq = 1;
     private long highestKnownSeq;
     private long lastAckedSeq;
     private boolean nakArmed;
     private long nakDeadlineNs;
+    private int nakTargetId;
 
     // Sequencer only.
     private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
-    private final RequestWindows orderedKeys;
-    private final Map<Long, Long> orderLog = new HashMap<>();
-    private final Map<Long, Held> retained = new HashMap<>();
-    private final long[] memberDeliveredSeq;
+    private final Map<Integer, Long> memberDeliveredSeq = new HashMap<>();
     private long nextOrderSeq = 1;
     private long forgottenSeq;
     private long batchDeadlineNs;
     private boolean retransmitArmed;
     private long retransmitDeadlineNs;
+    private byte[] pendingList;
+    private final Set<Integer> listAckedBy = new HashSet<>();
+    private long listFirstSentNs;
+    private long listDeadlineNs;
 
+    // Failover, follower side: candidates passed over, and what was reported to the new leader.
+    private final Set<Integer> passedOver = new HashSet<>();
+    private long candidateSinceNs;
+    private final TreeMap<Long, Long> reportedOrders = new TreeMap<>();
+
+    // Failover, new leader side.
+    private int failedLeaderId;
+    private int recoveryBaseSize;
+    /** The leader that announced its leaving (REMOVED for itself), or -1. */
+    private int leaderThatLeft = -1;
+    private boolean recoveringFromLeave;
+    private long recoveryStartNs;
+    private final Map<Integer, Long> reports = new HashMap<>();
+    private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
+    private long recoveryTargetSeq = -1;
+
+    /**
+     * @param config a group whose member list holds this member (it starts as a member, or as the
+     *               leader), or {@link GroupConfig#joining} / a list without it (it starts
+     *               {@link State#JOINING}; call {@link #start}).
+     */
     public MemberEngine(final GroupConfig config, final GroupSender sender, final DeliveryHandler handler)
     {
-        if (config.memberIndex(config.selfId) < 0)
-        {
-            throw new IllegalArgumentException("member " + config.selfId + " is not in the group's member list");
-        }
         this.config = config;
         this.sender = sender;
         this.handler = handler;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
-        this.memberDeliveredSeq = new long[config.memberIds.length];
-        this.delivered = new RequestWindows(config.requestWindow, config.maxClients);
-        this.inGroup = new boolean[config.memberIds.length];
-        java.util.Arrays.fill(inGroup, true);
-        this.lastHeardNs = new long[config.memberIds.length];
-        this.orderedKeys = new RequestWindows(config.requestWindow, config.maxClients);
-        this.state = config.selfId == config.leaderId ? State.LEADER_IDLE : State.MEMBER;
+        this.replies = new ReplyStore(config, counters);
+        this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
+        this.view = config.memberIds.clone();
+        Arrays.sort(view);
+        this.leaderId = config.leaderId;
+        this.nakTargetId = leaderId;
+        if (config.memberIndex(config.selfId) < 0)
+        {
+            this.state = State.JOINING;
+        }
+        else
+        {
+            this.state = config.selfId == config.leaderId ? State.LEADER_IDLE : State.MEMBER;
+        }
     }
 
     public State state()
@@ -165,14 +207,115 @@ public final class MemberEngine
         return nextDeliverSeq - 1;
     }
 
+    /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */
+    public int[] currentMembers()
+    {
+        return view.clone();
+    }
+
+    /** @return the leader in this member's view (-1 while joining a group whose leader is not known). */
+    public int leaderId()
+    {
+        return leaderId;
+    }
+
+    /** @return replies sent and not yet ACKed by their client. */
+    public int pendingReplies()
+    {
+        return replies.size();
+    }
+
+    /** @return finished request ids remembered for the duplicate filter (bounded; see DuplicateFilter). */
+    public int duplicateFilterSize()
+    {
+        return finished.size();
+    }
+
+    /**
+     * Starts the clocks: membership timers count from {@code nowNs}, and a joining member sends its
+     * first MemberChange ADDED. The first {@link #onPacket} or {@link #onTimer} starts an engine
+     * not started yet.
+     */
+    public void start(final long nowNs)
+    {
+        if (started)
+        {
+            return;
+        }
+        started = true;
+        for (final int id : view)
+        {
+            lastHeardNs.put(id, nowNs);
+        }
+        joinDeadlineNs = nowNs + config.joinTimeoutNs;
+        tickDeadlineNs = nowNs + tickPeriodNs();
+        if (state == State.JOINING)
+        {
+            sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+        }
+    }
+
+    /**
+     * Leaves the group: multicasts MemberChange REMOVED for itself (once; the leader's KeepAlive
+     * probes remove it anyway if that is lost) and stops. A leaving leader hands over at once: the
+     * members start failover without waiting for the KeepAlive timeout.
+     */
+    public void leave(final long nowNs)
+    {
+        start(nowNs);
+        if (state == State.LEFT)
+        {
+            return;
+        }
+        sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_REMOVED);
+        transitionTo(State.LEFT, nowNs);
+    }
+
+    /**
+     * Sends the servant's GIOP reply to a delivered request as a ROMIOP Reply, unicast to the
+     * client that made it (the paper multicasts replies to the group, Figure 4 line 6; only the
+     * requesting client consolidates them, so unicast saves every other host the copy). The reply
+     * is kept and re-sent every {@code retransmitTimeoutNs} until the client ACKs it, cancels the
+     * request, or {@code replyGiveUpNs} passes (the client is gone); see {@link ReplyStore}.
+     *
+     * @param clientId  the request's sender, as delivered.
+     * @param packetId  the request's packet id, as delivered.
+     * @param requestId the GIOP request id, as delivered.
+     * @param payload   the GIOP Reply message, bytes {@code [offset, offset + length)}, copied.
+     * @throws IllegalArgumentException when the reply does not fit one packet of {@code maxPacketBytes}.
+     */
+    public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload,
+        final int offset, final int length, final long nowNs)
+    {
+        if (ReplyFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        {
+            throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
+                " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
+        }
+        final int replyPacketId = nextPacketId();
+        reply.wrap(out, 0);
+        // reply_status stays 0: the GIOP reply in the payload carries the real one.
+        reply.set(WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        final byte[] copy = new byte[reply.packetSize()];
+        out.get(0, copy);
+        replies.add(replyPacketId, clientId, packetId, copy, nowNs);
+        counters.repliesSent++;
+        sender.send(clientId, out, copy.length);
+    }
+
     /** Handles one received datagram. Never throws for any content: bad packets are counted. */
     public void onPacket(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
+        start(nowNs);
         header.wrap(buffer, offset);
         final Invalid invalid = header.validate(length);
         if (invalid != null)
         {
             counters.countInvalid(invalid);
+            return;
+        }
+        if (state == State.LEFT)
+        {
             return;
         }
         switch (header.type())
@@ -182,15 +325,20 @@ public final class MemberEngine
             case ACK -> onAck(buffer, offset, length, nowNs);
             case NAK -> onNak(buffer, offset, length, nowNs);
             case KEEP_ALIVE -> onKeepAlive(buffer, offset, length, nowNs);
-            case CANCEL -> onCancel(buffer, offset, length);
-            case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
+            case CANCEL -> onCancel(buffer, offset, length, nowNs);
+            case MEMBER_CHANGE -> onMemberChange(buffer, offset, length, nowNs);
             default -> counters.unexpectedPackets++;
         }
     }
 
-    /** Fires whatever deadline has passed: a NAK, the end of an order interval, an order resend. */
+    /** Fires whatever deadline has passed. */
     public void onTimer(final long nowNs)
     {
+        start(nowNs);
+        if (state == State.LEFT)
+        {
+            return;
+        }
         if (nakArmed && nakDeadlineNs - nowNs <= 0)
         {
             sendNak();
@@ -212,195 +360,103 @@ public final class MemberEngine
         {
             resendLaggingOrders(nowNs);
         }
-        if (!unackedReplies.isEmpty())
+        if (pendingList != null && listDeadlineNs - nowNs <= 0)
         {
-            resendReplies(nowNs);
+            resendList(nowNs);
         }
-        if (state != State.MEMBER && config.keepAlivePeriodNs > 0)
+        replies.onTimer(nowNs, sender);
+        if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
         {
-            keepAliveTick(nowNs);
+            dropCancelledHeld(nowNs);
+        }
+        if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
+        {
+            tickDeadlineNs = nowNs + tickPeriodNs();
+            membershipTick(nowNs);
         }
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
     public long nextDeadlineNs()
     {
+        if (state == State.LEFT)
+        {
+            return Long.MAX_VALUE;
+        }
         long deadline = Long.MAX_VALUE;
-        boolean any = false;
-        if (nakArmed)
-        {
-            deadline = nakDeadlineNs;
-            any = true;
-        }
-        if (state == State.LEADER_BATCHING && (!any || batchDeadlineNs - deadline < 0))
-        {
-            deadline = batchDeadlineNs;
-            any = true;
-        }
-        if (retransmitArmed && (!any || retransmitDeadlineNs - deadline < 0))
-        {
-            deadline = retransmitDeadlineNs;
-            any = true;
-        }
-        if (!unackedReplies.isEmpty())
-        {
-            final long replies = earliestReplyDeadline();
-            if (!any || replies - deadline < 0)
-            {
-                deadline = replies;
-                any = true;
-            }
-        }
-        if (state != State.MEMBER && config.keepAlivePeriodNs > 0 && nextKeepAliveNs != -1 && (!any || nextKeepAliveNs - deadline < 0))
-        {
-            deadline = nextKeepAliveNs;
-        }
+        deadline = earlier(deadline, nakArmed, nakDeadlineNs);
+        deadline = earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
+        deadline = earlier(deadline, retransmitArmed, retransmitDeadlineNs);
+        deadline = earlier(deadline, pendingList != null, listDeadlineNs);
+        deadline = earlier(deadline, replies.nextDeadlineNs() != Long.MAX_VALUE, replies.nextDeadlineNs());
+        deadline = earlier(deadline, !cancelledAtNs.isEmpty(),
+            cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
+        deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
         return deadline;
     }
 
-    /**
-     * Sends the servant's reply to a delivered request to its client (paper, Figure 4 line 40),
-     * and keeps it until the client ACKs it, sending it again every retransmit timeout, at most
-     * {@code maxReplyRetransmits} times. At most {@code maxUnackedReplies} are kept; beyond, the
-     * oldest is given up (counted).
-     *
-     * @param clientId  the request's sender.
-     * @param packetId  the request's packet id.
-     * @param requestId the GIOP request id.
-     * @param payload   the GIOP reply, bytes {@code [offset, offset + length)}, copied.
-     * @throws IllegalArgumentException the reply does not fit one packet (no fragmentation yet).
-     */
-    public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload, final int offset,
-        final int length, final long nowNs)
+    private static long earlier(final long deadline, final boolean armed, final long candidateNs)
     {
-        if (ReplyFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        return armed && (deadline == Long.MAX_VALUE || candidateNs - deadline < 0) ? candidateNs : deadline;
+    }
+
+    private long tickPeriodNs()
+    {
+        if (config.keepAlivePeriodNs > 0)
         {
-            throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
-                " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
+            return config.keepAlivePeriodNs;
         }
-        reply.wrap(out, 0);
-        reply.set(WIRE_ORDER, config.selfId, nextPacketId(), clientId, packetId, requestId, 0, length).payload(payload, offset, length);
-        final byte[] copy = new byte[reply.packetSize()];
-        out.get(0, copy);
-        final long key = key(clientId, packetId);
-        unackedReplies.remove(key);
-        if (unackedReplies.size() >= config.maxUnackedReplies)
-        {
-            final java.util.Iterator<UnackedReply> oldest = unackedReplies.values().iterator();
-            oldest.next();
-            oldest.remove();
-            counters.repliesAbandoned++;
-        }
-        unackedReplies.put(key, new UnackedReply(clientId, copy, nowNs + config.retransmitTimeoutNs));
-        counters.repliesSent++;
-        sender.send(clientId, out, copy.length);
+        return state == State.JOINING ? config.retransmitTimeoutNs : 0;
     }
 
-    /** @return request ids the duplicate filter holds, over every client (bounded). */
-    public int rememberedRequests()
-    {
-        return delivered.size();
-    }
-
-    /** @return replies sent and not yet ACKed. */
-    public int unackedReplies()
-    {
-        return unackedReplies.size();
-    }
-
-    private void resendReplies(final long nowNs)
-    {
-        for (final java.util.Iterator<UnackedReply> it = unackedReplies.values().iterator(); it.hasNext(); )
-        {
-            final UnackedReply r = it.next();
-            if (r.deadlineNs - nowNs > 0)
-            {
-                continue;
-            }
-            if (r.retransmits >= config.maxReplyRetransmits)
-            {
-                it.remove();
-                counters.repliesAbandoned++;
-                continue;
-            }
-            r.retransmits++;
-            r.deadlineNs = nowNs + config.retransmitTimeoutNs;
-            counters.replyRetransmits++;
-            sender.send(r.clientId, ByteBuffer.wrap(r.packet), r.packet.length);
-        }
-    }
-
-    private long earliestReplyDeadline()
-    {
-        long deadline = Long.MAX_VALUE;
-        boolean any = false;
-        for (final UnackedReply r : unackedReplies.values())
-        {
-            if (!any || r.deadlineNs - deadline < 0)
-            {
-                deadline = r.deadlineNs;
-                any = true;
-            }
-        }
-        return deadline;
-    }
-
-    private static final class UnackedReply
-    {
-        final int clientId;
-        final byte[] packet;
-        long deadlineNs;
-        int retransmits;
-
-        UnackedReply(final int clientId, final byte[] packet, final long deadlineNs)
-        {
-            this.clientId = clientId;
-            this.packet = packet;
-            this.deadlineNs = deadlineNs;
-        }
-    }
+    // ---------------------------------------------------------------------------------------------
+    // Requests, orders, delivery.
 
     private void onRequest(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
-        request.wrap(buffer, offset);
-        final Invalid invalid = request.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(request, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
         counters.requestsReceived++;
         observe(request.packetId());
-        if (state != State.MEMBER && viewVersion > 0 && !Integer.valueOf(viewVersion).equals(viewSentToClient.get(request.senderId())))
-        {
-            // The group changed since this client last heard: it may still wait for a removed
-            // member's ACK. Told once per view (it retransmits to the group while it waits).
-            viewSentToClient.put(request.senderId(), viewVersion);
-            sendMemberList(request.senderId());
-        }
-        final long key = key(request.senderId(), request.packetId());
+        final int clientId = request.senderId();
+        final long key = key(clientId, request.packetId());
         // Before the duplicate check: the client resends only because it lacks this member's ACK.
-        sendAck(request.senderId(), PacketType.REQUEST, request.senderId(), request.packetId());
-        if (delivered.contains(request.senderId(), request.packetId()) || received.containsKey(key))
+        sendAck(clientId, PacketType.REQUEST, clientId, request.packetId());
+        if (state == State.JOINING)
+        {
+            return;
+        }
+        if (isMember(clientId))
+        {
+            // A member forwarding a client's request (NAK answer, recovery report) keeps the client's id.
+            counters.unexpectedPackets++;
+            return;
+        }
+        final boolean duplicate = received.containsKey(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
+        final Long listSentNs = knownClients.get(clientId);
+        if (isOrdering() && (listSentNs == null || (duplicate && nowNs - listSentNs >= config.retransmitTimeoutNs)))
+        {
+            // A new client, or one retransmitting: its view may name members that are gone (it waits for their ACKs).
+            counters.viewsSentToClients++;
+            sendList(clientId, leaderId);
+            knownClients.put(clientId, nowNs);
+        }
+        else if (listSentNs == null)
+        {
+            knownClients.put(clientId, Long.MIN_VALUE / 2);
+        }
+        trimKnownClients();
+        if (duplicate)
         {
             counters.duplicateRequests++;
             return;
         }
-        if (cancelled.contains(key))
-        {
-            if (!orders.containsValue(key))
-            {
-                // Cancelled by its client and not ordered (as far as this member knows): a late
-                // copy. Had the leader ordered it first, the order would be here, and it is taken.
-                counters.cancelledRequestsDropped++;
-                return;
-            }
-            cancelled.remove(key);
-        }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
-        received.put(key, new Held(request.senderId(), request.packetId(), request.requestId(), request.responseFlags(), payload));
-        if (state != State.MEMBER && orderedKeys.add(request.senderId(), request.packetId()))
+        received.put(key, new Held(key, request.requestId(), request.responseFlags(), payload));
+        if (isOrdering())
         {
             pendingOrder.add(key);
             if (state == State.LEADER_IDLE)
@@ -424,210 +480,24 @@ public final class MemberEngine
         deliverInOrder(nowNs);
     }
 
-    /** Leader: true when every member in the group has ACKed delivery of every order sent. */
-    private boolean everyOrderAcknowledged()
-    {
-        return lowestDeliveredSeq() >= nextOrderSeq - 1;
-    }
-
-    /**
-     * A client withdraws a request: the sequencer does not order it if it has not yet (a copy that
-     * arrives later is not ordered either); a member drops it unless it knows of an order for it.
-     * A Cancel that comes after the order changes nothing: the request is delivered everywhere.
-     */
-    private void onCancel(final ByteBuffer buffer, final int offset, final int length)
-    {
-        cancel.wrap(buffer, offset);
-        final Invalid invalid = cancel.validate(length);
-        if (invalid != null)
-        {
-            counters.countInvalid(invalid);
-            return;
-        }
-        observe(cancel.packetId());
-        counters.cancelsReceived++;
-        final int client = cancel.senderId();
-        final int packetId = cancel.requestPacketId();
-        final long key = key(client, packetId);
-        if (delivered.contains(client, packetId))
-        {
-            counters.cancelsTooLate++;
-            return;
-        }
-        if (state != State.MEMBER)
-        {
-            final boolean neverOrdered = pendingOrder.remove(key) || orderedKeys.add(client, packetId);
-            if (!neverOrdered)
-            {
-                counters.cancelsTooLate++;
-                return;
-            }
-        }
-        else if (orders.containsValue(key))
-        {
-            counters.cancelsTooLate++;
-            return;
-        }
-        received.remove(key);
-        cancelled.add(key);
-        if (cancelled.size() > config.replyHistory)
-        {
-            final java.util.Iterator<Long> oldest = cancelled.iterator();
-            oldest.next();
-            oldest.remove();
-        }
-        counters.requestsCancelled++;
-    }
-
-    /**
-     * Leader: starts failure detection at its first call (every member counts as just heard),
-     * then multicasts a KeepAlive every period (members answer with their ACK) and removes every
-     * member silent for the member timeout.
-     */
-    private void keepAliveTick(final long nowNs)
-    {
-        if (nextKeepAliveNs == -1)
-        {
-            java.util.Arrays.fill(lastHeardNs, nowNs);
-            nextKeepAliveNs = nowNs;
-        }
-        if (nextKeepAliveNs - nowNs > 0)
-        {
-            return;
-        }
-        nextKeepAliveNs = nowNs + config.keepAlivePeriodNs;
-        for (int i = 0; i < inGroup.length; i++)
-        {
-            if (inGroup[i] && config.memberIds[i] != config.selfId && nowNs - lastHeardNs[i] > config.memberTimeoutNs)
-            {
-                remove(i);
-            }
-        }
-        keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
-        sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
-        if (viewVersion > 0)
-        {
-            // Members that missed a MemberChange learn the list at the next probe.
-            sendMemberList(GroupSender.GROUP);
-        }
-    }
-
-    private void heard(final int index, final long nowNs)
-    {
-        if (index >= 0)
-        {
-            lastHeardNs[index] = nowNs;
-        }
-    }
-
-    /** Leader: removes a silent member; nobody waits for it any more. */
-    private void remove(final int index)
-    {
-        inGroup[index] = false;
-        viewVersion++;
-        counters.membersRemoved++;
-        memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.memberIds[index], MemberChangeFlyweight.STATUS_REMOVED, 0);
-        sender.send(GroupSender.GROUP, out, MemberChangeFlyweight.length(0));
-        // Clients are not in the group: each one the leader has heard from gets the new list
-        // now, since a client whose requests every member had ACKed before the crash would
-        // otherwise wait for the removed member's reply until its timeout.
-        for (final int client : orderedKeys.clientIds())
-        {
-            viewSentToClient.put(client, viewVersion);
-            sendMemberList(client);
-        }
-        forgetFullyDelivered();
-    }
-
-    private void sendMemberList(final int destinationId)
-    {
-        final int[] members = currentMembers();
-        memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), config.selfId, MemberChangeFlyweight.STATUS_LIST, members.length);
-        for (int i = 0; i < members.length; i++)
-        {
-            memberChange.member(i, members[i]);
-        }
-        sender.send(destinationId, out, MemberChangeFlyweight.length(members.length));
-    }
-
-    /** Member: the leader's word on the group (removed, or the whole list). */
-    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
-    {
-        memberChange.wrap(buffer, offset);
-        final Invalid invalid = memberChange.validate(length);
-        if (invalid != null)
-        {
-            counters.countInvalid(invalid);
-            return;
-        }
-        observe(memberChange.packetId());
-        if (state != State.MEMBER || memberChange.senderId() != config.leaderId)
-        {
-            counters.unexpectedPackets++;
-            return;
-        }
-        if (memberChange.status() == MemberChangeFlyweight.STATUS_REMOVED)
-        {
-            final int index = config.memberIndex(memberChange.memberId());
-            if (index >= 0 && inGroup[index])
-            {
-                inGroup[index] = false;
-                counters.membersRemoved++;
-            }
-        }
-        else if (memberChange.status() == MemberChangeFlyweight.STATUS_LIST)
-        {
-            for (int i = 0; i < inGroup.length; i++)
-            {
-                boolean listed = false;
-                for (int k = 0; k < memberChange.memberCount() && !listed; k++)
-                {
-                    listed = memberChange.member(k) == config.memberIds[i];
-                }
-                if (inGroup[i] && !listed)
-                {
-                    inGroup[i] = false;
-                    counters.membersRemoved++;
-                }
-            }
-        }
-    }
-
-    /** @return the members of the group as this member knows them, in configuration order. */
-    public int[] currentMembers()
-    {
-        int n = 0;
-        for (final boolean in : inGroup)
-        {
-            n += in ? 1 : 0;
-        }
-        final int[] members = new int[n];
-        for (int i = 0, k = 0; i < inGroup.length; i++)
-        {
-            if (inGroup[i])
-            {
-                members[k++] = config.memberIds[i];
-            }
-        }
-        return members;
-    }
-
     private void onMsgOrder(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
-        msgOrder.wrap(buffer, offset);
-        final Invalid invalid = msgOrder.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(msgOrder, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
         observe(msgOrder.packetId());
-        if (state != State.MEMBER || msgOrder.senderId() != config.leaderId)
+        final int from = msgOrder.senderId();
+        heard(from, nowNs);
+        groupHeard = true;
+        final boolean fromLeader = state == State.MEMBER && from == leaderId;
+        final boolean report = state == State.LEADER_RECOVERING && isMember(from) && from != config.selfId;
+        if (!fromLeader && !report)
         {
-            counters.unexpectedPackets++;
+            if (state != State.JOINING)
+            {
+                counters.unexpectedPackets++;
+            }
             return;
         }
         final long first = msgOrder.firstOrderSeq();
@@ -635,117 +505,100 @@ public final class MemberEngine
         for (int i = 0; i < count; i++)
         {
             final long seq = first + i;
+            final long key = key(msgOrder.entrySenderId(i), msgOrder.entryPacketId(i));
             if (seq < nextDeliverSeq || orders.containsKey(seq))
             {
                 counters.duplicateOrderEntries++;
-                continue;
             }
-            orders.put(seq, key(msgOrder.entrySenderId(i), msgOrder.entryPacketId(i)));
+            else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq))
+            {
+                orders.put(seq, key);
+            }
+            else
+            {
+                recoveredOrders.putIfAbsent(seq, key);
+            }
         }
-        highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
+        if (fromLeader)
+        {
+            highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
+        }
         deliverInOrder(nowNs);
         // Acknowledged even when nothing was new: the leader resends only because it lacks our ACK.
         sendOrderAck();
+        finishRecoveryWhenCaughtUp(nowNs);
     }
 
     private void onKeepAlive(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
-        keepAlive.wrap(buffer, offset);
-        final Invalid invalid = keepAlive.validate(length);
-        if (invalid != null)
+        if (!Packets.wrapValid(keepAlive, buffer, offset, length, counters))
         {
-            counters.countInvalid(invalid);
             return;
         }
         observe(keepAlive.packetId());
-        highestKnownSeq = Math.max(highestKnownSeq, keepAlive.lastOrderSeq());
-        deliverInOrder(nowNs);
-        sendOrderAck();
-    }
-
-    private void onAck(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
-    {
-        ack.wrap(buffer, offset);
-        final Invalid invalid = ack.validate(length);
-        if (invalid != null)
+        final int from = keepAlive.senderId();
+        heard(from, nowNs);
+        groupHeard = true;
+        switch (state)
         {
-            counters.countInvalid(invalid);
-            return;
-        }
-        observe(ack.packetId());
-        if (ack.ackedType() == PacketType.REPLY)
-        {
-            // A client confirms this member's reply to its request ackedId.
-            if (ack.ackedSenderId() == config.selfId && unackedReplies.remove(key(ack.senderId(), (int)ack.ackedId())) != null)
+            case JOINING ->
             {
-                counters.repliesAcked++;
+                if (from == leaderId && isMember(config.selfId))
+                {
+                    // The leader's word on where this member starts: no state transfer of earlier requests.
+                    nextDeliverSeq = keepAlive.lastOrderSeq() + 1;
+                    highestKnownSeq = keepAlive.lastOrderSeq();
+                    lastAckedSeq = highestKnownSeq;
+                    nakTargetId = leaderId;
+                    transitionTo(State.MEMBER, nowNs);
+                    sendOrderAck();
+                    onlineAnsweredBy.clear();
+                    onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
+                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                }
             }
-            return;
-        }
-        final int index = config.memberIndex(ack.senderId());
-        heard(index, nowNs);
-        if (state == State.MEMBER || ack.ackedType() != PacketType.MSG_ORDER || index < 0 || !inGroup[index])
-        {
-            counters.unexpectedPackets++;
-            return;
-        }
-        // Cumulative and capped: an ACK from a confused member cannot make us forget unsent orders.
-        final long seq = Math.min(ack.ackedId(), nextOrderSeq - 1);
-        if (seq > memberDeliveredSeq[index])
-        {
-            memberDeliveredSeq[index] = seq;
-            forgetFullyDelivered();
-            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && everyOrderAcknowledged())
+            case MEMBER ->
             {
-                // The last ACK of the orders in flight: what waits goes out now, as one batch.
-                counters.ordersAtOnceInBatching++;
-                emitOrders(nowNs);
-                transitionTo(State.LEADER_BATCHING, nowNs);
+                if (from == leaderId)
+                {
+                    highestKnownSeq = Math.max(highestKnownSeq, keepAlive.lastOrderSeq());
+                    deliverInOrder(nowNs);
+                    sendOrderAck();
+                }
+                else
+                {
+                    counters.unexpectedPackets++;
+                }
             }
-        }
-    }
-
-    private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
-    {
-        nak.wrap(buffer, offset);
-        final Invalid invalid = nak.validate(length);
-        if (invalid != null)
-        {
-            counters.countInvalid(invalid);
-            return;
-        }
-        observe(nak.packetId());
-        final int requester = nak.senderId();
-        heard(config.memberIndex(requester), nowNs);
-        if (state == State.MEMBER || config.memberIndex(requester) < 0)
-        {
-            counters.unexpectedPackets++;
-            return;
-        }
-        counters.naksServed++;
-        if (nak.nakType() == PacketType.MSG_ORDER)
-        {
-            sendOrders(requester, Math.max(nak.fromOrderSeq(), forgottenSeq + 1));
-            return;
-        }
-        final int count = nak.entryCount();
-        for (int i = 0; i < count; i++)
-        {
-            final long key = key(nak.entrySenderId(i), nak.entryPacketId(i));
-            Held held = retained.get(key);
-            if (held == null)
+            case LEADER_RECOVERING ->
             {
-                held = received.get(key);
+                if (from == failedLeaderId && recoveringFromLeave)
+                {
+                    // Sent before it left, still in flight.
+                    counters.unexpectedPackets++;
+                }
+                else if (from == failedLeaderId || !isMember(from))
+                {
+                    // A leader is alive after all (we were cut off from it): join its group afresh.
+                    leaderId = from;
+                    rejoin(nowNs);
+                }
+                else if (from != config.selfId)
+                {
+                    reports.put(from, keepAlive.lastOrderSeq());
+                    decideWhenAllReported(nowNs);
+                }
             }
-            if (held != null)
-            {
-                sendRequest(requester, held);
-            }
+            default -> counters.unexpectedPackets++;
         }
     }
 
     private void deliverInOrder(final long nowNs)
     {
+        if (state == State.JOINING)
+        {
+            return;
+        }
         Long key;
         while ((key = orders.get(nextDeliverSeq)) != null)
         {
@@ -755,17 +608,30 @@ public final class MemberEngine
                 break;
             }
             orders.remove(nextDeliverSeq);
-            delivered.add(held.senderId, held.packetId);
-            if (state != State.MEMBER)
+            final int clientId = (int)(key >>> 32);
+            final int packetId = (int)(long)key;
+            finished.finish(clientId, packetId);
+            if (cancelledAtNs.remove(key) != null)
             {
-                retained.put(key, held);
+                counters.cancelsTooLate++;
             }
+            log.put(nextDeliverSeq, held);
+            logSeqByKey.put(key, nextDeliverSeq);
             counters.delivered++;
-            handler.onDeliver(nextDeliverSeq, held.senderId, held.packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
+            handler.onDeliver(nextDeliverSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
             nextDeliverSeq++;
         }
+        if (!isOrdering())
+        {
+            // The leader forgets by its members' ACKs; everyone else keeps a bounded tail for recovery.
+            while (log.size() > config.maxRetainedOrders)
+            {
+                logSeqByKey.remove(log.pollFirstEntry().getValue().key);
+            }
+        }
         highestKnownSeq = Math.max(highestKnownSeq, nextDeliverSeq - 1);
-        final boolean gap = orders.containsKey(nextDeliverSeq) || highestKnownSeq >= nextDeliverSeq;
+        final boolean gap = (state == State.MEMBER || state == State.LEADER_RECOVERING) &&
+            (orders.containsKey(nextDeliverSeq) || highestKnownSeq >= nextDeliverSeq || !orders.isEmpty());
         if (gap && !nakArmed)
         {
             nakArmed = true;
@@ -779,11 +645,18 @@ public final class MemberEngine
         {
             sendOrderAck();
         }
+        // A new leader's catch-up ends with whichever packet completes it: an order or a request.
+        finishRecoveryWhenCaughtUp(nowNs);
+    }
+
+    private boolean isOrderedUndelivered(final long key)
+    {
+        return orders.containsValue(key) || recoveredOrders.containsValue(key);
     }
 
     private void sendNak()
     {
-        if (state != State.MEMBER)
+        if (state != State.MEMBER && state != State.LEADER_RECOVERING)
         {
             return;
         }
@@ -792,7 +665,7 @@ public final class MemberEngine
             nak.wrap(out, 0);
             nak.setOrderNak(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq);
             counters.orderNaksSent++;
-            sender.send(config.leaderId, out, nak.packetSize());
+            sender.send(nakTargetId, out, nak.packetSize());
             return;
         }
         final int capacity = Math.min(0xFFFF, (config.maxPacketBytes - NakFlyweight.HEADER_LENGTH) / NakFlyweight.ENTRY_LENGTH);
@@ -801,13 +674,12 @@ public final class MemberEngine
         // Header first to fix the byte order, entries next, the count last once it is known.
         nak.setRequestNak(WIRE_ORDER, config.selfId, packetId, 0);
         int count = 0;
-        for (final Map.Entry<Long, Long> e : orders.entrySet())
+        for (final long key : orders.values())
         {
             if (count == capacity)
             {
                 break;
             }
-            final long key = e.getValue();
             if (!received.containsKey(key))
             {
                 nak.entry(count++, (int)(key >>> 32), (int)key);
@@ -815,56 +687,59 @@ public final class MemberEngine
         }
         nak.setRequestNak(WIRE_ORDER, config.selfId, packetId, count);
         counters.requestNaksSent++;
-        sender.send(config.leaderId, out, nak.packetSize());
+        sender.send(nakTargetId, out, nak.packetSize());
     }
 
-    private void emitOrders(final long nowNs)
+    private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
-        while (!pendingOrder.isEmpty())
+        if (!Packets.wrapValid(nak, buffer, offset, length, counters))
         {
-            final long first = nextOrderSeq;
-            final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
-            for (int i = 0; i < count; i++)
-            {
-                final long key = pendingOrder.poll();
-                orderLog.put(nextOrderSeq, key);
-                orders.put(nextOrderSeq, key);
-                nextOrderSeq++;
-            }
-            writeOrders(first, count);
-            counters.ordersSent++;
-            counters.orderEntriesSent += count;
-            sender.send(GroupSender.GROUP, out, msgOrder.packetSize());
-        }
-        if (!retransmitArmed)
-        {
-            retransmitArmed = true;
-            retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        }
-        deliverInOrder(nowNs);
-    }
-
-    private void resendLaggingOrders(final long nowNs)
-    {
-        final long lowest = lowestDeliveredSeq();
-        if (lowest >= nextOrderSeq - 1)
-        {
-            retransmitArmed = false;
             return;
         }
-        counters.orderRetransmits++;
-        sendOrders(GroupSender.GROUP, lowest + 1);
-        retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
+        observe(nak.packetId());
+        final int requester = nak.senderId();
+        heard(requester, nowNs);
+        if (state == State.JOINING || !isMember(requester))
+        {
+            counters.unexpectedPackets++;
+            tellRemoved(requester);
+            return;
+        }
+        // Any member serves from what it delivered: the leader normally, a survivor during failover.
+        if (isOrdering())
+        {
+            counters.naksServed++;
+        }
+        else
+        {
+            counters.naksServedAsMember++;
+        }
+        if (nak.nakType() == PacketType.MSG_ORDER)
+        {
+            sendOrders(requester, Math.max(nak.fromOrderSeq(), log.isEmpty() ? nextDeliverSeq : log.firstKey()));
+            return;
+        }
+        final int count = nak.entryCount();
+        for (int i = 0; i < count; i++)
+        {
+            final long key = key(nak.entrySenderId(i), nak.entryPacketId(i));
+            final Long seq = logSeqByKey.get(key);
+            final Held held = seq != null ? log.get(seq) : received.get(key);
+            if (held != null)
+            {
+                sendRequest(requester, held);
+            }
+        }
     }
 
     private void sendOrders(final int destinationId, final long fromSeq)
     {
-        final long last = nextOrderSeq - 1;
-        if (fromSeq > last)
+        final long last = nextDeliverSeq - 1;
+        if (fromSeq > last || !log.containsKey(fromSeq))
         {
-            // Nothing ordered past what it asked: tell it where the order ends, so it stops asking.
+            // Nothing kept past what it asked: tell it where the order ends, so it stops asking.
             keepAlive.wrap(out, 0);
-            keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), last);
+            keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), isOrdering() ? nextOrderSeq - 1 : last);
             sender.send(destinationId, out, keepAlive.packetSize());
             return;
         }
@@ -879,9 +754,79 @@ public final class MemberEngine
         msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), first, count);
         for (int i = 0; i < count; i++)
         {
-            final long key = orderLog.get(first + i);
+            final long key = log.get(first + i).key;
             msgOrder.entry(i, (int)(key >>> 32), (int)key);
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Sequencer.
+
+    private boolean isOrdering()
+    {
+        return state == State.LEADER_IDLE || state == State.LEADER_BATCHING;
+    }
+
+    private void emitOrders(final long nowNs)
+    {
+        while (!pendingOrder.isEmpty())
+        {
+            final long first = nextOrderSeq;
+            final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
+            for (int i = 0; i < count; i++)
+            {
+                orders.put(nextOrderSeq++, pendingOrder.poll());
+            }
+            // The leader holds every request it orders, so it delivers them at once and writes from its log.
+            deliverInOrder(nowNs);
+            writeOrders(first, count);
+            counters.ordersSent++;
+            counters.orderEntriesSent += count;
+            sender.send(GroupSender.GROUP, out, msgOrder.packetSize());
+        }
+        if (!retransmitArmed)
+        {
+            retransmitArmed = true;
+            retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
+        }
+    }
+
+    private void resendLaggingOrders(final long nowNs)
+    {
+        final long lowest = lowestDeliveredSeq();
+        if (lowest >= nextOrderSeq - 1)
+        {
+            retransmitArmed = false;
+            return;
+        }
+        counters.orderRetransmits++;
+        sendOrders(GroupSender.GROUP, Math.max(lowest + 1, forgottenSeq + 1));
+        retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
+    }
+
+    private void onOrderAck(final int memberId, final long ackedSeq, final long nowNs)
+    {
+        // Cumulative and capped: an ACK from a confused member cannot make us forget unsent orders.
+        final long seq = Math.min(ackedSeq, nextOrderSeq - 1);
+        final Long before = memberDeliveredSeq.get(memberId);
+        if (before == null || seq > before)
+        {
+            memberDeliveredSeq.put(memberId, seq);
+            forgetFullyDelivered();
+            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && everyOrderAcknowledged())
+            {
+                // The last ACK of the orders in flight: what waits goes out now, as one batch.
+                counters.ordersAtOnceInBatching++;
+                emitOrders(nowNs);
+                transitionTo(State.LEADER_BATCHING, nowNs);
+            }
+        }
+    }
+
+    /** Leader: true when every member in the view has ACKed delivery of every order sent. */
+    private boolean everyOrderAcknowledged()
+    {
+        return lowestDeliveredSeq() >= nextOrderSeq - 1;
     }
 
     private void forgetFullyDelivered()
@@ -890,10 +835,10 @@ public final class MemberEngine
         while (forgottenSeq < lowest)
         {
             forgottenSeq++;
-            final Long key = orderLog.remove(forgottenSeq);
-            if (key != null)
+            final Held held = log.remove(forgottenSeq);
+            if (held != null)
             {
-                retained.remove(key);
+                logSeqByKey.remove(held.key);
             }
         }
     }
@@ -901,11 +846,11 @@ public final class MemberEngine
     private long lowestDeliveredSeq()
     {
         long lowest = nextDeliverSeq - 1;
-        for (int i = 0; i < memberDeliveredSeq.length; i++)
+        for (final int id : view)
         {
-            if (config.memberIds[i] != config.selfId && inGroup[i])
+            if (id != config.selfId)
             {
-                lowest = Math.min(lowest, memberDeliveredSeq[i]);
+                lowest = Math.min(lowest, memberDeliveredSeq.getOrDefault(id, 0L));
             }
         }
         return lowest;
@@ -917,10 +862,797 @@ public final class MemberEngine
             Math.min(0xFFFF, (config.maxPacketBytes - MsgOrderFlyweight.HEADER_LENGTH) / MsgOrderFlyweight.ENTRY_LENGTH));
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // Cancel.
+
+    private void onCancel(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        if (!Packets.wrapValid(cancel, buffer, offset, length, counters))
+        {
+            return;
+        }
+        observe(cancel.packetId());
+        final int clientId = cancel.senderId();
+        final int packetId = cancel.requestPacketId();
+        sendAck(clientId, PacketType.CANCEL, clientId, cancel.packetId());
+        replies.cancel(clientId, packetId);
+        if (state == State.JOINING || isMember(clientId))
+        {
+            return;
+        }
+        final long key = key(clientId, packetId);
+        if (logSeqByKey.containsKey(key) || cancelledAtNs.containsKey(key))
+        {
+            counters.cancelsTooLate += logSeqByKey.containsKey(key) ? 1 : 0;
+            return;
+        }
+        if (finished.isFinished(clientId, packetId))
+        {
+            return;
+        }
+        if (isOrdering())
+        {
+            // The sequencer decides: a request it has not ordered is never ordered now.
+            pendingOrder.remove(key);
+            received.remove(key);
+            finished.finish(clientId, packetId);
+            counters.requestsCancelled++;
+        }
+        else if (received.containsKey(key))
+        {
+            if (!isOrderedUndelivered(key))
+            {
+                cancelledAtNs.put(key, nowNs);
+            }
+        }
+        else
+        {
+            // Never arrives as new now; should the leader have ordered it first, the NAK answer is still taken.
+            finished.finish(clientId, packetId);
+            counters.requestsCancelled++;
+        }
+    }
+
+    private void dropCancelledHeld(final long nowNs)
+    {
+        for (final Iterator<Map.Entry<Long, Long>> it = cancelledAtNs.entrySet().iterator(); it.hasNext(); )
+        {
+            final Map.Entry<Long, Long> e = it.next();
+            if (e.getValue() + config.cancelHoldNs - nowNs > 0)
+            {
+                break;
+            }
+            it.remove();
+            final long key = e.getKey();
+            if (!isOrderedUndelivered(key) && received.remove(key) != null)
+            {
+                finished.finish((int)(key >>> 32), (int)key);
+                counters.requestsCancelled++;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Membership.
+
+    private void onMemberChange(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        if (!Packets.wrapValid(memberChange, buffer, offset, length, counters))
+        {
+            return;
+        }
+        observe(memberChange.packetId());
+        final int from = memberChange.senderId();
+        final int subject = memberChange.memberId();
+        heard(from, nowNs);
+        groupHeard = true;
+        switch (memberChange.status())
+        {
+            case MemberChangeFlyweight.STATUS_ADDED ->
+            {
+                if (isOrdering() && from == subject && from != config.selfId)
+                {
+                    addMember(subject, nowNs);
+                }
+            }
+            case MemberChangeFlyweight.STATUS_ONLINE ->
+            {
+                if (from == subject && from != config.selfId && state != State.JOINING && state != State.LEADER_RECOVERING)
+                {
+                    sendList(from, subject);
+                }
+            }
+            case MemberChangeFlyweight.STATUS_LIST -> onList(from, buffer, nowNs);
+            default -> onRemoved(from, subject, nowNs);
+        }
+    }
+
+    private void onList(final int from, final ByteBuffer buffer, final long nowNs)
+    {
+        final int count = memberChange.memberCount();
+        if (count == 0)
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        sendAck(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
+        if (memberChange.member(0) != from)
+        {
+            // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
+            counters.memberListsReceived++;
+            onlineAnsweredBy.add(from);
+            return;
+        }
+        final int[] list = new int[count];
+        for (int i = 0; i < count; i++)
+        {
+            list[i] = memberChange.member(i);
+        }
+        Arrays.sort(list);
+        final boolean listsSelf = Arrays.binarySearch(list, config.selfId) >= 0;
+        final boolean joinedNow = state == State.JOINING && listsSelf && (from == leaderId || !isMember(config.selfId));
+        final boolean fromOurLeader = state == State.MEMBER && from == leaderId;
+        if (!joinedNow && !fromOurLeader)
+        {
+            // A member's answer to our ONLINE, or a list from a leader we do not follow.
+            counters.memberListsReceived++;
+            return;
+        }
+        if (from == leaderId && Integer.compareUnsigned(memberChange.packetId(), lastListPacketId) <= 0)
+        {
+            counters.staleMemberLists++;
+            return;
+        }
+        leaderId = from;
+        nakTargetId = from;
+        lastListPacketId = memberChange.packetId();
+        setView(list, nowNs);
+        counters.viewChanges++;
+        if (state == State.MEMBER && !listsSelf)
+        {
+            // Removed (its ACKs did not reach the leader in time): it rejoins as a new member.
+            rejoin(nowNs);
+        }
+    }
+
+    private void onRemoved(final int from, final int subject, final long nowNs)
+    {
+        if (from == subject)
+        {
+            // A member leaving (paper: MemberChange removed).
+            if (isOrdering() && isMember(subject))
+            {
+                removeMember(subject);
+                announceView(nowNs);
+            }
+            else if (state == State.MEMBER && subject == leaderId)
+            {
+                // It left rather than failed: it does not count against the majority a successor needs.
+                leaderThatLeft = subject;
+                lastHeardNs.put(subject, nowNs - config.keepAliveTimeoutNs - 1);
+                suspectLeader(nowNs);
+            }
+            return;
+        }
+        if (subject == config.selfId)
+        {
+            // A member that thinks we failed: if a majority followed it, our probes go unanswered and we step down then.
+            counters.unexpectedPackets++;
+            return;
+        }
+        // A takeover: "subject failed, I (from) lead now". Repeated until we report.
+        final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
+        final boolean repeat = from == leaderId && !isMember(subject);
+        final boolean yield = state == State.LEADER_RECOVERING && from < config.selfId && isMember(from);
+        if (state == State.MEMBER && (fresh || repeat) || yield)
+        {
+            followNewLeader(from, subject, nowNs);
+        }
+    }
+
+    private void addMember(final int memberId, final long nowNs)
+    {
+        if (!isMember(memberId))
+        {
+            final int[] next = Arrays.copyOf(view, view.length + 1);
+            next[view.length] = memberId;
+            Arrays.sort(next);
+            view = next;
+            // It starts at the next order: the leader keeps nothing older for it.
+            memberDeliveredSeq.put(memberId, nextOrderSeq - 1);
+            lastHeardNs.put(memberId, nowNs);
+            counters.membersAdded++;
+            announceView(nowNs);
+        }
+        else
+        {
+            sender.send(memberId, ByteBuffer.wrap(pendingList != null ? pendingList : listPacket()), listLength());
+        }
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
+        sender.send(memberId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
+    private void tellRemoved(final int formerMemberId)
+    {
+        if (isOrdering() && !knownClients.containsKey(formerMemberId))
+        {
+            counters.removedMembersTold++;
+            sendList(formerMemberId, leaderId);
+        }
+    }
+
+    private void removeMember(final int memberId)
+    {
+        view = Arrays.stream(view).filter(id -> id != memberId).toArray();
+        memberDeliveredSeq.remove(memberId);
+        lastHeardNs.remove(memberId);
+        counters.membersRemoved++;
+        if (isOrdering())
+        {
+            forgetFullyDelivered();
+        }
+    }
+
+    /** Multicasts the view as a LIST (leader first) and sends it to every client seen; resent until ACKed. */
+    private void announceView(final long nowNs)
+    {
+        pendingList = listPacket();
+        lastListPacketId = memberChange.packetId();
+        listAckedBy.clear();
+        listFirstSentNs = nowNs;
+        listDeadlineNs = nowNs + config.retransmitTimeoutNs;
+        sender.send(GroupSender.GROUP, ByteBuffer.wrap(pendingList), pendingList.length);
+        for (final int clientId : knownClients.keySet())
+        {
+            sender.send(clientId, ByteBuffer.wrap(pendingList), pendingList.length);
+        }
+    }
+
+    private void resendList(final long nowNs)
+    {
+        boolean membersMissing = false;
+        for (final int id : view)
+        {
+            membersMissing |= id != config.selfId && !listAckedBy.contains(id);
+        }
+        final boolean clientsGiveUp = nowNs - listFirstSentNs >= config.replyGiveUpNs;
+        boolean clientsMissing = false;
+        for (final int clientId : knownClients.keySet())
+        {
+            if (!listAckedBy.contains(clientId) && !clientsGiveUp)
+            {
+                clientsMissing = true;
+                sender.send(clientId, ByteBuffer.wrap(pendingList), pendingList.length);
+            }
+        }
+        if (membersMissing)
+        {
+            sender.send(GroupSender.GROUP, ByteBuffer.wrap(pendingList), pendingList.length);
+        }
+        if (!membersMissing && !clientsMissing)
+        {
+            pendingList = null;
+            return;
+        }
+        listDeadlineNs = nowNs + config.retransmitTimeoutNs;
+    }
+
+    private byte[] listPacket()
+    {
+        writeList(config.selfId);
+        final byte[] copy = new byte[memberChange.packetSize()];
+        out.get(0, copy);
+        return copy;
+    }
+
+    private int listLength()
+    {
+        return MemberChangeFlyweight.length(view.length);
+    }
+
+    private void sendList(final int destinationId, final int subject)
+    {
+        writeList(subject);
+        sender.send(destinationId, out, memberChange.packetSize());
+    }
+
+    /** A LIST names the leader first, then the other members ascending. */
+    private void writeList(final int subject)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), subject, MemberChangeFlyweight.STATUS_LIST, view.length);
+        memberChange.member(0, leaderId);
+        int i = 1;
+        for (final int id : view)
+        {
+            if (id != leaderId)
+            {
+                memberChange.member(i++, id);
+            }
+        }
+    }
+
+    private void sendMemberChange(final int destinationId, final int subject, final int status)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), subject, status, 0);
+        sender.send(destinationId, out, memberChange.packetSize());
+    }
+
+    private void membershipTick(final long nowNs)
+    {
+        switch (state)
+        {
+            case JOINING ->
+            {
+                if (!groupHeard && nowNs - joinDeadlineNs >= 0)
+                {
+                    foundGroup(nowNs);
+                }
+                else
+                {
+                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+                }
+            }
+            case LEADER_IDLE, LEADER_BATCHING ->
+            {
+                keepAlive.wrap(out, 0);
+                keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
+                counters.keepAlivesSent++;
+                sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                final int silent = silentMembers(nowNs);
+                if (silent > 0 && (view.length - silent) * 2 <= view.length)
+                {
+                    // Most of the group is silent: we are the ones cut off. A minority does not order on.
+                    counters.leaderStepDowns++;
+                    rejoin(nowNs);
+                }
+                else if (silent > 0)
+                {
+                    for (final int id : view.clone())
+                    {
+                        if (isSilent(id, nowNs))
+                        {
+                            removeMember(id);
+                        }
+                    }
+                    announceView(nowNs);
+                }
+            }
+            case MEMBER ->
+            {
+                if (leaderId != config.selfId && nowNs - lastHeardNs.getOrDefault(leaderId, nowNs) > config.keepAliveTimeoutNs)
+                {
+                    suspectLeader(nowNs);
+                }
+                else
+                {
+                    passedOver.clear();
+                }
+                if (onlineUntilNs - nowNs > 0 && Arrays.stream(view).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
+                {
+                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                }
+            }
+            case LEADER_RECOVERING ->
+            {
+                if (recoveryTargetSeq >= 0)
+                {
+                    // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
+                    keepAlive.wrap(out, 0);
+                    keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
+                    sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                }
+                else
+                {
+                    sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+                    // Only a majority of the view before the failure may go on: a minority side waits.
+                    if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && (reports.size() + 1) * 2 > recoveryBaseSize)
+                    {
+                        for (final int id : view.clone())
+                        {
+                            if (id != config.selfId && !reports.containsKey(id))
+                            {
+                                removeMember(id);
+                            }
+                        }
+                    }
+                    decideWhenAllReported(nowNs);
+                }
+            }
+            default ->
+            {
+            }
+        }
+    }
+
+    private int silentMembers(final long nowNs)
+    {
+        int silent = 0;
+        for (final int id : view)
+        {
+            silent += isSilent(id, nowNs) ? 1 : 0;
+        }
+        return silent;
+    }
+
+    private boolean isSilent(final int id, final long nowNs)
+    {
+        return id != config.selfId && nowNs - lastHeardNs.getOrDefault(id, nowNs) > config.keepAliveTimeoutNs;
+    }
+
+    private void foundGroup(final long nowNs)
+    {
+        view = new int[] {config.selfId};
+        leaderId = config.selfId;
+        nextOrderSeq = nextDeliverSeq;
+        forgottenSeq = nextDeliverSeq - 1;
+        counters.leaderChanges++;
+        transitionTo(State.LEADER_IDLE, nowNs);
+    }
+
+    private void rejoin(final long nowNs)
+    {
+        orders.clear();
+        received.clear();
+        cancelledAtNs.clear();
+        pendingOrder.clear();
+        memberDeliveredSeq.clear();
+        recoveredOrders.clear();
+        reports.clear();
+        log.clear();
+        logSeqByKey.clear();
+        passedOver.clear();
+        pendingList = null;
+        nakArmed = false;
+        retransmitArmed = false;
+        lastListPacketId = 0;
+        groupHeard = true;
+        view = Arrays.stream(view).filter(id -> id != config.selfId).toArray();
+        if (leaderId == config.selfId)
+        {
+            leaderId = -1;
+        }
+        transitionTo(State.JOINING, nowNs);
+        sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Failover.
+
+    /** The member that leads once {@code failed} and every passed-over candidate are gone: the lowest id left. */
+    private int successor(final int failed)
+    {
+        for (final int id : view)
+        {
+            if (id != failed && !passedOver.contains(id))
+            {
+                return id;
+            }
+        }
+        return config.selfId;
+    }
+
+    private void suspectLeader(final long nowNs)
+    {
+        if (passedOver.isEmpty())
+        {
+            passedOver.add(leaderId);
+            candidateSinceNs = nowNs;
+        }
+        int candidate = successor(leaderId);
+        if (candidate != config.selfId && nowNs - candidateSinceNs > config.keepAliveTimeoutNs)
+        {
+            // The candidate never took over: it failed too; the next id takes its turn.
+            passedOver.add(candidate);
+            candidateSinceNs = nowNs;
+            candidate = successor(leaderId);
+        }
+        if (candidate == config.selfId)
+        {
+            startRecovery(nowNs);
+        }
+    }
+
+    private void startRecovery(final long nowNs)
+    {
+        failedLeaderId = leaderId;
+        // Passed-over candidates stay in the view: they must report or be removed by a majority, like anyone.
+        recoveringFromLeave = leaderThatLeft == failedLeaderId;
+        recoveryBaseSize = view.length - (recoveringFromLeave ? 1 : 0);
+        leaderThatLeft = -1;
+        passedOver.clear();
+        if (isMember(failedLeaderId))
+        {
+            removeMember(failedLeaderId);
+        }
+        leaderId = config.selfId;
+        recoveredOrders.putAll(orders);
+        orders.clear();
+        nakArmed = false;
+        reports.clear();
+        recoveryTargetSeq = -1;
+        recoveryStartNs = nowNs;
+        counters.leaderChanges++;
+        counters.recoveries++;
+        transitionTo(State.LEADER_RECOVERING, nowNs);
+        sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+        decideWhenAllReported(nowNs);
+    }
+
+    private void followNewLeader(final int newLeaderId, final int failedId, final long nowNs)
+    {
+        if (leaderId != newLeaderId)
+        {
+            counters.leaderChanges++;
+            reportedOrders.clear();
+            reportedOrders.putAll(orders);
+            reportedOrders.putAll(recoveredOrders);
+            recoveredOrders.clear();
+            reports.clear();
+            recoveryTargetSeq = -1;
+            orders.clear();
+            highestKnownSeq = nextDeliverSeq - 1;
+            nakArmed = false;
+            if (isMember(failedId))
+            {
+                removeMember(failedId);
+            }
+            for (final int id : passedOver)
+            {
+                if (id != newLeaderId && isMember(id))
+                {
+                    removeMember(id);
+                }
+            }
+            passedOver.clear();
+            leaderId = newLeaderId;
+            nakTargetId = newLeaderId;
+            lastListPacketId = 0;
+            lastHeardNs.put(newLeaderId, nowNs);
+            transitionTo(State.MEMBER, nowNs);
+        }
+        reportTo(newLeaderId);
+    }
+
+    /** Our state for a new leader: known undelivered orders, held requests, and last our delivered sequence. */
+    private void reportTo(final int newLeaderId)
+    {
+        counters.reportsSent++;
+        final int limit = maxEntriesPerOrder();
+        final Iterator<Map.Entry<Long, Long>> it = reportedOrders.entrySet().iterator();
+        Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
+        while (next != null)
+        {
+            final long first = next.getKey();
+            final long[] keys = new long[limit];
+            int count = 0;
+            while (next != null && next.getKey() == first + count && count < limit)
+            {
+                keys[count++] = next.getValue();
+                next = it.hasNext() ? it.next() : null;
+            }
+            msgOrder.wrap(out, 0);
+            msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), first, count);
+            for (int i = 0; i < count; i++)
+            {
+                msgOrder.entry(i, (int)(keys[i] >>> 32), (int)keys[i]);
+            }
+            sender.send(newLeaderId, out, msgOrder.packetSize());
+        }
+        for (final Held held : received.values())
+        {
+            sendRequest(newLeaderId, held);
+        }
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
+        sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    private void decideWhenAllReported(final long nowNs)
+    {
+        if (state != State.LEADER_RECOVERING || recoveryTargetSeq >= 0)
+        {
+            return;
+        }
+        long target = nextDeliverSeq - 1;
+        int holder = config.selfId;
+        for (final int id : view)
+        {
+            if (id == config.selfId)
+            {
+                continue;
+            }
+            final Long reported = reports.get(id);
+            if (reported == null)
+            {
+                return;
+            }
+            if (reported > target)
+            {
+                target = reported;
+                holder = id;
+            }
+        }
+        if ((reports.size() + 1) * 2 <= recoveryBaseSize)
+        {
+            // A minority of the view before the failure: the other side may be ordering. Wait.
+            return;
+        }
+        // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
+        recoveryTargetSeq = target;
+        nakTargetId = holder;
+        for (final Iterator<Map.Entry<Long, Long>> it = recoveredOrders.headMap(target, true).entrySet().iterator(); it.hasNext(); )
+        {
+            final Map.Entry<Long, Long> e = it.next();
+            if (e.getKey() >= nextDeliverSeq)
+            {
+                orders.put(e.getKey(), e.getValue());
+            }
+            it.remove();
+        }
+        highestKnownSeq = Math.max(highestKnownSeq, target);
+        deliverInOrder(nowNs);
+        finishRecoveryWhenCaughtUp(nowNs);
+    }
+
+    private void finishRecoveryWhenCaughtUp(final long nowNs)
+    {
+        if (state != State.LEADER_RECOVERING || recoveryTargetSeq < 0 || nextDeliverSeq - 1 < recoveryTargetSeq)
+        {
+            return;
+        }
+        nakArmed = false;
+        orders.clear();
+        nextOrderSeq = nextDeliverSeq;
+        forgottenSeq = log.isEmpty() ? nextDeliverSeq - 1 : log.firstKey() - 1;
+        memberDeliveredSeq.clear();
+        for (final int id : view.clone())
+        {
+            if (id == config.selfId)
+            {
+                continue;
+            }
+            final long reported = reports.getOrDefault(id, 0L);
+            if (reported < forgottenSeq)
+            {
+                // It lags past what anyone kept: it cannot catch up, so it rejoins afresh.
+                removeMember(id);
+                continue;
+            }
+            memberDeliveredSeq.put(id, reported);
+            lastHeardNs.put(id, nowNs);
+        }
+        // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
+        long seq = nextOrderSeq;
+        Long key;
+        while ((key = recoveredOrders.get(seq)) != null && received.containsKey(key) && !pendingOrder.contains(key))
+        {
+            pendingOrder.add(key);
+            cancelledAtNs.remove(key);
+            seq++;
+        }
+        recoveredOrders.clear();
+        reports.clear();
+        for (final Map.Entry<Long, Held> e : received.entrySet())
+        {
+            final long k = e.getKey();
+            if (pendingOrder.contains(k))
+            {
+                continue;
+            }
+            if (cancelledAtNs.containsKey(k))
+            {
+                continue;
+            }
+            pendingOrder.add(k);
+        }
+        for (final long k : cancelledAtNs.keySet())
+        {
+            received.remove(k);
+            finished.finish((int)(k >>> 32), (int)k);
+            counters.requestsCancelled++;
+        }
+        cancelledAtNs.clear();
+        recoveryTargetSeq = -1;
+        transitionTo(State.LEADER_IDLE, nowNs);
+        announceView(nowNs);
+        if (!pendingOrder.isEmpty())
+        {
+            emitOrders(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
+        }
+        retransmitArmed = true;
+        resendLaggingOrders(nowNs);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Shared.
+
+    private void onAck(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        if (!Packets.wrapValid(ack, buffer, offset, length, counters))
+        {
+            return;
+        }
+        observe(ack.packetId());
+        final int from = ack.senderId();
+        heard(from, nowNs);
+        final PacketType acked = ack.ackedType();
+        if (acked == PacketType.REPLY && ack.ackedSenderId() == config.selfId)
+        {
+            // False for a repeated ACK (the client ACKs every duplicate reply): nothing left to do.
+            replies.ack(from, (int)ack.ackedId());
+            return;
+        }
+        if (acked == PacketType.MEMBER_CHANGE && ack.ackedSenderId() == config.selfId)
+        {
+            if (pendingList != null && (int)ack.ackedId() == lastListPacketId)
+            {
+                listAckedBy.add(from);
+            }
+            return;
+        }
+        if (acked == PacketType.MSG_ORDER && isOrdering())
+        {
+            if (isMember(from))
+            {
+                onOrderAck(from, ack.ackedId(), nowNs);
+            }
+            else
+            {
+                tellRemoved(from);
+            }
+            return;
+        }
+        if (acked != PacketType.MSG_ORDER || state != State.LEADER_RECOVERING)
+        {
+            counters.unexpectedPackets++;
+        }
+    }
+
+    private void heard(final int fromId, final long nowNs)
+    {
+        if (isMember(fromId))
+        {
+            lastHeardNs.put(fromId, nowNs);
+        }
+    }
+
+    private void setView(final int[] ascending, final long nowNs)
+    {
+        for (final int id : ascending)
+        {
+            if (!isMember(id))
+            {
+                lastHeardNs.put(id, nowNs);
+            }
+        }
+        view = ascending;
+        lastHeardNs.keySet().removeIf(id -> !isMember(id));
+    }
+
+    private boolean isMember(final int id)
+    {
+        return Arrays.binarySearch(view, id) >= 0;
+    }
+
+    private void trimKnownClients()
+    {
+        if (knownClients.size() > config.maxClients)
+        {
+            final Iterator<Integer> eldest = knownClients.keySet().iterator();
+            eldest.next();
+            eldest.remove();
+        }
+    }
+
     private void sendRequest(final int destinationId, final Held held)
     {
         request.wrap(out, 0);
-        request.set(WIRE_ORDER, held.senderId, held.packetId, held.requestId, held.responseFlags, held.payload.length)
+        request.set(WIRE_ORDER, (int)(held.key >>> 32), (int)held.key, held.requestId, held.responseFlags, held.payload.length)
             .payload(ByteBuffer.wrap(held.payload), 0, held.payload.length);
         sender.send(destinationId, out, request.packetSize());
     }
@@ -932,7 +1664,7 @@ public final class MemberEngine
             return;
         }
         lastAckedSeq = nextDeliverSeq - 1;
-        sendAck(config.leaderId, PacketType.MSG_ORDER, config.leaderId, lastAckedSeq);
+        sendAck(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
     }
 
     private void sendAck(final int destinationId, final PacketType ackedType, final int ackedSenderId, final long ackedId)
@@ -947,7 +1679,8 @@ public final class MemberEngine
         switch (next)
         {
             case LEADER_BATCHING -> batchDeadlineNs = nowNs + config.orderIntervalNs;
-            case LEADER_IDLE, MEMBER ->
+            case JOINING -> joinDeadlineNs = nowNs + config.joinTimeoutNs;
+            case LEADER_IDLE, MEMBER, LEADER_RECOVERING, LEFT ->
             {
             }
         }
@@ -973,7 +1706,7 @@ public final class MemberEngine
         return ((long)senderId << 32) | (packetId & 0xFFFF_FFFFL);
     }
 
-    private record Held(int senderId, int packetId, int requestId, int responseFlags, byte[] payload)
+    private record Held(long key, int requestId, int responseFlags, byte[] payload)
     {
     }
 }

@@ -52,17 +52,4 @@ class GroupClientEngineTest
         assertEquals(1, client.counters().requestsCompleted());
         assertEquals(Long.MAX_VALUE, client.nextDeadlineNs());
     }
-
-    @Test
-    void cancelStopsResendingAndMulticastsACancel()
-    {
-        final int packetId = client.multicast(7, 1, ByteBuffer.allocate(3), 0, 3, 0);
-        client.cancel(packetId, 5 * MS);
-        assertEquals(List.of(GroupSender.GROUP, GroupSender.GROUP), sentTo, "the request, then the Cancel, to the group");
-        assertEquals(0, client.outstandingRequests());
-        assertEquals(1, client.counters().cancelsSent());
-        assertEquals(Long.MAX_VALUE, client.nextDeadlineNs());
-        client.onTimer(100 * MS);
-        assertEquals(2, sentTo.size(), "never resent");
-    }
 }

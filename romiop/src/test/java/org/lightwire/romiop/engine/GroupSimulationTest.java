@@ -27,6 +27,8 @@ class GroupSimulationTest
     private static final int[] CLIENTS = {101, 102};
     private static final int REQUESTS_PER_CLIENT = 1000;
     private static final long MAX_SIM_NS = 120_000_000_000L;
+    /** At least the clients' window (32): the duplicate filter then never forgets a request still new to a member. */
+    private static final int DUPLICATE_WINDOW = 32;
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 42, 20261122})
@@ -66,7 +68,9 @@ class GroupSimulationTest
             final List<String> log = new ArrayList<>();
             logs.add(log);
             final GroupConfig config = new GroupConfig(id, LEADER, MEMBERS)
-                .orderInterval(orderIntervalNs, atOnce).retransmitTimeoutNs(5_000_000L).nakDelayNs(1_000_000L);
+                .orderInterval(orderIntervalNs, atOnce).retransmitTimeoutNs(5_000_000L).nakDelayNs(1_000_000L)
+                .duplicateWindow(DUPLICATE_WINDOW);
+            final MemberEngine[] self = new MemberEngine[1];
             final MemberEngine engine = new MemberEngine(config, net.senderFor(id),
                 (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
                 {
@@ -80,16 +84,31 @@ class GroupSimulationTest
                         throw new AssertionError("member " + id + " delivered payload " + text + " for " + senderId + "/" + requestId);
                     }
                     log.add(text);
+                    // Every member answers each request with its own id, as a servant would.
+                    final byte[] answer = (id + ":" + text).getBytes(StandardCharsets.US_ASCII);
+                    self[0].sendReply(senderId, packetId, requestId, ByteBuffer.wrap(answer), 0, answer.length, net.nowNs());
                 });
+            self[0] = engine;
             members.add(engine);
             net.attach(id, engine::onPacket);
         }
         final List<GroupClientEngine> clients = new ArrayList<>();
         final int[] sentByClient = new int[CLIENTS.length];
+        final List<Set<String>> repliesByClient = new ArrayList<>();
         for (final int id : CLIENTS)
         {
+            final Set<String> replies = new HashSet<>();
+            repliesByClient.add(replies);
             final GroupClientEngine client = new GroupClientEngine(
-                new GroupConfig(id, LEADER, MEMBERS).retransmitTimeoutNs(5_000_000L).maxOutstandingRequests(32), net.senderFor(id));
+                new GroupConfig(id, LEADER, MEMBERS).retransmitTimeoutNs(5_000_000L).maxOutstandingRequests(32), net.senderFor(id),
+                (memberId, packetId, requestId, payload, offset, length) ->
+                {
+                    final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();
+                    if (!text.equals(memberId + ":" + id + "/" + requestId) || !replies.add(text))
+                    {
+                        throw new AssertionError("client " + id + " got reply " + text + " from " + memberId + " for request " + requestId);
+                    }
+                });
             clients.add(client);
             net.attach(id, client::onPacket);
         }
@@ -160,12 +179,18 @@ class GroupSimulationTest
             assertEquals(total, distinct.size(), "member " + MEMBERS[i] + " delivered a duplicate");
             assertEquals(reference, digest(log), "member " + MEMBERS[i] + " delivered a different sequence");
             assertEquals(total, members.get(i).counters().delivered());
-            // Bounded duplicate filter: each client's last 256 request ids, not all 1,000.
-            assertEquals(CLIENTS.length * GroupConfig.DEFAULT_REQUEST_WINDOW, members.get(i).rememberedRequests());
+            assertEquals(CLIENTS.length * DUPLICATE_WINDOW, members.get(i).duplicateFilterSize(), "the filter is bounded, not the history");
         }
-        for (final GroupClientEngine c : clients)
+        for (int c = 0; c < clients.size(); c++)
         {
-            assertEquals(REQUESTS_PER_CLIENT, c.counters().requestsCompleted());
+            assertEquals(REQUESTS_PER_CLIENT, clients.get(c).counters().requestsCompleted());
+            assertEquals(MEMBERS.length * REQUESTS_PER_CLIENT, repliesByClient.get(c).size(), "client " + CLIENTS[c] + " replies");
+            assertEquals(MEMBERS.length * REQUESTS_PER_CLIENT, clients.get(c).counters().repliesDelivered());
+        }
+        for (final MemberEngine m : members)
+        {
+            assertEquals(total, m.counters().repliesSent());
+            assertEquals(0, m.counters().repliesAbandoned());
         }
         // The faults must really have been exercised, or the test proves nothing.
         assertTrue(net.dropped > 0 && net.duplicated > 0, "no faults injected: " + net.dropped + " dropped, " + net.duplicated + " duplicated");
@@ -188,7 +213,14 @@ class GroupSimulationTest
         }
         for (final GroupClientEngine c : clients)
         {
-            if (c.counters().requestsCompleted() < REQUESTS_PER_CLIENT)
+            if (c.counters().requestsCompleted() < REQUESTS_PER_CLIENT || c.counters().repliesDelivered() < (long)MEMBERS.length * REQUESTS_PER_CLIENT)
+            {
+                return false;
+            }
+        }
+        for (final MemberEngine m : members)
+        {
+            if (m.pendingReplies() > 0)
             {
                 return false;
             }

@@ -34,7 +34,7 @@ class MemberEngineTest
     private MemberEngine engine(final int self, final long intervalNs, final boolean atOnce)
     {
         final GroupConfig config = new GroupConfig(self, LEADER, 1, 2, 3)
-            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS);
+            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0);
         return new MemberEngine(config, (to, packet, length) ->
         {
             final ByteBuffer copy = ByteBuffer.allocate(length);
@@ -61,76 +61,6 @@ class MemberEngineTest
             o.entry(i, CLIENT, packetIds[i]);
         }
         return b;
-    }
-
-    private static ByteBuffer cancel(final int packetId)
-    {
-        final ByteBuffer b = ByteBuffer.allocate(org.lightwire.romiop.protocol.CancelFlyweight.LENGTH);
-        ((org.lightwire.romiop.protocol.CancelFlyweight)new org.lightwire.romiop.protocol.CancelFlyweight().wrap(b, 0))
-            .set(ByteOrder.BIG_ENDIAN, CLIENT, 50, packetId, packetId);
-        return b;
-    }
-
-    @Test
-    void aRequestCancelledBeforeItsOrderIsNeverOrderedNorDelivered()
-    {
-        final MemberEngine leader = engine(LEADER, 10 * MS, false);
-        feed(leader, request(1), 0);
-        feed(leader, request(2), 1 * MS);
-        feed(leader, cancel(1), 2 * MS);
-        assertEquals(1, leader.counters().requestsCancelled());
-        feed(leader, request(1), 3 * MS);
-        assertEquals(1, leader.counters().cancelledRequestsDropped(), "a late copy of request 1 is not held again");
-        leader.onTimer(10 * MS);
-        final List<MsgOrderFlyweight> orders = ordersSent();
-        assertEquals(1, orders.size());
-        assertEquals(1, orders.get(0).entryCount(), "only request 2 is ordered");
-        assertEquals(2, orders.get(0).entryPacketId(0));
-        assertEquals(List.of(MemberEngine.key(CLIENT, 2)), deliveredKeys);
-
-        // A Cancel for a request the leader never saw blocks its later arrival too.
-        feed(leader, cancel(3), 11 * MS);
-        feed(leader, request(3), 12 * MS);
-        leader.onTimer(30 * MS);
-        for (final MsgOrderFlyweight o : ordersSent())
-        {
-            // Order 1 (request 2) is resent to the members that have not ACKed it; nothing else.
-            assertEquals(1, o.firstOrderSeq());
-            assertEquals(1, o.entryCount());
-            assertEquals(2, o.entryPacketId(0), "request 3 never ordered");
-        }
-        assertEquals(2, leader.counters().requestsCancelled());
-    }
-
-    @Test
-    void aCancelAfterTheOrderIsTooLateAndTheRequestRunsEverywhere()
-    {
-        final MemberEngine leader = engine(LEADER, 10 * MS, true);
-        feed(leader, request(1), 0);
-        assertEquals(1, ordersSent().size(), "ordered at once");
-        feed(leader, cancel(1), 1 * MS);
-        assertEquals(1, leader.counters().cancelsTooLate());
-        assertEquals(0, leader.counters().requestsCancelled());
-        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys);
-    }
-
-    @Test
-    void aMemberThatDroppedACancelledRequestTakesItBackWhenTheLeaderHadOrderedIt()
-    {
-        final MemberEngine member = engine(MEMBER, 10 * MS, true);
-        feed(member, request(1), 0);
-        feed(member, cancel(1), 1 * MS);
-        assertEquals(1, member.counters().requestsCancelled(), "no order known: dropped");
-        // The leader had ordered it before the Cancel reached it: the order arrives.
-        feed(member, order(1, 1), 2 * MS);
-        assertEquals(List.of(), deliveredKeys);
-        member.onTimer(4 * MS);
-        final NakFlyweight nak = (NakFlyweight)new NakFlyweight().wrap(sent.get(sent.size() - 1).bytes, 0);
-        assertEquals(PacketType.REQUEST, nak.nakType());
-        assertEquals(1, nak.entryPacketId(0));
-        feed(member, request(1), 5 * MS);
-        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys, "taken back and delivered, as on the leader");
-        assertEquals(0, member.counters().cancelledRequestsDropped());
     }
 
     private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
@@ -173,6 +103,18 @@ class MemberEngineTest
         assertEquals(3, leader.deliveredSeq(), "the leader delivers its own orders");
     }
 
+    @Test
+    void paperModeWaitsTheWholeIntervalEvenWhenIdle()
+    {
+        final MemberEngine leader = engine(LEADER, 10 * MS, false);
+        feed(leader, request(1), 0);
+        assertEquals(0, ordersSent().size());
+        leader.onTimer(9 * MS);
+        assertEquals(0, ordersSent().size());
+        leader.onTimer(10 * MS);
+        assertEquals(1, ordersSent().size());
+    }
+
     private static ByteBuffer orderAck(final int from, final long deliveredSeq)
     {
         final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
@@ -202,18 +144,6 @@ class MemberEngineTest
         assertEquals(3, ordersSent().size(), "the last ACK sends the waiting order at once");
         assertEquals(3, ordersSent().get(2).firstOrderSeq());
         assertEquals(2, leader.counters().ordersAtOnceInBatching());
-    }
-
-    @Test
-    void paperModeWaitsTheWholeIntervalEvenWhenIdle()
-    {
-        final MemberEngine leader = engine(LEADER, 10 * MS, false);
-        feed(leader, request(1), 0);
-        assertEquals(0, ordersSent().size());
-        leader.onTimer(9 * MS);
-        assertEquals(0, ordersSent().size());
-        leader.onTimer(10 * MS);
-        assertEquals(1, ordersSent().size());
     }
 
     @Test

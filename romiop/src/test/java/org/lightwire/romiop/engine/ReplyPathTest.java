@@ -1,156 +1,162 @@
 package org.lightwire.romiop.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-
-import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
+import org.junit.jupiter.api.Test;
 
-/**
- * A member's reply reaches its client reliably (paper, Figure 4 line 40): kept and resent until
- * the client ACKs it, delivered to the client's handler once per member and request, bounded on
- * both sides.
- */
+/** Tier 1: a member's Reply reaches its client reliably and is handed on once per member. */
 class ReplyPathTest
 {
     private static final long MS = 1_000_000L;
+    private static final int CLIENT = 100;
 
-    /** A packet one engine sent, with its destination. */
-    private record Sent(int to, byte[] bytes)
+    private record Sent(int to, PacketType type, ByteBuffer bytes)
     {
-        PacketType type()
-        {
-            final PacketHeader_1_0 h = new PacketHeader_1_0();
-            h.wrap(ByteBuffer.wrap(bytes), 0);
-            return h.type();
-        }
     }
 
-    private final List<Sent> fromMember = new ArrayList<>();
-    private final List<Sent> fromClient = new ArrayList<>();
+    private final List<Sent> sent = new ArrayList<>();
     private final List<String> replies = new ArrayList<>();
-    private final MemberEngine member = new MemberEngine(new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).replies(2, 3, 4096),
-        (to, packet, length) -> fromMember.add(new Sent(to, copy(packet, length))), (seq, s, p, r, b, o, l) -> { });
-    private final GroupClientEngine client = new GroupClientEngine(new GroupConfig(100, 1, 1, 2).retransmitTimeoutNs(20 * MS),
-        (to, packet, length) -> fromClient.add(new Sent(to, copy(packet, length))),
-        (memberId, packetId, requestId, payload, offset, length) ->
-        {
-            final byte[] b = new byte[length];
-            payload.get(offset, b);
-            replies.add(memberId + "/" + packetId + "/" + requestId + ":" + new String(b, StandardCharsets.US_ASCII));
-        });
 
-    private static byte[] copy(final ByteBuffer packet, final int length)
+    private GroupSender recorder()
     {
-        final byte[] b = new byte[length];
-        packet.get(0, b);
+        return (to, packet, length) ->
+        {
+            final ByteBuffer copy = ByteBuffer.allocate(length);
+            copy.put(0, packet, 0, length);
+            sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
+        };
+    }
+
+    private MemberEngine member(final int self, final GroupConfig config)
+    {
+        return new MemberEngine(config, recorder(), (seq, s, p, r, payload, offset, length) -> { });
+    }
+
+    private GroupClientEngine client()
+    {
+        return new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).retransmitTimeoutNs(20 * MS), recorder(),
+            (memberId, packetId, requestId, payload, offset, length) ->
+                replies.add(memberId + ":" + packetId + ":" + requestId + ":" +
+                    StandardCharsets.US_ASCII.decode(payload.slice(offset, length))));
+    }
+
+    private static ByteBuffer ascii(final String text)
+    {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static ByteBuffer replyAck(final int from, final int member, final int replyPacketId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 77, PacketType.REPLY, member, replyPacketId);
         return b;
     }
 
-    private static ByteBuffer text(final String s)
+    @Test
+    void replyIsUnicastToTheClientAndResentUntilAcked()
     {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.US_ASCII));
-    }
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).keepAlive(0, 0));
+        m.sendReply(CLIENT, 5, 9, ascii("xok"), 1, 2, 0);
+        assertEquals(1, sent.size());
+        assertEquals(CLIENT, sent.get(0).to);
+        final ReplyFlyweight r = (ReplyFlyweight)new ReplyFlyweight().wrap(sent.get(0).bytes, 0);
+        assertEquals(2, r.senderId());
+        assertEquals(CLIENT, r.requestSenderId());
+        assertEquals(5, r.requestPacketId());
+        assertEquals(9, r.requestId());
+        assertEquals("ok", StandardCharsets.US_ASCII.decode(sent.get(0).bytes.slice(r.payloadOffset(), r.payloadLength())).toString());
+        assertEquals(20 * MS, m.nextDeadlineNs());
 
-    private static void deliver(final Sent packet, final MemberEngine to, final long nowNs)
-    {
-        to.onPacket(ByteBuffer.wrap(packet.bytes), 0, packet.bytes.length, nowNs);
-    }
+        m.onTimer(20 * MS);
+        assertEquals(2, sent.size());
+        assertEquals(sent.get(0).bytes, sent.get(1).bytes, "the retransmission is the same packet");
+        assertEquals(1, m.counters().replyRetransmits());
 
-    private static void deliver(final Sent packet, final GroupClientEngine to, final long nowNs)
-    {
-        to.onPacket(ByteBuffer.wrap(packet.bytes), 0, packet.bytes.length, nowNs);
+        m.onPacket(replyAck(CLIENT + 1, 2, r.packetId()), 0, AckFlyweight.LENGTH, 21 * MS);
+        assertEquals(1, m.pendingReplies(), "another client's ACK does not clear it");
+        m.onPacket(replyAck(CLIENT, 2, r.packetId()), 0, AckFlyweight.LENGTH, 21 * MS);
+        assertEquals(0, m.pendingReplies());
+        assertEquals(1, m.counters().repliesAcked());
+        assertEquals(Long.MAX_VALUE, m.nextDeadlineNs());
     }
 
     @Test
-    void aLostReplyIsSentAgainUntilTheClientAcksItAndDeliveredOnce()
+    void replyIsAbandonedWhenTheClientIsGoneOrTheStoreIsFull()
     {
-        member.sendReply(100, 5, 7, text("ok"), 0, 2, 0);
-        assertEquals(1, fromMember.size());
-        assertEquals(100, fromMember.get(0).to());
-        assertEquals(PacketType.REPLY, fromMember.get(0).type());
-        assertEquals(20 * MS, member.nextDeadlineNs());
-
-        // The first transmission is lost: the timer sends it again.
-        member.onTimer(20 * MS);
-        assertEquals(2, fromMember.size());
-        assertEquals(1, member.counters().replyRetransmits());
-
-        deliver(fromMember.get(1), client, 21 * MS);
-        assertEquals(List.of("2/5/7:ok"), replies);
-        assertEquals(1, fromClient.size());
-        assertEquals(2, fromClient.get(0).to());
-        assertEquals(PacketType.ACK, fromClient.get(0).type());
-
-        // A duplicate (the first transmission, late) is ACKed again, not delivered again.
-        deliver(fromMember.get(0), client, 22 * MS);
-        assertEquals(1, replies.size());
-        assertEquals(1, client.counters().duplicateReplies());
-        assertEquals(2, fromClient.size());
-
-        deliver(fromClient.get(0), member, 23 * MS);
-        assertEquals(0, member.unackedReplies());
-        assertEquals(1, member.counters().repliesAcked());
-        assertEquals(Long.MAX_VALUE, member.nextDeadlineNs());
-        deliver(fromClient.get(1), member, 23 * MS);
-        assertEquals(1, member.counters().repliesAcked(), "the second ACK finds nothing left to confirm");
-        member.onTimer(100 * MS);
-        assertEquals(2, fromMember.size(), "nothing sent after the ACK");
-        assertEquals(1, client.counters().repliesReceived());
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).retransmitTimeoutNs(20 * MS).replyGiveUpNs(50 * MS).maxPendingReplies(2));
+        m.sendReply(CLIENT, 1, 1, ascii("a"), 0, 1, 0);
+        m.sendReply(CLIENT, 2, 2, ascii("b"), 0, 1, 0);
+        m.sendReply(CLIENT, 3, 3, ascii("c"), 0, 1, 0);
+        assertEquals(2, m.pendingReplies());
+        assertEquals(1, m.counters().repliesAbandoned(), "the oldest made room");
+        m.onTimer(20 * MS);
+        m.onTimer(40 * MS);
+        assertEquals(4, m.counters().replyRetransmits());
+        m.onTimer(60 * MS);
+        assertEquals(0, m.pendingReplies());
+        assertEquals(3, m.counters().repliesAbandoned());
+        assertEquals(7, sent.size());
+        assertThrows(IllegalArgumentException.class,
+            () -> m.sendReply(CLIENT, 4, 4, ByteBuffer.allocate(GroupConfig.DEFAULT_MAX_PACKET_BYTES), 0, GroupConfig.DEFAULT_MAX_PACKET_BYTES, 0));
     }
 
     @Test
-    void aClientThatNeverAcksIsGivenUpOnAfterTheRetransmitLimit()
+    void clientAcksEveryReplyAndHandsEachMembersReplyOnOnce()
     {
-        member.sendReply(101, 9, 1, text("x"), 0, 1, 0);
-        for (int i = 1; i <= 5; i++)
+        final GroupClientEngine c = client();
+        final int packetId = c.multicast(9, 3, ascii("req"), 0, 3, 0);
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1, 2));
+        final MemberEngine m2 = member(2, new GroupConfig(2, 1, 1, 2));
+        final MemberEngine m3 = member(3, new GroupConfig(3, 1, 1, 2, 3));
+        m1.sendReply(CLIENT, packetId, 9, ascii("one"), 0, 3, 0);
+        m2.sendReply(CLIENT, packetId, 9, ascii("two"), 0, 3, 0);
+        m3.sendReply(CLIENT, packetId, 9, ascii("three"), 0, 5, 0);
+        final List<Sent> replyPackets = sent.stream().filter(s -> s.type == PacketType.REPLY).toList();
+        assertEquals(3, replyPackets.size());
+        sent.clear();
+        for (final Sent s : List.of(replyPackets.get(0), replyPackets.get(1), replyPackets.get(0), replyPackets.get(2)))
         {
-            member.onTimer(i * 20 * MS);
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 1 * MS);
         }
-        assertEquals(3, member.counters().replyRetransmits(), "replies(2, 3, ...): three retransmissions");
-        assertEquals(1, member.counters().repliesAbandoned());
-        assertEquals(0, member.unackedReplies());
-        assertEquals(4, fromMember.size());
+        assertEquals(List.of("1:" + packetId + ":9:one", "2:" + packetId + ":9:two"), replies);
+        assertEquals(1, c.counters().duplicateReplies());
+        assertEquals(1, c.counters().repliesFromNonMembers(), "member 3 is not in the client's view");
+        assertEquals(2, c.counters().repliesDelivered());
+        final List<Integer> ackedTo = sent.stream().filter(s -> s.type == PacketType.ACK).map(Sent::to).toList();
+        assertEquals(List.of(1, 2, 1), ackedTo, "duplicates ACKed again; non-members not ACKed");
+        assertArrayEquals(new int[] {1, 2}, c.currentMembers());
     }
 
     @Test
-    void theReplyStoreIsBoundedAndGivesUpTheOldest()
+    void repliesToEvictedRequestsAreStaleAndToOnewaysUnexpected()
     {
-        member.sendReply(100, 1, 1, text("a"), 0, 1, 0);
-        member.sendReply(100, 2, 2, text("b"), 0, 1, 0);
-        member.sendReply(100, 3, 3, text("c"), 0, 1, 0);
-        assertEquals(2, member.unackedReplies());
-        assertEquals(1, member.counters().repliesAbandoned());
-        member.onTimer(20 * MS);
-        assertEquals(5, fromMember.size(), "3 first sends, then only replies 2 and 3 again");
-    }
-
-    @Test
-    void repliesForAnotherClientOrFromANonMemberAreCountedAndDropped()
-    {
-        member.sendReply(55, 4, 4, text("z"), 0, 1, 0);
-        deliver(fromMember.get(0), client, 0);
-        final MemberEngine stranger = new MemberEngine(new GroupConfig(9, 9, 9), (to, packet, length) ->
-            fromMember.add(new Sent(to, copy(packet, length))), (seq, s, p, r, b, o, l) -> { });
-        stranger.sendReply(100, 4, 4, text("z"), 0, 1, 0);
-        deliver(fromMember.get(1), client, 0);
-        assertEquals(0, replies.size());
-        assertEquals(2, client.counters().unexpectedPackets());
-        assertEquals(0, fromClient.size(), "neither is ACKed");
-    }
-
-    @Test
-    void aReplyLargerThanOnePacketIsRefusedWithTheReason()
-    {
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> member.sendReply(100, 1, 1, ByteBuffer.allocate(9000), 0, 9000, 0));
-        assertEquals("reply of 9000 bytes exceeds maxPacketBytes 8192 less the 36-byte reply header; fragmentation is not implemented yet",
-            e.getMessage());
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(1).maxOutstandingRequests(8),
+            recorder(), (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final int first = c.multicast(1, 3, ascii("a"), 0, 1, 0);
+        final int oneway = c.multicast(2, 0, ascii("b"), 0, 1, 0);
+        final int second = c.multicast(3, 3, ascii("c"), 0, 1, 0);
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1));
+        sent.clear();
+        m1.sendReply(CLIENT, first, 1, ascii("x"), 0, 1, 0);
+        m1.sendReply(CLIENT, oneway, 2, ascii("x"), 0, 1, 0);
+        m1.sendReply(CLIENT, second, 3, ascii("x"), 0, 1, 0);
+        for (final Sent s : List.copyOf(sent))
+        {
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 0);
+        }
+        assertEquals(List.of("1:" + second), replies);
+        assertEquals(1, c.counters().staleReplies(), "the evicted two-way");
+        assertEquals(1, c.counters().unexpectedPackets(), "a reply to a oneway");
     }
 }

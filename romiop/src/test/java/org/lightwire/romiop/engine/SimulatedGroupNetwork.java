@@ -5,10 +5,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 
 /**
  * A seeded in-memory multicast network for group engines: {@link GroupSender#GROUP} fans out to
- * every member but the sender, each copy independently dropped, duplicated and delayed by a random
+ * every attached member but the sender (as IP multicast reaches every host on the group address), each copy independently dropped, duplicated and delayed by a random
  * jitter (which reorders). The same seed gives the same run, packet for packet.
  */
 final class SimulatedGroupNetwork
@@ -23,12 +24,14 @@ final class SimulatedGroupNetwork
     }
 
     private final SplittableRandom random;
-    private final int[] memberIds;
+    private final TreeSet<Integer> memberIds = new TreeSet<>();
     private final double dropRate;
     private final double duplicateRate;
     private final long baseLatencyNs;
     private final long jitterNs;
     private final Map<Integer, Endpoint> endpoints = new HashMap<>();
+    /** Detached nodes: what they send is lost too (a crashed host sends nothing; a cut-off one reaches nobody). */
+    private final java.util.Set<Integer> detached = new java.util.HashSet<>();
     private final PriorityQueue<InFlight> queue = new PriorityQueue<>(
         (a, b) -> a.atNs != b.atNs ? Long.compare(a.atNs, b.atNs) : Long.compare(a.serial, b.serial));
     private long serial;
@@ -41,7 +44,10 @@ final class SimulatedGroupNetwork
         final long baseLatencyNs, final long jitterNs)
     {
         this.random = new SplittableRandom(seed);
-        this.memberIds = memberIds.clone();
+        for (final int id : memberIds)
+        {
+            this.memberIds.add(id);
+        }
         this.dropRate = dropRate;
         this.duplicateRate = duplicateRate;
         this.baseLatencyNs = baseLatencyNs;
@@ -53,10 +59,20 @@ final class SimulatedGroupNetwork
         endpoints.put(id, endpoint);
     }
 
-    /** A crash: packets to {@code id} are lost from now on (its driver must stop calling it too). */
+    /** Attaches a host on the group address: it receives what is sent to GROUP. */
+    void attachMember(final int id, final Endpoint endpoint)
+    {
+        memberIds.add(id);
+        endpoints.put(id, endpoint);
+        detached.remove(id);
+    }
+
+    /** A crash or a cut: nothing reaches the node and nothing it sends from now on leaves; what is in flight still arrives. */
     void detach(final int id)
     {
+        memberIds.remove(id);
         endpoints.remove(id);
+        detached.add(id);
     }
 
     /** The sender for node {@code from}; it reads the network's clock, which {@link #deliverDue} advances. */
@@ -85,6 +101,10 @@ final class SimulatedGroupNetwork
 
     private void transmit(final int from, final int to, final byte[] bytes)
     {
+        if (detached.contains(from))
+        {
+            return;
+        }
         sent++;
         if (random.nextDouble() < dropRate)
         {
@@ -97,6 +117,11 @@ final class SimulatedGroupNetwork
         {
             queue.add(new InFlight(nowNs + baseLatencyNs + random.nextLong(jitterNs + 1), serial++, from, to, bytes));
         }
+    }
+
+    long nowNs()
+    {
+        return nowNs;
     }
 
     void nowNs(final long nowNs)
