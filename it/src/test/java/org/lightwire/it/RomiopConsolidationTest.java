@@ -148,12 +148,32 @@ class RomiopConsolidationTest
         assertTrue(text(keyMissing).contains("KEY_MEMBER_MISSING: key member(s) [2] did not reply within 500 ms"), text(keyMissing));
         calls = executedEverywhere(4);
 
+        // First reply: replicas 1 and 3 answer at once, so either the right value or the faulty one.
+        final long first = client(Map.of("mode", "first_reply")).append(1, 5);
+        assertTrue(first == 5 || first == 5 + 1000, "the first reply, from replica 1 or 3: " + first);
+        calls = executedEverywhere(5);
+
+        // Last reply: every member is awaited and the late replica's answer, the last, is the result.
+        assertEquals(6, client(Map.of("mode", "last_reply")).append(1, 6));
+        calls = executedEverywhere(6);
+
+        // 51% of 3 members is 2 identical replies: the faulty one cannot make a pair, the late one does.
+        assertEquals(7, client(Map.of("quorum", "51%")).append(1, 7));
+        calls = executedEverywhere(7);
+
+        // Atomic, all different: replicas 1 and 2 agree, which this consistency forbids.
+        final replicated_log distinct = client(Map.of("consistency", "all_different"));
+        final INTERNAL same = assertThrows(INTERNAL.class, () -> distinct.append(1, 8));
+        assertEquals(0x4C570022, same.minor);
+        assertTrue(text(same).contains("two members gave the same reply (all_different)"), text(same));
+        calls = executedEverywhere(8);
+
         final String digest = probes.get(0).digest();
         for (final replica_probe p : probes)
         {
-            assertEquals(4, p.executed(), "every call ran on every replica, whatever the client decided: " + p.counters());
+            assertEquals(8, p.executed(), "every call ran on every replica, whatever the client decided: " + p.counters());
             assertEquals(digest, p.digest());
         }
-        assertEquals(4, calls);
+        assertEquals(8, calls);
     }
 }
