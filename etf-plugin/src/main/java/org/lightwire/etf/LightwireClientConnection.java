@@ -7,7 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 
 import org.jacorb.orb.dsi.ServerRequest;
-import org.lightwire.etf.giop.CodeSetContexts;
+import org.lightwire.etf.giop.ServiceContexts;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.transport.channel.ClientConnection;
@@ -232,12 +232,12 @@ final class LightwireClientConnection extends MessageConnection
     /**
      * Makes sure the server's ORB connection of transport connection {@code c} learns the code
      * sets: JacORB sends the context once per ORB connection, but the server sees each transport
-     * connection as an ORB connection of its own ({@link CodeSetContexts}). Runs under JacORB's
+     * connection as an ORB connection of its own ({@link ServiceContexts}). Runs under JacORB's
      * write lock of this connection.
      */
     private byte[] withCodeSets(final ClientConnection c, final TransportState state, final byte[] message)
     {
-        final byte[] found = CodeSetContexts.find(message, message.length);
+        final byte[] found = ServiceContexts.find(message, message.length);
         if (found != null)
         {
             if (codeSetContext == null)
@@ -251,7 +251,7 @@ final class LightwireClientConnection extends MessageConnection
         {
             return message;
         }
-        final byte[] withContext = CodeSetContexts.insert(message, message.length, codeSetContext);
+        final byte[] withContext = ServiceContexts.insert(message, message.length, codeSetContext);
         if (withContext == null)
         {
             return message;

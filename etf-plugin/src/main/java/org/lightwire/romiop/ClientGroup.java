@@ -72,12 +72,15 @@ final class ClientGroup implements AutoCloseable
         final byte[] message;
         final int requestId;
         final boolean twoWay;
+        /** This call's own policy, or null for the group's. */
+        final ConsolidationPolicy policy;
 
-        Outgoing(final byte[] message, final int requestId, final boolean twoWay)
+        Outgoing(final byte[] message, final int requestId, final boolean twoWay, final ConsolidationPolicy policy)
         {
             this.message = message;
             this.requestId = requestId;
             this.twoWay = twoWay;
+            this.policy = policy;
         }
     }
 
@@ -162,7 +165,7 @@ final class ClientGroup implements AutoCloseable
      * @throws IOException when the backlog stayed full for the retransmission timeout many times
      *                     over, or the request is too large for one packet.
      */
-    void send(final byte[] message, final int requestId, final boolean twoWay) throws IOException
+    void send(final byte[] message, final int requestId, final boolean twoWay, final ConsolidationPolicy callPolicy) throws IOException
     {
         if (message.length + org.lightwire.romiop.protocol.RequestFlyweight.HEADER_LENGTH > config.maxPacketBytes)
         {
@@ -182,7 +185,7 @@ final class ClientGroup implements AutoCloseable
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for room in the group's backlog", e);
         }
-        final Outgoing o = new Outgoing(message, requestId, twoWay);
+        final Outgoing o = new Outgoing(message, requestId, twoWay, callPolicy);
         driver.submit(now ->
         {
             backlog.add(o);
@@ -251,7 +254,7 @@ final class ClientGroup implements AutoCloseable
             if (o.twoWay)
             {
                 calls.put(packetId, new Call(packetId, o.requestId, GiopMessage.minor(o.message),
-                    new ReplyConsolidator(policy, engine.currentMembers(), nowNs)));
+                    new ReplyConsolidator(o.policy != null ? o.policy : policy, engine.currentMembers(), nowNs)));
                 requestsSent.incrementAndGet();
             }
             else

@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import org.jacorb.orb.dsi.ServerRequest;
 import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.romiop.consolidation.ConsolidationPolicy;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.SystemException;
@@ -99,9 +100,19 @@ final class RomiopClientConnection extends org.lightwire.etf.MessageConnection
             return;
         }
         final boolean twoWay = GiopMessage.responseExpected(message, message.length) != 0;
+        final ConsolidationPolicy callPolicy;
         try
         {
-            g.send(message, (int)requestId, twoWay);
+            callPolicy = twoWay ? CallPolicy.fromRequest(message, message.length) : null;
+        }
+        catch (final IllegalArgumentException e)
+        {
+            fail(message, requestId, RomiopExceptions.badCallPolicy(name, e));
+            return;
+        }
+        try
+        {
+            g.send(message, (int)requestId, twoWay, callPolicy);
         }
         catch (final IOException e)
         {

@@ -19,6 +19,7 @@ import org.omg.CORBA.TRANSIENT;
  *   <tr><td>0x4C570102</td><td>COMM_FAILURE</td><td>a request could not be handed to the group (backlog full, too large)</td></tr>
  *   <tr><td>0x4C570103</td><td>COMM_FAILURE</td><td>the ETF connection was closed</td></tr>
  *   <tr><td>0x4C570104</td><td>BAD_PARAM</td><td>a group profile or corbaloc address that cannot be used</td></tr>
+ *   <tr><td>0x4C570105</td><td>BAD_PARAM</td><td>a call's consolidation policy ({@link CallPolicy}) that cannot be read; the call is not sent</td></tr>
  * </table>
  */
 public final class RomiopExceptions
@@ -27,6 +28,7 @@ public final class RomiopExceptions
     public static final int MINOR_SEND_FAILED = org.lightwire.etf.CorbaExceptions.VMCID | 0x102;
     public static final int MINOR_CLOSED = org.lightwire.etf.CorbaExceptions.VMCID | 0x103;
     public static final int MINOR_BAD_ADDRESS = org.lightwire.etf.CorbaExceptions.VMCID | 0x104;
+    public static final int MINOR_BAD_CALL_POLICY = org.lightwire.etf.CorbaExceptions.VMCID | 0x105;
 
     private RomiopExceptions()
     {
@@ -56,5 +58,12 @@ public final class RomiopExceptions
     static BAD_PARAM badAddress(final String address, final String why)
     {
         return new BAD_PARAM("ROMIOP: bad group address " + address + ": " + why, MINOR_BAD_ADDRESS, CompletionStatus.COMPLETED_NO);
+    }
+
+    static BAD_PARAM badCallPolicy(final String connection, final IllegalArgumentException why)
+    {
+        return new BAD_PARAM("ROMIOP: request on " + connection + " not sent: its consolidation policy (service context 0x" +
+            Integer.toHexString(CallPolicy.SERVICE_CONTEXT_ID) + ") is unusable: " + why.getMessage(), MINOR_BAD_CALL_POLICY,
+            CompletionStatus.COMPLETED_NO);
     }
 }

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.lightwire.it.idl.lwtest.replica_probe;
+import org.lightwire.romiop.CallPolicy;
+import org.lightwire.romiop.CallPolicyInitializer;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
@@ -168,12 +170,23 @@ class RomiopConsolidationTest
         assertTrue(text(same).contains("two members gave the same reply (all_different)"), text(same));
         calls = executedEverywhere(8);
 
+        // Per call: the group's policy is atomic, one call says first_consistent + majority
+        // (a service context, added by CallPolicyInitializer's interceptor), the next is atomic again.
+        final Map<String, String> withInterceptor = common();
+        withInterceptor.put("org.omg.PortableInterceptor.ORBInitializerClass." + CallPolicyInitializer.class.getName(), "");
+        final replicated_log perCall = replicated_logHelper.narrow(orb(withInterceptor).string_to_object(groupIor));
+        assertEquals(9, (long)CallPolicy.with("mode=first_consistent,consistency=majority", () -> perCall.append(1, 9)));
+        calls = executedEverywhere(9);
+        final INTERNAL atomicAgain = assertThrows(INTERNAL.class, () -> perCall.append(1, 10));
+        assertEquals(0x4C570022, atomicAgain.minor);
+        calls = executedEverywhere(10);
+
         final String digest = probes.get(0).digest();
         for (final replica_probe p : probes)
         {
-            assertEquals(8, p.executed(), "every call ran on every replica, whatever the client decided: " + p.counters());
+            assertEquals(10, p.executed(), "every call ran on every replica, whatever the client decided: " + p.counters());
             assertEquals(digest, p.digest());
         }
-        assertEquals(8, calls);
+        assertEquals(10, calls);
     }
 }

@@ -232,7 +232,7 @@ public final class GiopMessage
         return rest == 0 ? offset : offset + boundary - rest;
     }
 
-    static int readULong(final byte[] m, final int offset, final boolean little)
+    public static int readULong(final byte[] m, final int offset, final boolean little)
     {
         if (little)
         {
@@ -241,7 +241,7 @@ public final class GiopMessage
         return (m[offset] & 0xFF) << 24 | (m[offset + 1] & 0xFF) << 16 | (m[offset + 2] & 0xFF) << 8 | (m[offset + 3] & 0xFF);
     }
 
-    static void writeULong(final byte[] m, final int offset, final int value, final boolean little)
+    public static void writeULong(final byte[] m, final int offset, final int value, final boolean little)
     {
         if (little)
         {

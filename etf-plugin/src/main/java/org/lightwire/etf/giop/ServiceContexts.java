@@ -3,10 +3,10 @@ package org.lightwire.etf.giop;
 import java.util.Arrays;
 
 /**
- * The code-set service context (CORBA 3, 13.10.2.6) of GIOP 1.1 and 1.2 Requests, found and
- * inserted in whole messages.
+ * Service contexts of GIOP 1.1 and 1.2 Requests, found and inserted in whole messages: the
+ * code-set context (CORBA 3, 13.10.2.6) and Lightwire's own (a ROMIOP call's consolidation policy).
  *
- * <p>Why: JacORB sends the context once per ORB connection, on its first request, and a server
+ * <p>Code sets: JacORB sends the context once per ORB connection, on its first request, and a server
  * decodes every later request of that connection with what it negotiated. A Lightwire ORB
  * connection spreads its calls over several transport connections, and the server sees each as
  * an ORB connection of its own, so on every transport connection but the first it would decode
@@ -17,12 +17,12 @@ import java.util.Arrays;
  * bytes (its encapsulation is padded with zeros, which a reader of the two code set ids
  * ignores), so every later field keeps its CDR alignment in every GIOP version.
  */
-public final class CodeSetContexts
+public final class ServiceContexts
 {
     /** {@code IOP::CodeSets}. */
     public static final int CODE_SETS_ID = 1;
 
-    private CodeSetContexts()
+    private ServiceContexts()
     {
     }
 
@@ -31,6 +31,15 @@ public final class CodeSetContexts
      *     1.1 or 1.2 Request, or null when it has none or cannot be parsed.
      */
     public static byte[] find(final byte[] m, final int length)
+    {
+        return find(m, length, CODE_SETS_ID);
+    }
+
+    /**
+     * @return the context data of the first service context {@code contextId} of a GIOP 1.1 or
+     *     1.2 Request, or null when it has none or cannot be parsed.
+     */
+    public static byte[] find(final byte[] m, final int length, final int contextId)
     {
         final int list = serviceContextList(m, length);
         if (list < 0)
@@ -53,7 +62,7 @@ public final class CodeSetContexts
             {
                 return null;
             }
-            if (id == CODE_SETS_ID)
+            if (id == contextId)
             {
                 return Arrays.copyOfRange(m, offset + 8, offset + 8 + (int)dataLength);
             }
@@ -69,6 +78,16 @@ public final class CodeSetContexts
      */
     public static byte[] insert(final byte[] m, final int length, final byte[] data)
     {
+        return insert(m, length, CODE_SETS_ID, data);
+    }
+
+    /**
+     * @param data the context data to insert (its encapsulation).
+     * @return a copy of the Request with service context {@code contextId} first in its service
+     *     context list, or null when the message is not a GIOP 1.1 or 1.2 Request this class can parse.
+     */
+    public static byte[] insert(final byte[] m, final int length, final int contextId, final byte[] data)
+    {
         final int list = serviceContextList(m, length);
         if (list < 0)
         {
@@ -81,7 +100,7 @@ public final class CodeSetContexts
         final int entry = list + 4;
         System.arraycopy(m, 0, out, 0, entry);
         GiopMessage.writeULong(out, list, GiopMessage.readULong(m, list, little) + 1, little);
-        GiopMessage.writeULong(out, entry, CODE_SETS_ID, little);
+        GiopMessage.writeULong(out, entry, contextId, little);
         GiopMessage.writeULong(out, entry + 4, paddedData, little);
         System.arraycopy(data, 0, out, entry + 8, data.length);
         System.arraycopy(m, entry, out, entry + added, length - entry);

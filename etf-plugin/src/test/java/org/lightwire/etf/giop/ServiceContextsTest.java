@@ -18,7 +18,7 @@ import org.omg.CORBA.ORB;
 import org.omg.IOP.ServiceContext;
 
 /** Finding and inserting the code-set context in GIOP 1.1 and 1.2 Requests; JacORB parses the result. */
-class CodeSetContextsTest
+class ServiceContextsTest
 {
     /** UTF-8 for char, UTF-16 for wchar: the context JacORB sends when both ends pin UTF8. */
     private static final int UTF8 = 0x05010001;
@@ -121,7 +121,7 @@ class CodeSetContextsTest
         c.ulong(0x4A414300).octets(new byte[] {9, 9, 9, 9, 9});
         if (codeSets != null)
         {
-            c.ulong(CodeSetContexts.CODE_SETS_ID).octets(codeSets);
+            c.ulong(ServiceContexts.CODE_SETS_ID).octets(codeSets);
         }
     }
 
@@ -167,7 +167,7 @@ class CodeSetContextsTest
         {
             assertEquals(42, in.req_hdr.request_id);
             assertEquals("echoString", in.req_hdr.operation);
-            final ServiceContext sc = in.getServiceContext(CodeSetContexts.CODE_SETS_ID);
+            final ServiceContext sc = in.getServiceContext(ServiceContexts.CODE_SETS_ID);
             final org.jacorb.orb.CDRInputStream enc = new org.jacorb.orb.CDRInputStream(orb, sc.context_data);
             enc.openEncapsulatedArray();
             final CodeSetContext ctx = CodeSetContextHelper.read(enc);
@@ -193,12 +193,12 @@ class CodeSetContextsTest
             for (int disposition = 0; disposition <= 2; disposition++)
             {
                 final byte[] m = request12(little, disposition, codeSetData(little));
-                assertArrayEquals(codeSetData(little), CodeSetContexts.find(m, m.length), "1.2 disposition " + disposition);
+                assertArrayEquals(codeSetData(little), ServiceContexts.find(m, m.length), "1.2 disposition " + disposition);
                 final byte[] none = request12(little, disposition, null);
-                assertNull(CodeSetContexts.find(none, none.length), "none to find");
+                assertNull(ServiceContexts.find(none, none.length), "none to find");
             }
             final byte[] m11 = request11(little, codeSetData(little));
-            assertArrayEquals(codeSetData(little), CodeSetContexts.find(m11, m11.length));
+            assertArrayEquals(codeSetData(little), ServiceContexts.find(m11, m11.length));
         }
     }
 
@@ -212,12 +212,12 @@ class CodeSetContextsTest
                 final byte[] without = request12(little, disposition, null);
                 // Taken from a big-endian request and put into a request of either byte order:
                 // an encapsulation carries its own byte order.
-                final byte[] with = CodeSetContexts.insert(without, without.length, codeSetData(false));
+                final byte[] with = ServiceContexts.insert(without, without.length, codeSetData(false));
                 assertEquals(without.length + 24, with.length, "12 bytes of context padded to 16, with id and length");
                 assertJacorbReads(with);
             }
             final byte[] without11 = request11(little, null);
-            assertJacorbReads(CodeSetContexts.insert(without11, without11.length, codeSetData(true)));
+            assertJacorbReads(ServiceContexts.insert(without11, without11.length, codeSetData(true)));
         }
     }
 
@@ -225,18 +225,18 @@ class CodeSetContextsTest
     void messagesItCannotParseAreLeftAlone()
     {
         final byte[] m = request12(false, 0, null);
-        assertNull(CodeSetContexts.insert(m, m.length - 1, codeSetData(false)), "body size disagrees with the length");
+        assertNull(ServiceContexts.insert(m, m.length - 1, codeSetData(false)), "body size disagrees with the length");
         final byte[] badTarget = m.clone();
         badTarget[21] = 7;
-        assertNull(CodeSetContexts.insert(badTarget, badTarget.length, codeSetData(false)), "unknown addressing disposition");
+        assertNull(ServiceContexts.insert(badTarget, badTarget.length, codeSetData(false)), "unknown addressing disposition");
         final byte[] giop10 = m.clone();
         giop10[5] = 0;
-        assertNull(CodeSetContexts.insert(giop10, giop10.length, codeSetData(false)), "GIOP 1.0 negotiates no code sets");
+        assertNull(ServiceContexts.insert(giop10, giop10.length, codeSetData(false)), "GIOP 1.0 negotiates no code sets");
         final byte[] reply = m.clone();
         reply[7] = GiopMessage.REPLY;
-        assertNull(CodeSetContexts.find(reply, reply.length));
+        assertNull(ServiceContexts.find(reply, reply.length));
         final byte[] hugeKey = m.clone();
         hugeKey[24] = 0x7F;
-        assertNull(CodeSetContexts.insert(hugeKey, hugeKey.length, codeSetData(false)), "object key longer than the message");
+        assertNull(ServiceContexts.insert(hugeKey, hugeKey.length, codeSetData(false)), "object key longer than the message");
     }
 }
