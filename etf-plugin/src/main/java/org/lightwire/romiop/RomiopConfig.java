@@ -74,6 +74,11 @@ public final class RomiopConfig
     public static final String DUPLICATE_WINDOW = PREFIX + "duplicate_window";
     /** Member: clients remembered (duplicate filter, view updates). */
     public static final String MAX_CLIENTS = PREFIX + "max_clients";
+    /**
+     * Member: delivered requests waiting for the ORB (JacORB's reader and POA queue) before
+     * delivery waits: a slow servant holds up the member instead of queueing without bound.
+     */
+    public static final String DELIVERY_QUEUE = PREFIX + "delivery_queue";
     /** Member: delivered requests kept for a new leader's recovery. */
     public static final String MAX_RETAINED_ORDERS = PREFIX + "max_retained_orders";
     /**
@@ -117,6 +122,7 @@ public final class RomiopConfig
     final int duplicateWindow;
     final int maxClients;
     final int maxRetainedOrders;
+    final int deliveryQueue;
     /** Every jacorb.lightwire.romiop.* property, for the consolidation policies of each group. */
     private final java.util.Map<String, String> properties = new java.util.HashMap<>();
 
@@ -176,6 +182,7 @@ public final class RomiopConfig
         replyGiveUpNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, REPLY_GIVE_UP_MS, 10_000, 1, 3_600_000));
         maxTrackedReplies = (int)LightwireConfig.range(c, MAX_TRACKED_REPLIES, GroupConfig.DEFAULT_MAX_TRACKED_REPLIES, 1, 1 << 20);
         maxClients = (int)LightwireConfig.range(c, MAX_CLIENTS, GroupConfig.DEFAULT_MAX_CLIENTS, 1, 1 << 20);
+        deliveryQueue = (int)LightwireConfig.range(c, DELIVERY_QUEUE, 1024, 1, 1 << 20);
         maxRetainedOrders = (int)LightwireConfig.range(c, MAX_RETAINED_ORDERS, GroupConfig.DEFAULT_MAX_RETAINED_ORDERS, 1, 1 << 20);
         duplicateWindow = (int)LightwireConfig.range(c, DUPLICATE_WINDOW, Math.max(GroupConfig.DEFAULT_DUPLICATE_WINDOW, maxOutstanding),
             maxOutstanding, 1 << 20);

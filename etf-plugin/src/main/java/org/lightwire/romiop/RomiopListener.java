@@ -66,6 +66,8 @@ public final class RomiopListener extends ListenerBase
     final AtomicLong repliesSent = new AtomicLong();
     final AtomicLong repliesWithoutRequest = new AtomicLong();
     final AtomicLong messagesDropped = new AtomicLong();
+    /** Deliveries that waited because {@code delivery_queue} requests were waiting for the ORB already. */
+    final AtomicLong deliveryStalls = new AtomicLong();
 
     /** What a two-way request delivered to the ORB needs for its reply. */
     static final class Pending
@@ -240,7 +242,23 @@ public final class RomiopListener extends ListenerBase
         }
         GiopMessage.setRequestId(m, length, localId);
         final RomiopServerConnection c = connection;
-        if (c == null || !c.offer(m))
+        boolean queued = false;
+        if (c != null)
+        {
+            if (c.queued() >= config.deliveryQueue)
+            {
+                deliveryStalls.incrementAndGet();
+            }
+            try
+            {
+                queued = c.offer(m, config.deliveryQueue);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!queued)
         {
             pending.remove(localId);
             messagesDropped.incrementAndGet();
@@ -288,7 +306,8 @@ public final class RomiopListener extends ListenerBase
     public String counters()
     {
         return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", notGiop=" + notGiop +
-            ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped + ", driverFailures=" +
+            ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped +
+            ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
             ", link " + (link == null ? "-" : link.counters());
     }

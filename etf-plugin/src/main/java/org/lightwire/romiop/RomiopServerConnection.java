@@ -34,10 +34,24 @@ final class RomiopServerConnection extends org.lightwire.etf.MessageConnection
         }
     }
 
-    /** @return false when the connection is closed. */
-    boolean offer(final byte[] request)
+    /**
+     * Queues a delivered request for the ORB, waiting while {@code maxQueued} wait already: the
+     * group's order must not lose one, so a servant slower than the group holds up this member's
+     * driver (and with it the ACKs that let clients send more; a member held up longer than the
+     * KeepAlive timeout is removed and rejoins).
+     *
+     * @return false when the connection is closed.
+     * @throws InterruptedException when the driver is stopped meanwhile.
+     */
+    boolean offer(final byte[] request, final int maxQueued) throws InterruptedException
     {
-        return inbound.offer(generation, request);
+        return inbound.offerWhenRoom(generation, request, maxQueued, Long.MAX_VALUE);
+    }
+
+    /** @return delivered requests the ORB has not taken yet. */
+    int queued()
+    {
+        return inbound.queued();
     }
 
     void onTransportClosed(final String reason)

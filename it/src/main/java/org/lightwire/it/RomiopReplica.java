@@ -47,7 +47,8 @@ public final class RomiopReplica
         final ReplicatedLogServant log = new ReplicatedLogServant(MAX_ENTRIES);
         // Test knobs of the consolidation tests (not ORB properties: JacORB ignores them).
         log.misbehave(Long.parseLong(props.getOrDefault("lightwire.test.reply_offset", "0")),
-            Long.parseLong(props.getOrDefault("lightwire.test.reply_delay_ms", "0")));
+            Long.parseLong(props.getOrDefault("lightwire.test.reply_delay_ms", "0")),
+            Long.parseLong(props.getOrDefault("lightwire.test.oneway_delay_ms", "0")));
         final byte[] oid = OBJECT_ID.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         groupPoa.activate_object_with_id(oid, log);
         final org.omg.CORBA.Object group = RomiopFactories.groupReference(orb, groupPoa.id_to_reference(oid));

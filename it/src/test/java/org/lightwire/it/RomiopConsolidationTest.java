@@ -11,7 +11,10 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
 import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.romiop.CallPolicy;
@@ -32,11 +35,16 @@ import org.omg.CORBA.TRANSIENT;
  * since consolidation happens at the client only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RomiopConsolidationTest
 {
     private static final int FAULTY = 3;
     private static final int LATE = 2;
     private static final long LATE_MS = 1500;
+    /** The late replica also takes this long over each oneway: a slow servant. */
+    private static final long ONEWAY_MS = 5;
+    private static final int DELIVERY_QUEUE = 8;
+    private static final int FLOOD = 300;
 
     private final List<ProcessHarness> replicas = new ArrayList<>();
     private final List<ORB> orbs = new ArrayList<>();
@@ -58,7 +66,9 @@ class RomiopConsolidationTest
             {
                 replicas.add(RomiopGroupFixture.startReplica(common(), "votes", "239.255.7.7:5000", members, id, Map.of(
                     "lightwire.test.reply_offset", id == FAULTY ? "1000" : "0",
-                    "lightwire.test.reply_delay_ms", id == LATE ? Long.toString(LATE_MS) : "0")));
+                    "lightwire.test.reply_delay_ms", id == LATE ? Long.toString(LATE_MS) : "0",
+                    "lightwire.test.oneway_delay_ms", id == LATE ? Long.toString(ONEWAY_MS) : "0",
+                    "jacorb.lightwire.romiop.delivery_queue", Integer.toString(DELIVERY_QUEUE))));
             }
             groupIor = replicas.get(0).ior("group");
             final ORB probeOrb = orb(Map.of());
@@ -117,6 +127,7 @@ class RomiopConsolidationTest
     }
 
     @Test
+    @Order(1)
     void everyPolicyGivesItsOutcomeAndTheReplicasStayIdentical() throws Exception
     {
         // Atomic, all the same (the default): the faulty replica's answer makes it inconsistent.
@@ -188,5 +199,34 @@ class RomiopConsolidationTest
             assertEquals(digest, p.digest());
         }
         assertEquals(10, calls);
+    }
+
+    /**
+     * A slow servant (5 ms a oneway on replica 2) under a burst of oneways: JacORB's POA queue
+     * (100) and the plug-in's delivery queue (8 here) fill, and delivery then waits for the
+     * servant instead of queueing without bound; no request is lost and the logs stay identical.
+     */
+    @Test
+    @Order(2)
+    void aSlowServantHoldsUpDeliveryInsteadOfQueueingWithoutBound() throws Exception
+    {
+        final long before = executedEverywhere(probes.get(0).executed());
+        final replicated_log group = client(Map.of());
+        for (int seq = 0; seq < FLOOD; seq++)
+        {
+            group.append_oneway(2, seq);
+        }
+        assertEquals(before + FLOOD, executedEverywhere(before + FLOOD));
+        final String digest = probes.get(0).digest();
+        for (final replica_probe p : probes)
+        {
+            assertEquals(before + FLOOD, p.executed(), p.counters());
+            assertEquals(digest, p.digest());
+        }
+        final String slow = probes.get(LATE - 1).counters();
+        final java.util.regex.Matcher stalls = java.util.regex.Pattern.compile("deliveryStalls=(\\d+)").matcher(slow);
+        assertTrue(stalls.find(), slow);
+        assertTrue(Long.parseLong(stalls.group(1)) > 0, "the slow replica's delivery waited for its servant: " + slow);
+        assertTrue(slow.contains("messagesDropped=0"), slow);
     }
 }

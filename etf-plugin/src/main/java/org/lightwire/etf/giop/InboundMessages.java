@@ -19,6 +19,8 @@ public final class InboundMessages
 {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
+    /** Signalled each time the reader takes a message off the queue. */
+    private final Condition taken = lock.newCondition();
     private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
     /** Lengths of the queued arrays that are longer than their message (see {@link #offer(long, byte[], int)}). */
     private final java.util.IdentityHashMap<byte[], Integer> shortMessages = new java.util.IdentityHashMap<>();
@@ -95,6 +97,52 @@ public final class InboundMessages
     }
 
     /**
+     * Appends one whole message once fewer than {@code maxQueued} wait to be read, blocking the
+     * producer until then: back-pressure for a producer that must not drop (a replica's
+     * delivery in the group's total order).
+     *
+     * @return false when it was not appended: the stream is closed or belongs to another
+     *     generation, or no room came within {@code timeoutNs}.
+     */
+    public boolean offerWhenRoom(final long ofGeneration, final byte[] message, final int maxQueued, final long timeoutNs)
+        throws InterruptedException
+    {
+        lock.lock();
+        try
+        {
+            long left = timeoutNs;
+            while (!closed && ofGeneration == generation && queue.size() >= maxQueued)
+            {
+                if (left <= 0)
+                {
+                    dropped++;
+                    return false;
+                }
+                left = taken.awaitNanos(left);
+            }
+            return offer(ofGeneration, message, message.length);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** @return messages queued and not yet taken by the reader. */
+    public int queued()
+    {
+        lock.lock();
+        try
+        {
+            return queue.size();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Closes the stream: a blocked or later {@link #read} throws what {@code why} makes; queued
      * messages are discarded.
      */
@@ -111,6 +159,7 @@ public final class InboundMessages
                 shortMessages.clear();
                 current = null;
                 arrived.signalAll();
+                taken.signalAll();
             }
         }
         finally
@@ -141,6 +190,10 @@ public final class InboundMessages
                 if (current == null || position == currentLength)
                 {
                     current = queue.pollFirst();
+                    if (current != null)
+                    {
+                        taken.signal();
+                    }
                     position = 0;
                     currentLength = current == null ? 0 : lengthOf(current);
                     if (current != null && !shortMessages.isEmpty())

@@ -20,6 +20,7 @@ public final class ReplicatedLogServant extends replicated_logPOA
     private long executed;
     private volatile long replyOffset;
     private volatile long replyDelayMs;
+    private volatile long onewayDelayMs;
 
     public ReplicatedLogServant(final int maxEntries)
     {
@@ -36,13 +37,14 @@ public final class ReplicatedLogServant extends replicated_logPOA
 
     /**
      * Makes this replica misbehave, for the consolidation tests: a faulty replica answers
-     * {@code offset} more than it should; a late one answers {@code delayMs} late. The execution
-     * log is unchanged either way.
+     * {@code offset} more than it should; a late one answers {@code delayMs} late; a slow one
+     * takes {@code onewayDelayMs} over each oneway. The execution log is unchanged either way.
      */
-    public void misbehave(final long offset, final long delayMs)
+    public void misbehave(final long offset, final long delayMs, final long onewayDelayMs)
     {
         replyOffset = offset;
         replyDelayMs = delayMs;
+        this.onewayDelayMs = onewayDelayMs;
     }
 
     @Override
@@ -53,24 +55,33 @@ public final class ReplicatedLogServant extends replicated_logPOA
         {
             length = record(client, seq);
         }
-        if (replyDelayMs > 0)
+        pause(replyDelayMs);
+        return length + replyOffset;
+    }
+
+    @Override
+    public void append_oneway(final int client, final int seq)
+    {
+        synchronized (this)
+        {
+            record(client, seq);
+        }
+        pause(onewayDelayMs);
+    }
+
+    private static void pause(final long ms)
+    {
+        if (ms > 0)
         {
             try
             {
-                Thread.sleep(replyDelayMs);
+                Thread.sleep(ms);
             }
             catch (final InterruptedException e)
             {
                 Thread.currentThread().interrupt();
             }
         }
-        return length + replyOffset;
-    }
-
-    @Override
-    public synchronized void append_oneway(final int client, final int seq)
-    {
-        record(client, seq);
     }
 
     private long record(final int client, final int seq)
