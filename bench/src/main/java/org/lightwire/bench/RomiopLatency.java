@@ -24,7 +24,8 @@ import org.omg.CORBA.ORB;
  *
  * <p>Arguments: {@code calls link [consolidation spec]}, e.g. {@code 5000 multicast} or
  * {@code 5000 fanout mode=first}; system property {@code romiop.replica} adds replica properties
- * ({@code key=value,key=value}).
+ * ({@code key=value,key=value}), {@code romiop.client} client properties likewise, {@code romiop.replicas} the
+ * group's size (default 3).
  */
 public final class RomiopLatency
 {
@@ -37,26 +38,22 @@ public final class RomiopLatency
         final int calls = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
         final String link = args.length > 1 ? args[1] : "multicast";
         final String spec = args.length > 2 ? args[2] : "";
-        final String members = RomiopGroupFixture.memberList(link, 3);
+        final int size = Integer.getInteger("romiop.replicas", 3);
+        final String members = RomiopGroupFixture.memberList(link, size);
         final List<ProcessHarness> replicas = new ArrayList<>();
         try
         {
             final String groupAddress = "239.255.9." + (1 + (int)(ProcessHandle.current().pid() % 200)) + ":" +
                 (30000 + (int)(ProcessHandle.current().pid() % 20000));
             // Extra replica properties, e.g. -Dromiop.replica=jacorb.lightwire.romiop.order_interval_ms=1
-            final Map<String, String> extra = new LinkedHashMap<>();
-            for (final String kv : System.getProperty("romiop.replica", "").split(","))
-            {
-                if (kv.indexOf('=') > 0)
-                {
-                    extra.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-                }
-            }
-            for (int id = 1; id <= 3; id++)
+            final Map<String, String> extra = keyValues(System.getProperty("romiop.replica", ""));
+            for (int id = 1; id <= size; id++)
             {
                 replicas.add(RomiopGroupFixture.startReplica(RomiopGroupFixture.orbProperties(link), "bench", groupAddress, members, id, extra));
             }
             final Map<String, String> clientProps = RomiopGroupFixture.orbProperties(link);
+            // Extra client properties, e.g. -Dromiop.client=jacorb.lightwire.romiop.driver=thread
+            clientProps.putAll(keyValues(System.getProperty("romiop.client", "")));
             if (!spec.isEmpty())
             {
                 for (final String kv : spec.split(","))
@@ -101,7 +98,7 @@ public final class RomiopLatency
                 System.out.println("# " + OrbBenchmark.machine() + "; " + calls + " two-way calls each, interleaved; link " + link +
                     (spec.isEmpty() ? ", consolidation atomic (default)" : ", consolidation " + spec));
                 System.out.printf(Locale.ROOT, "%-26s %10s %10s%n", "path", "median us", "p99 us");
-                System.out.printf(Locale.ROOT, "%-26s %10.1f %10.1f%n", "ROMIOP group of 3", pct(groupNs, 0.5) / 1e3, pct(groupNs, 0.99) / 1e3);
+                System.out.printf(Locale.ROOT, "%-26s %10.1f %10.1f%n", "ROMIOP group of " + size, pct(groupNs, 0.5) / 1e3, pct(groupNs, 0.99) / 1e3);
                 System.out.printf(Locale.ROOT, "%-26s %10.1f %10.1f%n", "IIOP to one replica", pct(iiopNs, 0.5) / 1e3, pct(iiopNs, 0.99) / 1e3);
                 System.out.printf(Locale.ROOT, "ratio (median) %.2f, ratio (p99) %.2f; issue 4 requires at most 3 (median)%n",
                     pct(groupNs, 0.5) / pct(iiopNs, 0.5), pct(groupNs, 0.99) / pct(iiopNs, 0.99));
@@ -117,6 +114,20 @@ public final class RomiopLatency
             replicas.forEach(ProcessHarness::close);
         }
         System.exit(0);
+    }
+
+    /** @return {@code k=v,k=v} as a map, in order. */
+    private static Map<String, String> keyValues(final String text)
+    {
+        final Map<String, String> m = new LinkedHashMap<>();
+        for (final String kv : text.split(","))
+        {
+            if (kv.indexOf('=') > 0)
+            {
+                m.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            }
+        }
+        return m;
     }
 
     private static double pct(final long[] sorted, final double p)

@@ -17,13 +17,13 @@ import org.lightwire.romiop.consolidation.Decision;
 import org.lightwire.romiop.consolidation.Outcome;
 import org.lightwire.romiop.consolidation.ReplyConsolidator;
 import org.lightwire.romiop.driver.DrivenEngine;
-import org.lightwire.romiop.driver.GroupDriver;
+import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.GroupClientEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
 
 /**
  * One client ORB's end of one group: its link, its {@link GroupClientEngine} on a
- * {@link GroupDriver} thread, the requests waiting for the engine's outstanding window, and the
+ * {@link EngineDriver}, the requests waiting for the engine's outstanding window, and the
  * two-way calls waiting for their consolidated reply.
  *
  * <p>Requests keep the order in which the ORB flushed them: each goes through one FIFO backlog
@@ -50,7 +50,7 @@ final class ClientGroup implements AutoCloseable
     private final RomiopConfig config;
     private final UdpGroupLink link;
     private final GroupClientEngine engine;
-    private final GroupDriver driver;
+    private final EngineDriver driver;
     private final Semaphore backlogRoom;
     // Driver thread only.
     private final ArrayDeque<Outgoing> backlog = new ArrayDeque<>();
@@ -145,8 +145,8 @@ final class ClientGroup implements AutoCloseable
         this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link, this::onReply,
             this::onMembers);
         this.backlogRoom = new Semaphore(config.clientBacklog);
-        this.driver = new GroupDriver("romiop-client-" + address.group(), link,
-            DrivenEngine.of(this::onPacket, this::onTimer, this::nextDeadlineNs), config.maxPacketBytes).start();
+        this.driver = config.driver("romiop-client-" + address.group(), link,
+            DrivenEngine.of(this::onPacket, this::onTimer, this::nextDeadlineNs)).start();
     }
 
     void setSink(final ReplySink s)

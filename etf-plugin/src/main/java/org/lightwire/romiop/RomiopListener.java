@@ -14,7 +14,7 @@ import org.jacorb.config.ConfigurationException;
 import org.jacorb.orb.etf.ListenerBase;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.romiop.driver.DrivenEngine;
-import org.lightwire.romiop.driver.GroupDriver;
+import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.MemberEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
 import org.omg.CORBA.INITIALIZE;
@@ -24,7 +24,7 @@ import org.omg.IOP.TAG_CODE_SETS;
 
 /**
  * A replica's end of its group: joins the group named by {@code jacorb.lightwire.romiop.group}
- * as member {@code member_id} (a {@link MemberEngine} on its own {@link GroupDriver} thread), and
+ * as member {@code member_id} (a {@link MemberEngine} driven by an {@link EngineDriver}), and
  * hands the requests the group delivers, in the agreed total order, to the ORB through one ETF
  * server connection ({@link RomiopServerConnection}).
  *
@@ -53,7 +53,7 @@ public final class RomiopListener extends ListenerBase
     private RomiopAddress address;
     private UdpGroupLink link;
     private MemberEngine engine;
-    private GroupDriver driver;
+    private EngineDriver driver;
     private volatile RomiopServerConnection connection;
     private volatile boolean destroyed;
     private volatile DeliveryObserver observer;
@@ -122,8 +122,8 @@ public final class RomiopListener extends ListenerBase
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
         engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
-        driver = new GroupDriver("romiop-member-" + config.memberId, link,
-            DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs), config.maxPacketBytes);
+        driver = config.driver("romiop-member-" + config.memberId, link,
+            DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs));
         final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
         p.getComponents().addComponent(TAG_CODE_SETS.value, org.lightwire.etf.LightwireListener.codeSetComponent(orb));
         try
@@ -136,9 +136,9 @@ public final class RomiopListener extends ListenerBase
         }
         profile = p;
         openConnection();
+        driver.start();
         // Starts the membership clocks (KeepAlive, failover) now, not at the first packet.
         driver.submit(engine::start);
-        driver.start();
         super.listen();
     }
 

@@ -20,7 +20,7 @@ import org.lightwire.romiop.link.GroupLink;
  * and the link woken, and it runs on the driver thread with the current time. A task or engine
  * call that throws is counted ({@link #failures}) and the loop goes on.
  */
-public final class GroupDriver implements AutoCloseable
+public final class GroupDriver implements EngineDriver
 {
     /** Longest wait in receive when the engine has no deadline: bounds how stale a wake-up can be. */
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -50,6 +50,7 @@ public final class GroupDriver implements AutoCloseable
         thread.setDaemon(true);
     }
 
+    @Override
     public GroupDriver start()
     {
         thread.start();
@@ -62,6 +63,7 @@ public final class GroupDriver implements AutoCloseable
      *
      * @throws IllegalStateException when the driver is closed.
      */
+    @Override
     public void submit(final LongConsumer task)
     {
         if (!running)
@@ -82,12 +84,14 @@ public final class GroupDriver implements AutoCloseable
     }
 
     /** @return how many tasks or engine calls threw. */
+    @Override
     public long failures()
     {
         return failures.get();
     }
 
     /** @return the last exception a task or engine call threw, or null. */
+    @Override
     public Throwable lastFailure()
     {
         return lastFailure;

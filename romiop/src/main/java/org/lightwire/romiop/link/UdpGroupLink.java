@@ -3,6 +3,7 @@ package org.lightwire.romiop.link;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -43,9 +44,12 @@ import org.lightwire.romiop.protocol.PacketHeader_1_0;
  * <p>Every end has one unicast socket; everything is sent from it, so a datagram's source
  * address is where its sender receives unicast, and the receiver learns {@code sender_id ->
  * source} from every packet (see {@link GroupLink}). Receiving runs on a Netty NIO event loop
- * that copies each datagram into a bounded queue ({@code inboundQueuePackets}; a full queue drops
- * and counts); {@link #receive} takes from that queue. Sending writes straight to the JDK channel
- * on the caller's (driver's) thread, as transport-core's Netty link does.
+ * (one thread). By default the loop copies each datagram into a bounded queue
+ * ({@code inboundQueuePackets}; a full queue drops and counts) and {@link #receive} takes from
+ * it on a driver thread; with {@link #receiveOnLoop} the loop hands each datagram to the engine
+ * itself, so the event loop is the driver ({@code org.lightwire.romiop.driver.EventLoopDriver}) and
+ * no thread hand-off stands between the socket and the engine. Sending writes straight to the JDK
+ * channel on the caller's thread, as transport-core's Netty link does.
  *
  * <p>With {@code IP_MULTICAST_LOOP} on (needed for several members on one host) a member also
  * receives its own multicasts; they are recognised by {@code sender_id} and dropped
@@ -75,6 +79,16 @@ public final class UdpGroupLink implements GroupLink
     private final GroupLinkCounters counters = new GroupLinkCounters();
     private final InetSocketAddress localAddress;
     private volatile boolean closed;
+    /** With {@link #receiveOnLoop}: the loop's receive buffer and who takes each datagram. */
+    private ByteBuffer loopBuffer;
+    private volatile PacketHandler loopHandler;
+
+    /** Takes a datagram on the event loop: {@code buffer} bytes {@code [0, length)}, valid during the call only. */
+    @FunctionalInterface
+    public interface PacketHandler
+    {
+        void onPacket(ByteBuffer buffer, int length);
+    }
 
     /** What {@link #open} needs; build with the setters, all of which return this. */
     public static final class Settings
@@ -319,6 +333,15 @@ public final class UdpGroupLink implements GroupLink
                 owners.put(source, senderId);
             }
         }
+        final PacketHandler handler = loopHandler;
+        if (handler != null)
+        {
+            final ByteBuffer b = loopBuffer;
+            b.clear().limit(length);
+            content.getBytes(content.readerIndex(), b);
+            handler.onPacket(b.clear(), length);
+            return;
+        }
         final byte[] bytes = new byte[length];
         content.getBytes(content.readerIndex(), bytes);
         if (!inbound.offer(new Inbound(bytes)))
@@ -442,6 +465,22 @@ public final class UdpGroupLink implements GroupLink
     public Mode mode()
     {
         return settings.mode;
+    }
+
+    /** @return the one event loop thread that receives this link's datagrams (for its tasks and timers). */
+    public EventLoop eventLoop()
+    {
+        return loop.next();
+    }
+
+    /**
+     * From now on every datagram goes to {@code handler} on the event loop itself instead of the
+     * queue that {@link #receive} reads; call it once, before any datagram matters.
+     */
+    public void receiveOnLoop(final PacketHandler handler)
+    {
+        loopBuffer = ByteBuffer.allocate(settings.maxPacketBytes);
+        loopHandler = handler;
     }
 
     @Override
