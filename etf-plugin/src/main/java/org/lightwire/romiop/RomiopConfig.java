@@ -46,6 +46,8 @@ public final class RomiopConfig
     public static final String ORDER_AT_ONCE_WHEN_IDLE = PREFIX + "order_at_once_when_idle";
     public static final String RETRANSMIT_MS = PREFIX + "retransmit_ms";
     public static final String NAK_DELAY_MS = PREFIX + "nak_delay_ms";
+    /** Member: how long the ACK of a two-way request waits for the request's Reply to acknowledge it; 0 ACKs at once. */
+    public static final String REQUEST_ACK_DELAY_MS = PREFIX + "request_ack_delay_ms";
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
     /** Client: requests multicast and not yet ACKed by every member. */
     public static final String MAX_OUTSTANDING = PREFIX + "max_outstanding";
@@ -110,6 +112,7 @@ public final class RomiopConfig
     final boolean orderAtOnceWhenIdle;
     final long retransmitNs;
     final long nakDelayNs;
+    final long requestAckDelayNs;
     final int maxPacketBytes;
     final int maxOutstanding;
     final int clientBacklog;
@@ -171,6 +174,15 @@ public final class RomiopConfig
         orderAtOnceWhenIdle = LightwireConfig.bool(c, ORDER_AT_ONCE_WHEN_IDLE, true);
         retransmitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, RETRANSMIT_MS, GroupConfig.DEFAULT_RETRANSMIT_TIMEOUT_NS / 1_000_000, 1, 600_000));
         nakDelayNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, NAK_DELAY_MS, GroupConfig.DEFAULT_NAK_DELAY_NS / 1_000_000, 0, 60_000));
+        final long retransmitMs = TimeUnit.NANOSECONDS.toMillis(retransmitNs);
+        final long ackDelayMs = LightwireConfig.range(c, REQUEST_ACK_DELAY_MS,
+            Math.min(GroupConfig.DEFAULT_REQUEST_ACK_DELAY_NS / 1_000_000, retransmitMs / 2), 0, 60_000);
+        if (ackDelayMs > 0 && ackDelayMs >= retransmitMs)
+        {
+            throw new ConfigurationException(REQUEST_ACK_DELAY_MS + " = " + ackDelayMs + " must be below " + RETRANSMIT_MS + " = " +
+                retransmitMs + ", or clients resend every request they are waiting for the reply to (0 ACKs at once)");
+        }
+        requestAckDelayNs = TimeUnit.MILLISECONDS.toNanos(ackDelayMs);
         maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
@@ -251,6 +263,7 @@ public final class RomiopConfig
             .orderInterval(orderIntervalNs, orderAtOnceWhenIdle)
             .retransmitTimeoutNs(retransmitNs)
             .nakDelayNs(nakDelayNs)
+            .requestAckDelayNs(requestAckDelayNs)
             .maxPacketBytes(maxPacketBytes)
             .maxOutstandingRequests(maxOutstanding)
             .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : keepAliveTimeoutNs)

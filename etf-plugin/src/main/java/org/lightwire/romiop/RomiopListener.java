@@ -136,9 +136,15 @@ public final class RomiopListener extends ListenerBase
         }
         profile = p;
         openConnection();
+        // The engine starts its membership clocks (KeepAlive probes, failover) at the first packet
+        // it receives, not here: replicas start one after another, seconds apart, and a leader
+        // that probed from its own start would remove the members that are still starting.
+        // (A joining member, which must ask the group, starts at once.)
         driver.start();
-        // Starts the membership clocks (KeepAlive, failover) now, not at the first packet.
-        driver.submit(engine::start);
+        if (config.join)
+        {
+            driver.submit(engine::start);
+        }
         super.listen();
     }
 
@@ -309,7 +315,14 @@ public final class RomiopListener extends ListenerBase
             ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped +
             ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
-            ", link " + (link == null ? "-" : link.counters());
+            ", link " + (link == null ? "-" : link.counters()) + (engine == null ? "" : ", engine " + engineSummary());
+    }
+
+    /** The engine's state, read without its lock: for diagnostics only (values may be a moment old). */
+    private String engineSummary()
+    {
+        return engine.state() + ", leader " + engine.leaderId() + ", view " + java.util.Arrays.toString(engine.currentMembers()) +
+            ", deliveredSeq " + engine.deliveredSeq() + ", " + engine.counters();
     }
 
     /**

@@ -53,6 +53,19 @@ class RomiopCrashTest
         return p;
     }
 
+    private static String survivorCounters(final List<replica_probe> probes, final int killed)
+    {
+        final StringBuilder b = new StringBuilder();
+        for (int i = 0; i < probes.size(); i++)
+        {
+            if (i != killed - 1)
+            {
+                b.append(probes.get(i).counters()).append("; ");
+            }
+        }
+        return b.toString();
+    }
+
     /**
      * @param killed      the replica killed after {@link #KILL_AT} calls (1 is the leader).
      * @param onewayEvery every n-th call is a oneway (0: none); the last call stays two-way.
@@ -92,7 +105,16 @@ class RomiopCrashTest
                     oneways++;
                     continue;
                 }
-                final long length = group.append(1, seq);
+                final long length;
+                try
+                {
+                    length = group.append(1, seq);
+                }
+                catch (final org.omg.CORBA.SystemException e)
+                {
+                    throw new AssertionError("call " + seq + " failed: " + e.getMessage() + "; " + survivorCounters(probes, killed) +
+                        "; client " + org.lightwire.romiop.RomiopFactories.of(client).clientCounters(), e);
+                }
                 if (length > last)
                 {
                     increasing++;

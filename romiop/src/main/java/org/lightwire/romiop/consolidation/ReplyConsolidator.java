@@ -117,7 +117,10 @@ public final class ReplyConsolidator
         {
             return null;
         }
-        members = sorted(currentMembers);
+        // Only ever shrinks: a member that joined during the call is not awaited, since it
+        // delivers from its join point on and the call's request may have been ordered before it.
+        final int[] now = sorted(currentMembers);
+        members = Arrays.stream(members).filter(id -> Arrays.binarySearch(now, id) >= 0).toArray();
         for (int i = repliedIds.size() - 1; i >= 0; i--)
         {
             if (Arrays.binarySearch(members, repliedIds.get(i)) < 0)

@@ -259,17 +259,23 @@ public final class GroupClientEngine
             counters.unexpectedPackets++;
             return;
         }
-        final Map<Integer, Outstanding> map = acked == PacketType.REQUEST ? outstanding : cancels;
-        final Outstanding o = map.get((int)ack.ackedId());
+        acknowledged(acked == PacketType.REQUEST, (int)ack.ackedId(), ack.senderId());
+    }
+
+    /** Member {@code memberId} has a request (or a Cancel): done once every member of the view has it. */
+    private boolean acknowledged(final boolean isRequest, final int packetId, final int memberId)
+    {
+        final Map<Integer, Outstanding> map = isRequest ? outstanding : cancels;
+        final Outstanding o = map.get(packetId);
         if (o == null)
         {
-            return;
+            return false;
         }
-        o.ackedBy(ack.senderId());
+        o.ackedBy(memberId);
         if (o.ackedByAll(members))
         {
-            map.remove((int)ack.ackedId());
-            if (acked == PacketType.REQUEST)
+            map.remove(packetId);
+            if (isRequest)
             {
                 counters.requestsCompleted++;
             }
@@ -278,6 +284,7 @@ public final class GroupClientEngine
                 counters.cancelsCompleted++;
             }
         }
+        return true;
     }
 
     private void onReply(final ByteBuffer buffer, final int offset, final int length)
@@ -302,6 +309,11 @@ public final class GroupClientEngine
         counters.repliesReceived++;
         sendAck(memberId, PacketType.REPLY, memberId, reply.packetId());
         final int packetId = reply.requestPacketId();
+        // Implicit acknowledgement: a member that replies has the request (it may not ACK it otherwise).
+        if (acknowledged(true, packetId, memberId))
+        {
+            counters.requestsAckedByReply++;
+        }
         final ReplyRecord record = replyRecords.get(packetId);
         if (record == null)
         {

@@ -14,6 +14,8 @@ public final class GroupConfig
     public static final long DEFAULT_RETRANSMIT_TIMEOUT_NS = 20_000_000L;
     /** {@code jacorb.lightwire.romiop.nak_delay_ms}: waits out reordering before NAKing a gap. */
     public static final long DEFAULT_NAK_DELAY_NS = 2_000_000L;
+    /** How long a member holds back the ACK of a two-way request, for its Reply to acknowledge it instead. */
+    public static final long DEFAULT_REQUEST_ACK_DELAY_NS = 2_000_000L;
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;
     public static final int DEFAULT_MAX_PACKET_BYTES = 8192;
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
@@ -45,6 +47,7 @@ public final class GroupConfig
     boolean orderAtOnceWhenIdle = true;
     long retransmitTimeoutNs = DEFAULT_RETRANSMIT_TIMEOUT_NS;
     long nakDelayNs = DEFAULT_NAK_DELAY_NS;
+    long requestAckDelayNs = DEFAULT_REQUEST_ACK_DELAY_NS;
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
@@ -156,6 +159,22 @@ public final class GroupConfig
     public GroupConfig retransmitTimeoutNs(final long ns)
     {
         this.retransmitTimeoutNs = ns;
+        return this;
+    }
+
+    /**
+     * Implicit acknowledgement (as omniTransport's reply acknowledges its call): a member ACKs a
+     * new two-way request only if it has not sent the request's Reply within this time, since a
+     * client takes a member's Reply as that member's ACK. 0 ACKs every request at once. Keep it
+     * well below the clients' {@link #retransmitTimeoutNs}.
+     */
+    public GroupConfig requestAckDelayNs(final long ns)
+    {
+        if (ns < 0)
+        {
+            throw new IllegalArgumentException("requestAckDelayNs (jacorb.lightwire.romiop.request_ack_delay_ms) must not be negative: " + ns);
+        }
+        this.requestAckDelayNs = ns;
         return this;
     }
 

@@ -43,6 +43,10 @@ public final class GroupCounters
     long membersAdded;
     long membersRemoved;
     long ordersAtOnceInBatching;
+    long orderAcksSent;
+    long requestAcksByReply;
+    long requestAcksDeferred;
+    long requestsAckedByReply;
     long keepAlivesSent;
     long leaderChanges;
     long recoveries;
@@ -234,6 +238,30 @@ public final class GroupCounters
         return ordersAtOnceInBatching;
     }
 
+    /** Member: cumulative ACKs of delivery sent to the leader. */
+    public long orderAcksSent()
+    {
+        return orderAcksSent;
+    }
+
+    /** Member: two-way requests whose Reply acknowledged them (no ACK sent). */
+    public long requestAcksByReply()
+    {
+        return requestAcksByReply;
+    }
+
+    /** Member: two-way requests ACKed after the delay because their Reply had not gone yet. */
+    public long requestAcksDeferred()
+    {
+        return requestAcksDeferred;
+    }
+
+    /** Client: members' acknowledgements of a request taken from their Reply. */
+    public long requestsAckedByReply()
+    {
+        return requestsAckedByReply;
+    }
+
     public long keepAlivesSent()
     {
         return keepAlivesSent;
@@ -305,6 +333,8 @@ public final class GroupCounters
             ", naksServedAsMember=" + naksServedAsMember + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
-            ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + '}';
+            ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +
+            ", requestAcksByReply=" + requestAcksByReply + ", requestAcksDeferred=" + requestAcksDeferred +
+            ", requestsAckedByReply=" + requestsAckedByReply + '}';
     }
 }

@@ -128,6 +128,8 @@ public final class MemberEngine
     private final Map<Long, Long> logSeqByKey = new HashMap<>();
     /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
     private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
+    /** Two-way requests whose ACK waits for their Reply: key -> when to ACK anyway (insertion order is deadline order). */
+    private final LinkedHashMap<Long, Long> deferredAcks = new LinkedHashMap<>();
     private long nextDeliverSeq = 1;
     private long highestKnownSeq;
     private long lastAckedSeq;
@@ -292,6 +294,10 @@ public final class MemberEngine
             throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
                 " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
         }
+        if (deferredAcks.remove(key(clientId, packetId)) != null)
+        {
+            counters.requestAcksByReply++;
+        }
         final int replyPacketId = nextPacketId();
         reply.wrap(out, 0);
         // reply_status stays 0: the GIOP reply in the payload carries the real one.
@@ -365,6 +371,7 @@ public final class MemberEngine
             resendList(nowNs);
         }
         replies.onTimer(nowNs, sender);
+        sendDueDeferredAcks(nowNs);
         if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
         {
             dropCancelledHeld(nowNs);
@@ -392,7 +399,25 @@ public final class MemberEngine
         deadline = earlier(deadline, !cancelledAtNs.isEmpty(),
             cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
         deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
+        deadline = earlier(deadline, !deferredAcks.isEmpty(), deferredAcks.isEmpty() ? 0 : deferredAcks.values().iterator().next());
         return deadline;
+    }
+
+    /** ACKs the two-way requests whose Reply did not come within {@code requestAckDelayNs} (oldest first). */
+    private void sendDueDeferredAcks(final long nowNs)
+    {
+        for (final Iterator<Map.Entry<Long, Long>> it = deferredAcks.entrySet().iterator(); it.hasNext(); )
+        {
+            final Map.Entry<Long, Long> e = it.next();
+            if (e.getValue() - nowNs > 0)
+            {
+                break;
+            }
+            it.remove();
+            final int clientId = (int)(e.getKey() >>> 32);
+            counters.requestAcksDeferred++;
+            sendAck(clientId, PacketType.REQUEST, clientId, (int)(long)e.getKey());
+        }
     }
 
     private static long earlier(final long deadline, final boolean armed, final long candidateNs)
@@ -422,8 +447,18 @@ public final class MemberEngine
         observe(request.packetId());
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
-        // Before the duplicate check: the client resends only because it lacks this member's ACK.
-        sendAck(clientId, PacketType.REQUEST, clientId, request.packetId());
+        if (config.requestAckDelayNs > 0 && request.responseFlags() != 0 && state != State.JOINING && !isMember(clientId) &&
+            !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) && !deferredAcks.containsKey(key))
+        {
+            // A new two-way request: its Reply will acknowledge it, unless the reply takes longer.
+            deferredAcks.put(key, nowNs + config.requestAckDelayNs);
+        }
+        else
+        {
+            // Before the duplicate check: the client resends only because it lacks this member's ACK.
+            deferredAcks.remove(key);
+            sendAck(clientId, PacketType.REQUEST, clientId, request.packetId());
+        }
         if (state == State.JOINING)
         {
             return;
@@ -523,9 +558,14 @@ public final class MemberEngine
         {
             highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
         }
+        final long acksBefore = counters.orderAcksSent;
         deliverInOrder(nowNs);
-        // Acknowledged even when nothing was new: the leader resends only because it lacks our ACK.
-        sendOrderAck();
+        if (counters.orderAcksSent == acksBefore)
+        {
+            // Acknowledged even when nothing was new: the leader resends only because it lacks our
+            // ACK. (When delivery advanced, deliverInOrder has just sent this very ACK.)
+            sendOrderAck();
+        }
         finishRecoveryWhenCaughtUp(nowNs);
     }
 
@@ -771,18 +811,21 @@ public final class MemberEngine
     {
         while (!pendingOrder.isEmpty())
         {
-            final long first = nextOrderSeq;
             final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
+            msgOrder.wrap(out, 0);
+            msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq, count);
             for (int i = 0; i < count; i++)
             {
-                orders.put(nextOrderSeq++, pendingOrder.poll());
+                final long key = pendingOrder.poll();
+                orders.put(nextOrderSeq++, key);
+                msgOrder.entry(i, (int)(key >>> 32), (int)key);
             }
-            // The leader holds every request it orders, so it delivers them at once and writes from its log.
-            deliverInOrder(nowNs);
-            writeOrders(first, count);
             counters.ordersSent++;
             counters.orderEntriesSent += count;
             sender.send(GroupSender.GROUP, out, msgOrder.packetSize());
+            // The leader holds every request it orders, so it delivers them at once: after the
+            // order is on its way, so that the followers' copies are not held up by this ORB's work.
+            deliverInOrder(nowNs);
         }
         if (!retransmitArmed)
         {
@@ -1664,6 +1707,7 @@ public final class MemberEngine
             return;
         }
         lastAckedSeq = nextDeliverSeq - 1;
+        counters.orderAcksSent++;
         sendAck(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
     }
 

@@ -260,6 +260,20 @@ class ReplyConsolidatorTest
     }
 
     @Test
+    void aMemberThatJoinsDuringTheCallIsNotAwaitedNorCounted()
+    {
+        // The call started with [1, 2, 3]; member 3 left and member 4 joined: 4 may have joined after
+        // the request was ordered, so it would never deliver it.
+        final ReplyConsolidator atomic = consolidator("mode=atomic");
+        atomic.onReply(1, A);
+        assertNull(atomic.onMembersChanged(new int[] {1, 2, 4}), "2 is still awaited, 4 is not");
+        assertNull(atomic.onReply(4, A), "a joiner's reply does not count");
+        final Decision d = atomic.onReply(2, A);
+        assertEquals(Outcome.SUCCESS, d.outcome());
+        assertArrayEquals(new int[] {1, 2}, d.members());
+    }
+
+    @Test
     void repliesComeFromBuffersAndAreComparedByteForByte()
     {
         final ReplyConsolidator c = consolidator("mode=atomic");

@@ -44,7 +44,7 @@ class CancelAndMembershipTest
     private static GroupConfig fixed(final int self)
     {
         return new GroupConfig(self, 1, 1, 2, 3).orderInterval(10 * MS, false).retransmitTimeoutNs(20 * MS).keepAlive(0, 0)
-            .cancelHoldNs(50 * MS);
+            .cancelHoldNs(50 * MS).requestAckDelayNs(0);
     }
 
     private static ByteBuffer request(final int packetId)

@@ -31,10 +31,15 @@ class MemberEngineTest
     private final List<Sent> sent = new ArrayList<>();
     private final List<Long> deliveredKeys = new ArrayList<>();
 
+    /** A member that ACKs every request at once (the implicit acknowledgement has its own test). */
     private MemberEngine engine(final int self, final long intervalNs, final boolean atOnce)
     {
-        final GroupConfig config = new GroupConfig(self, LEADER, 1, 2, 3)
-            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0);
+        return engine(new GroupConfig(self, LEADER, 1, 2, 3)
+            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0));
+    }
+
+    private MemberEngine engine(final GroupConfig config)
+    {
         return new MemberEngine(config, (to, packet, length) ->
         {
             final ByteBuffer copy = ByteBuffer.allocate(length);
@@ -170,6 +175,53 @@ class MemberEngineTest
         final AckFlyweight ack = (AckFlyweight)new AckFlyweight().wrap(sent.get(sent.size() - 1).bytes, 0);
         assertEquals(PacketType.MSG_ORDER, ack.ackedType());
         assertEquals(2, ack.ackedId(), "cumulative ACK of delivery");
+    }
+
+    @Test
+    void anOrderThatDeliversIsAcknowledgedOnceAndARepeatedOrderAgain()
+    {
+        final MemberEngine member = engine(MEMBER, 10 * MS, true);
+        feed(member, request(1), 0);
+        final int before = sent.size();
+        feed(member, order(1, 1), 1 * MS);
+        final List<Sent> acks = sent.subList(before, sent.size()).stream().filter(x -> x.type == PacketType.ACK).toList();
+        assertEquals(1, acks.size(), "one cumulative ACK for the order and the delivery it caused");
+        assertEquals(1, ((AckFlyweight)new AckFlyweight().wrap(acks.get(0).bytes, 0)).ackedId());
+        feed(member, order(1, 1), 2 * MS);
+        assertEquals(2, member.counters().orderAcksSent(), "a repeated order is ACKed again: the leader lacks our ACK");
+    }
+
+    private List<AckFlyweight> requestAcks()
+    {
+        return sent.stream().filter(x -> x.type == PacketType.ACK).map(x -> (AckFlyweight)new AckFlyweight().wrap(x.bytes, 0))
+            .filter(a -> a.ackedType() == PacketType.REQUEST).toList();
+    }
+
+    @Test
+    void aTwoWayRequestIsAcknowledgedByItsReplyOrAfterTheDelay()
+    {
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(2 * MS));
+        feed(leader, request(1), 0);
+        assertEquals(0, requestAcks().size(), "held back for the reply");
+        assertEquals(2 * MS, leader.nextDeadlineNs());
+        leader.sendReply(CLIENT, 1, 1, ByteBuffer.allocate(4), 0, 4, 1 * MS);
+        leader.onTimer(2 * MS);
+        assertEquals(0, requestAcks().size(), "the reply acknowledged request 1");
+        assertEquals(1, leader.counters().requestAcksByReply());
+
+        feed(leader, request(2), 3 * MS);
+        leader.onTimer(4 * MS);
+        assertEquals(0, requestAcks().size(), "not yet: due at 5 ms");
+        leader.onTimer(5 * MS);
+        assertEquals(1, requestAcks().size(), "no reply within 2 ms: ACKed anyway");
+        assertEquals(2, requestAcks().get(0).ackedId());
+        assertEquals(1, leader.counters().requestAcksDeferred());
+
+        // A duplicate is the client asking again: ACKed at once.
+        feed(leader, request(1), 6 * MS);
+        assertEquals(2, requestAcks().size());
+        assertEquals(1, requestAcks().get(1).ackedId());
     }
 
     @Test
