@@ -3,7 +3,7 @@ package org.lightwire.it;
 import java.io.PrintStream;
 import java.util.Map;
 
-import org.lightwire.it.idl.lwtest.replica_probePOA;
+import org.lightwire.it.servant.ReplicaProbeServant;
 import org.lightwire.it.servant.ReplicatedLogServant;
 import org.lightwire.romiop.RomiopFactories;
 import org.lightwire.romiop.RomiopListener;
@@ -66,41 +66,13 @@ public final class RomiopReplica
                 }
             }
         });
-        final replica_probePOA probe = new replica_probePOA()
+        final ReplicaProbeServant probe = new ReplicaProbeServant(log, listener::counters, () ->
         {
-            @Override
-            public long executed()
+            synchronized (senders)
             {
-                return log.executed();
+                return java.util.Arrays.copyOf(senders, deliveredCount[0]);
             }
-
-            @Override
-            public String digest()
-            {
-                return log.digest();
-            }
-
-            @Override
-            public int[] execution_clients()
-            {
-                return log.executionClients();
-            }
-
-            @Override
-            public int[] delivery_senders()
-            {
-                synchronized (senders)
-                {
-                    return java.util.Arrays.copyOf(senders, deliveredCount[0]);
-                }
-            }
-
-            @Override
-            public String counters()
-            {
-                return listener.counters();
-            }
-        };
+        });
         final org.omg.CORBA.Object probeRef = root.servant_to_reference(probe);
 
         final PrintStream out = System.out;

@@ -18,6 +18,10 @@ public final class ReplicatedLogServant extends replicated_logPOA
     private final MessageDigest digest;
     private final int[] clients;
     private long executed;
+    private long inOrder;
+    private long lastExecutionNs;
+    /** The highest seq seen per client (clients are few: a small map). */
+    private final java.util.Map<Integer, Integer> lastSeq = new java.util.HashMap<>();
     private volatile long replyOffset;
     private volatile long replyDelayMs;
     private volatile long onewayDelayMs;
@@ -84,9 +88,47 @@ public final class ReplicatedLogServant extends replicated_logPOA
         }
     }
 
+    @Override
+    public long append_data(final int client, final int seq, final char[] data)
+    {
+        final long length;
+        synchronized (this)
+        {
+            length = record(client, seq, data.length);
+        }
+        pause(replyDelayMs);
+        return length + replyOffset;
+    }
+
+    @Override
+    public void append_data_oneway(final int client, final int seq, final char[] data)
+    {
+        synchronized (this)
+        {
+            record(client, seq, data.length);
+        }
+        pause(onewayDelayMs);
+    }
+
     private long record(final int client, final int seq)
     {
-        digest.update((client + ":" + seq + "\n").getBytes(StandardCharsets.US_ASCII));
+        return record(client, seq, -1);
+    }
+
+    /** @param dataLength a payload's length, or -1 without one (then the line is as before payloads existed). */
+    private long record(final int client, final int seq, final int dataLength)
+    {
+        digest.update((client + ":" + seq + (dataLength < 0 ? "" : ":" + dataLength) + "\n").getBytes(StandardCharsets.US_ASCII));
+        final Integer before = lastSeq.put(client, seq);
+        if (before == null || seq > before)
+        {
+            inOrder++;
+        }
+        else
+        {
+            lastSeq.put(client, before);
+        }
+        lastExecutionNs = System.nanoTime();
         if (executed < clients.length)
         {
             clients[(int)executed] = client;
@@ -115,5 +157,17 @@ public final class ReplicatedLogServant extends replicated_logPOA
     public synchronized int[] executionClients()
     {
         return java.util.Arrays.copyOf(clients, (int)Math.min(executed, clients.length));
+    }
+
+    /** @return calls whose seq was above every earlier seq of the same client. */
+    public synchronized long inOrder()
+    {
+        return inOrder;
+    }
+
+    /** @return System.nanoTime() at the last executed call, or 0 before the first. */
+    public synchronized long lastExecutionNs()
+    {
+        return lastExecutionNs;
     }
 }

@@ -1,0 +1,66 @@
+package org.lightwire.it.servant;
+
+import java.util.function.Supplier;
+
+import org.lightwire.it.idl.lwtest.replica_probePOA;
+
+/** One replica's view of its {@link ReplicatedLogServant}, reached over IIOP to compare replicas. */
+public final class ReplicaProbeServant extends replica_probePOA
+{
+    private final ReplicatedLogServant log;
+    private final Supplier<String> counters;
+    private final Supplier<int[]> deliverySenders;
+
+    /**
+     * @param counters        the transport's counters, for failure messages.
+     * @param deliverySenders the sender of each request the transport delivered, in order.
+     */
+    public ReplicaProbeServant(final ReplicatedLogServant log, final Supplier<String> counters, final Supplier<int[]> deliverySenders)
+    {
+        this.log = log;
+        this.counters = counters;
+        this.deliverySenders = deliverySenders;
+    }
+
+    @Override
+    public long executed()
+    {
+        return log.executed();
+    }
+
+    @Override
+    public String digest()
+    {
+        return log.digest();
+    }
+
+    @Override
+    public int[] execution_clients()
+    {
+        return log.executionClients();
+    }
+
+    @Override
+    public int[] delivery_senders()
+    {
+        return deliverySenders.get();
+    }
+
+    @Override
+    public String counters()
+    {
+        return counters.get();
+    }
+
+    @Override
+    public long in_order()
+    {
+        return log.inOrder();
+    }
+
+    @Override
+    public long last_execution_ns()
+    {
+        return log.lastExecutionNs();
+    }
+}
