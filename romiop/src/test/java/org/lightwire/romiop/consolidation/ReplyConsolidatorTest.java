@@ -329,4 +329,65 @@ class ReplyConsolidatorTest
         assertEquals(0x4C570023, Outcome.KEY_MEMBER_MISSING.minor());
         assertEquals("COMPLETED_YES", Outcome.INCONSISTENT_VOTE.completion());
     }
+
+    // Edge cases, after the alternative consolidation branch (rcons) had them.
+
+    @Test
+    void aQuorumLargerThanTheGroupOrAnEmptyGroupIsNoQuorumAtOnce()
+    {
+        final Decision tooMany = new ReplyConsolidator(ConsolidationPolicy.parse("quorum=4"), GROUP, 0).onMembersChanged(GROUP);
+        assertEquals(Outcome.NO_QUORUM, tooMany.outcome());
+        final Decision empty = new ReplyConsolidator(ConsolidationPolicy.parse("mode=atomic"), GROUP, 0).onMembersChanged(new int[0]);
+        assertEquals(Outcome.NO_QUORUM, empty.outcome());
+    }
+
+    @Test
+    void aPercentQuorumRoundsUpAndNeverFallsBelowOneMember()
+    {
+        // 51% of 3 is 1.53: two identical replies.
+        final ReplyConsolidator c = consolidator("quorum=51%");
+        assertNull(c.onReply(1, A));
+        assertEquals(Outcome.SUCCESS, c.onReply(2, A).outcome());
+        // 1% of 3 is 0.03: still one reply.
+        assertEquals(Outcome.SUCCESS, consolidator("quorum=1%").onReply(3, B).outcome());
+    }
+
+    @Test
+    void noReplyAtAllByTheDeadlineIsATimeoutEvenWithKeyMembers()
+    {
+        final ReplyConsolidator c = new ReplyConsolidator(ConsolidationPolicy.parse("quorum=2,key_members=2,timeout=5ms"), GROUP, 0);
+        assertNull(c.onTimer(4 * MS));
+        final Decision d = c.onTimer(5 * MS);
+        assertEquals(Outcome.TIMEOUT, d.outcome());
+    }
+
+    @Test
+    void emptyRepliesAreVotesLikeAnyOther()
+    {
+        final ReplyConsolidator c = consolidator("mode=atomic");
+        assertNull(c.onReply(1, new byte[0]));
+        assertNull(c.onReply(2, new byte[0]));
+        final Decision d = c.onReply(3, new byte[0]);
+        assertEquals(Outcome.SUCCESS, d.outcome());
+        assertEquals(0, d.reply().length);
+    }
+
+    @Test
+    void theDeadlineIsComparedWrapSafely()
+    {
+        final long start = Long.MAX_VALUE - 2 * MS;
+        final ReplyConsolidator c = new ReplyConsolidator(ConsolidationPolicy.parse("mode=atomic,timeout=5ms"), GROUP, start);
+        assertNull(c.onTimer(start + 4 * MS), "4 ms after the start, across the wrap of nanoTime");
+        assertEquals(Outcome.TIMEOUT, c.onTimer(start + 5 * MS).outcome());
+    }
+
+    @Test
+    void anEvenGroupsMajorityNeedsMoreThanHalf()
+    {
+        final int[] four = {1, 2, 3, 4};
+        final ReplyConsolidator c = new ReplyConsolidator(ConsolidationPolicy.parse("mode=first_consistent,consistency=majority"), four, 0);
+        assertNull(c.onReply(1, A));
+        assertNull(c.onReply(2, A), "2 of 4 is half, not a majority");
+        assertEquals(Outcome.SUCCESS, c.onReply(3, A).outcome());
+    }
 }
