@@ -4,7 +4,8 @@
 # Usage: scripts/bench-echo-ab.sh [calls [variant...]]
 #   variant: name or name:key=value,key=value (server properties), e.g.
 #   scripts/bench-echo-ab.sh 20000 own shared:jacorb.lightwire.server.socket_per_connection=false
-# Prefix with "taskset -c 0" to pin every JVM to one CPU.
+# Prefix with "taskset -c 0" to pin every JVM to one CPU; JAVA_TOOL_OPTIONS=-Decho.noIiop=true leaves IIOP out
+# (ratios are then to the first variant).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -q -B -ntp -pl bench -am test-compile dependency:build-classpath \

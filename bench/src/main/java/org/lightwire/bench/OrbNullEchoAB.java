@@ -71,7 +71,7 @@ public final class OrbNullEchoAB
                     ProcessHarness.DEFAULT_READY_TIMEOUT);
                 servers.add(server);
                 echos.put(v.getKey(), echoHelper.narrow(lwOrb.string_to_object(server.ior("echo"))));
-                if (servers.size() == 1)
+                if (servers.size() == 1 && !Boolean.getBoolean("echo.noIiop"))
                 {
                     echos.put("iiop", echoHelper.narrow(iiopOrb.string_to_object(servers.get(0).ior("echo"))));
                 }
@@ -102,7 +102,8 @@ public final class OrbNullEchoAB
                     }
                 }
             }
-            final long[] iiop = samples.get("iiop").clone();
+            // Ratios are to IIOP, or (with -Decho.noIiop=true) to the first variant.
+            final long[] iiop = samples.getOrDefault("iiop", samples.get(names.get(0))).clone();
             Arrays.sort(iiop);
             System.out.println("# " + OrbBenchmark.machine() + "; " + calls + " null echoes per variant, interleaved");
             System.out.printf(Locale.ROOT, "%-12s %10s %10s %12s %10s%n", "variant", "median us", "p99 us", "ratio median", "ratio p99");
