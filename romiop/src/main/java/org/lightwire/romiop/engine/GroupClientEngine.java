@@ -307,7 +307,21 @@ public final class GroupClientEngine
             return;
         }
         counters.repliesReceived++;
-        sendAck(memberId, PacketType.REPLY, memberId, reply.packetId());
+        final int replyPacketId = reply.packetId();
+        try
+        {
+            takeReply(memberId, buffer);
+        }
+        finally
+        {
+            // After the reply is handed on (the caller waits for it; the member only for this ACK).
+            sendAck(memberId, PacketType.REPLY, memberId, replyPacketId);
+        }
+    }
+
+    /** A member's Reply to this client, already counted; ACKed by the caller whatever happens here. */
+    private void takeReply(final int memberId, final ByteBuffer buffer)
+    {
         final int packetId = reply.requestPacketId();
         // Implicit acknowledgement: a member that replies has the request (it may not ACK it otherwise).
         if (acknowledged(true, packetId, memberId))
