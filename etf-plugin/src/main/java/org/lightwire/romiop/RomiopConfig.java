@@ -46,6 +46,11 @@ public final class RomiopConfig
     public static final String ORDER_AT_ONCE_WHEN_IDLE = PREFIX + "order_at_once_when_idle";
     public static final String RETRANSMIT_MS = PREFIX + "retransmit_ms";
     public static final String NAK_DELAY_MS = PREFIX + "nak_delay_ms";
+    /**
+     * Leader: how long a client's request that overtook an earlier one of the same client waits
+     * for it (per-client FIFO); 0 orders requests as they arrive.
+     */
+    public static final String FIFO_WAIT_MS = PREFIX + "fifo_wait_ms";
     /** Member: how long the ACK of a two-way request waits for the request's Reply to acknowledge it; 0 ACKs at once. */
     public static final String REQUEST_ACK_DELAY_MS = PREFIX + "request_ack_delay_ms";
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
@@ -113,6 +118,7 @@ public final class RomiopConfig
     final long retransmitNs;
     final long nakDelayNs;
     final long requestAckDelayNs;
+    final long fifoWaitNs;
     final int maxPacketBytes;
     final int maxOutstanding;
     final int clientBacklog;
@@ -183,6 +189,7 @@ public final class RomiopConfig
                 retransmitMs + ", or clients resend every request they are waiting for the reply to (0 ACKs at once)");
         }
         requestAckDelayNs = TimeUnit.MILLISECONDS.toNanos(ackDelayMs);
+        fifoWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FIFO_WAIT_MS, GroupConfig.DEFAULT_FIFO_WAIT_NS / 1_000_000, 0, 60_000));
         maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
@@ -264,6 +271,7 @@ public final class RomiopConfig
             .retransmitTimeoutNs(retransmitNs)
             .nakDelayNs(nakDelayNs)
             .requestAckDelayNs(requestAckDelayNs)
+            .fifoWaitNs(fifoWaitNs)
             .maxPacketBytes(maxPacketBytes)
             .maxOutstandingRequests(maxOutstanding)
             .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : keepAliveTimeoutNs)

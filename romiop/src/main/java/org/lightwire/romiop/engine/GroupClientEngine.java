@@ -63,6 +63,9 @@ public final class GroupClientEngine
     private int leaderId;
     private int lastListPacketId;
     private int lamport;
+    /** This client's number for its last request: 1, 2, ... 2^24-1, 1, ... (the sequencer keeps their order). */
+    private int clientSeq;
+    private static final int CLIENT_SEQ_MAX = 0xFF_FFFF;
 
     public GroupClientEngine(final GroupConfig config, final GroupSender sender)
     {
@@ -152,7 +155,8 @@ public final class GroupClientEngine
         }
         final int packetId = ++lamport;
         request.wrap(out, 0);
-        request.set(WIRE_ORDER, config.selfId, packetId, requestId, responseFlags, length).payload(payload, offset, length);
+        clientSeq = clientSeq == CLIENT_SEQ_MAX ? 1 : clientSeq + 1;
+        request.set(WIRE_ORDER, config.selfId, packetId, requestId, responseFlags, length).clientSeq(clientSeq).payload(payload, offset, length);
         final byte[] copy = new byte[request.packetSize()];
         out.get(0, copy);
         final Outstanding o = new Outstanding(copy, requestId, nowNs);

@@ -16,6 +16,8 @@ public final class GroupConfig
     public static final long DEFAULT_NAK_DELAY_NS = 2_000_000L;
     /** How long a member holds back the ACK of a two-way request, for its Reply to acknowledge it instead. */
     public static final long DEFAULT_REQUEST_ACK_DELAY_NS = 2_000_000L;
+    /** How long the sequencer holds a client's request for an earlier one of the same client. */
+    public static final long DEFAULT_FIFO_WAIT_NS = 50_000_000L;
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;
     public static final int DEFAULT_MAX_PACKET_BYTES = 8192;
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
@@ -48,6 +50,7 @@ public final class GroupConfig
     long retransmitTimeoutNs = DEFAULT_RETRANSMIT_TIMEOUT_NS;
     long nakDelayNs = DEFAULT_NAK_DELAY_NS;
     long requestAckDelayNs = DEFAULT_REQUEST_ACK_DELAY_NS;
+    long fifoWaitNs = DEFAULT_FIFO_WAIT_NS;
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
@@ -175,6 +178,22 @@ public final class GroupConfig
             throw new IllegalArgumentException("requestAckDelayNs (jacorb.lightwire.romiop.request_ack_delay_ms) must not be negative: " + ns);
         }
         this.requestAckDelayNs = ns;
+        return this;
+    }
+
+    /**
+     * Per-client FIFO (beyond the paper): the sequencer orders each client's requests in the order
+     * the client numbered them, holding one that overtook an earlier one for at most this long
+     * (the earlier one is lost and being retransmitted, or was cancelled). 0 orders requests as
+     * they arrive, as the paper's sequencer does.
+     */
+    public GroupConfig fifoWaitNs(final long ns)
+    {
+        if (ns < 0)
+        {
+            throw new IllegalArgumentException("fifoWaitNs (jacorb.lightwire.romiop.fifo_wait_ms) must not be negative: " + ns);
+        }
+        this.fifoWaitNs = ns;
         return this;
     }
 

@@ -47,6 +47,9 @@ public final class GroupCounters
     long requestAcksByReply;
     long requestAcksDeferred;
     long requestsAckedByReply;
+    long requestsHeldForFifo;
+    long fifoGapsSkipped;
+    long fifoLateRequests;
     long keepAlivesSent;
     long leaderChanges;
     long recoveries;
@@ -262,6 +265,24 @@ public final class GroupCounters
         return requestsAckedByReply;
     }
 
+    /** Leader: requests that waited for an earlier request of their client. */
+    public long requestsHeldForFifo()
+    {
+        return requestsHeldForFifo;
+    }
+
+    /** Leader: gaps in a client's numbering given up on after fifoWaitNs (that client's order was not kept). */
+    public long fifoGapsSkipped()
+    {
+        return fifoGapsSkipped;
+    }
+
+    /** Leader: requests that arrived after their gap was given up on, ordered on arrival. */
+    public long fifoLateRequests()
+    {
+        return fifoLateRequests;
+    }
+
     public long keepAlivesSent()
     {
         return keepAlivesSent;
@@ -335,6 +356,7 @@ public final class GroupCounters
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +
             ", requestAcksByReply=" + requestAcksByReply + ", requestAcksDeferred=" + requestAcksDeferred +
-            ", requestsAckedByReply=" + requestsAckedByReply + '}';
+            ", requestsAckedByReply=" + requestsAckedByReply + ", requestsHeldForFifo=" + requestsHeldForFifo +
+            ", fifoGapsSkipped=" + fifoGapsSkipped + ", fifoLateRequests=" + fifoLateRequests + '}';
     }
 }

@@ -139,6 +139,11 @@ public final class MemberEngine
 
     // Sequencer only.
     private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
+    /** Leader: per-client FIFO state (at most maxClients), and how many clients wait for a gap. */
+    private final LinkedHashMap<Integer, ClientFifo> fifo = new LinkedHashMap<>();
+    private int fifoWaiting;
+    /** True while this engine has led the group since its first order: clients' numbers start at 1. */
+    private boolean fifoFromStart = true;
     private final Map<Integer, Long> memberDeliveredSeq = new HashMap<>();
     private long nextOrderSeq = 1;
     private long forgottenSeq;
@@ -219,6 +224,17 @@ public final class MemberEngine
     public int leaderId()
     {
         return leaderId;
+    }
+
+    /** @return requests the sequencer holds back for an earlier request of their client (0 unless leading). */
+    public int heldForFifo()
+    {
+        int held = 0;
+        for (final ClientFifo f : fifo.values())
+        {
+            held += f.ahead.size();
+        }
+        return held;
     }
 
     /** @return replies sent and not yet ACKed by their client. */
@@ -372,6 +388,10 @@ public final class MemberEngine
         }
         replies.onTimer(nowNs, sender);
         sendDueDeferredAcks(nowNs);
+        if (isOrdering())
+        {
+            skipDueGaps(nowNs);
+        }
         if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
         {
             dropCancelledHeld(nowNs);
@@ -400,6 +420,11 @@ public final class MemberEngine
             cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
         deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
         deadline = earlier(deadline, !deferredAcks.isEmpty(), deferredAcks.isEmpty() ? 0 : deferredAcks.values().iterator().next());
+        if (isOrdering())
+        {
+            final long gap = earliestGapDeadline();
+            deadline = earlier(deadline, gap != Long.MAX_VALUE, gap);
+        }
         return deadline;
     }
 
@@ -486,33 +511,242 @@ public final class MemberEngine
         if (duplicate)
         {
             counters.duplicateRequests++;
+            if (isOrdering() && !received.containsKey(key) && !logSeqByKey.containsKey(key) && fifo.containsKey(clientId))
+            {
+                // Cancelled before it got here: its number must not hold up the client's later requests.
+                passOver(clientId, request.clientSeq(), key, nowNs);
+            }
             return;
         }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
-        received.put(key, new Held(key, request.requestId(), request.responseFlags(), payload));
+        received.put(key, new Held(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload));
         if (isOrdering())
         {
-            pendingOrder.add(key);
-            if (state == State.LEADER_IDLE)
-            {
-                if (config.orderAtOnceWhenIdle)
-                {
-                    emitOrders(nowNs);
-                }
-                transitionTo(State.LEADER_BATCHING, nowNs);
-            }
-            else if (config.orderAtOnceWhenIdle && everyOrderAcknowledged())
-            {
-                // Batching, but the pipeline is empty: every member has delivered every order sent,
-                // so waiting for the interval's end would only add latency (a client calling one
-                // call after another would wait out the interval every time).
-                counters.ordersAtOnceInBatching++;
-                emitOrders(nowNs);
-                transitionTo(State.LEADER_BATCHING, nowNs);
-            }
+            admit(key, request.clientSeq(), nowNs);
         }
         deliverInOrder(nowNs);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Per-client FIFO at the sequencer (beyond the paper): a client's requests are ordered in the
+    // order it numbered them (client_seq), even when a later one reaches the leader first.
+
+    /** Leader: one client's next expected client_seq and the requests that came ahead of it. */
+    private static final class ClientFifo
+    {
+        int next;
+        final HashMap<Integer, Long> ahead = new HashMap<>();
+        long gapDeadlineNs;
+    }
+
+    private static final int CLIENT_SEQ_MASK = 0xFF_FFFF;
+
+    private static int nextClientSeq(final int seq)
+    {
+        final int n = (seq + 1) & CLIENT_SEQ_MASK;
+        return n == 0 ? 1 : n;
+    }
+
+    /** @return how far {@code seq} is past {@code from}, modulo 2^24 (numbering skips 0). */
+    private static int clientSeqDistance(final int seq, final int from)
+    {
+        final int d = (seq - from) & CLIENT_SEQ_MASK;
+        // The 0 that numbering skips lies between them when seq wrapped past it.
+        return seq < from && d > 0 ? d - 1 : d;
+    }
+
+    /** Leader: a new request, ordered now unless an earlier one of its client has not arrived yet. */
+    private void admit(final long key, final int clientSeq, final long nowNs)
+    {
+        final int clientId = (int)(key >>> 32);
+        if (clientSeq == 0 || config.fifoWaitNs == 0)
+        {
+            orderSoon(key, nowNs);
+            return;
+        }
+        ClientFifo f = fifo.get(clientId);
+        if (f == null)
+        {
+            f = new ClientFifo();
+            // A leader since the group began has seen every request: each client starts at 1.
+            // One that took over (or forgot the client) takes the first number it sees.
+            f.next = fifoFromStart ? 1 : clientSeq;
+            fifo.put(clientId, f);
+            while (fifo.size() > config.maxClients)
+            {
+                final Iterator<Map.Entry<Integer, ClientFifo>> eldest = fifo.entrySet().iterator();
+                releaseAll(eldest.next().getValue(), nowNs);
+                eldest.remove();
+                // A forgotten client may come back at any number.
+                fifoFromStart = false;
+            }
+        }
+        final int distance = clientSeqDistance(clientSeq, f.next);
+        if (distance == 0)
+        {
+            orderSoon(key, nowNs);
+            f.next = nextClientSeq(clientSeq);
+            releaseInOrder(f, nowNs);
+        }
+        else if (distance < CLIENT_SEQ_MASK / 2)
+        {
+            // An earlier request of this client is missing: wait for it, at most fifoWaitNs.
+            counters.requestsHeldForFifo++;
+            if (f.ahead.isEmpty())
+            {
+                f.gapDeadlineNs = nowNs + config.fifoWaitNs;
+                fifoWaiting++;
+            }
+            f.ahead.put(clientSeq, key);
+        }
+        else
+        {
+            // Behind: it arrived after its gap was given up on (or it precedes what this leader first saw).
+            counters.fifoLateRequests++;
+            orderSoon(key, nowNs);
+        }
+    }
+
+    /** Leader: a request of this client that will never be ordered (cancelled) takes its number's turn. */
+    private void passOver(final int clientId, final int clientSeq, final long key, final long nowNs)
+    {
+        final ClientFifo f = fifo.get(clientId);
+        if (clientSeq == 0 || f == null)
+        {
+            return;
+        }
+        final int distance = clientSeqDistance(clientSeq, f.next);
+        if (distance == 0)
+        {
+            f.next = nextClientSeq(clientSeq);
+            releaseInOrder(f, nowNs);
+        }
+        else if (distance < CLIENT_SEQ_MASK / 2 && !f.ahead.containsKey(clientSeq))
+        {
+            // Not in received: releasing passes over it.
+            if (f.ahead.isEmpty())
+            {
+                f.gapDeadlineNs = nowNs + config.fifoWaitNs;
+                fifoWaiting++;
+            }
+            f.ahead.put(clientSeq, key);
+        }
+    }
+
+    /** Orders what waited for the request just admitted, as far as the client's numbers run on. */
+    private void releaseInOrder(final ClientFifo f, final long nowNs)
+    {
+        Long key;
+        while ((key = f.ahead.remove(f.next)) != null)
+        {
+            if (received.containsKey(key))
+            {
+                orderSoon(key, nowNs);
+            }
+            f.next = nextClientSeq(f.next);
+        }
+        if (f.ahead.isEmpty())
+        {
+            if (f.gapDeadlineNs != 0)
+            {
+                fifoWaiting--;
+            }
+            f.gapDeadlineNs = 0;
+        }
+        else if (f.gapDeadlineNs == 0)
+        {
+            f.gapDeadlineNs = nowNs + config.fifoWaitNs;
+            fifoWaiting++;
+        }
+    }
+
+    /** A client's gap lasted fifoWaitNs: order what waited, from the nearest number on. */
+    private void skipGap(final ClientFifo f, final long nowNs)
+    {
+        counters.fifoGapsSkipped++;
+        int nearest = f.next;
+        int best = Integer.MAX_VALUE;
+        for (final int seq : f.ahead.keySet())
+        {
+            final int d = clientSeqDistance(seq, f.next);
+            if (d < best)
+            {
+                best = d;
+                nearest = seq;
+            }
+        }
+        f.next = nearest;
+        fifoWaiting--;
+        f.gapDeadlineNs = 0;
+        releaseInOrder(f, nowNs);
+    }
+
+    private void releaseAll(final ClientFifo f, final long nowNs)
+    {
+        while (!f.ahead.isEmpty())
+        {
+            skipGap(f, nowNs);
+        }
+    }
+
+    private void skipDueGaps(final long nowNs)
+    {
+        if (fifoWaiting == 0)
+        {
+            return;
+        }
+        for (final ClientFifo f : fifo.values())
+        {
+            if (f.gapDeadlineNs != 0 && f.gapDeadlineNs - nowNs <= 0)
+            {
+                skipGap(f, nowNs);
+            }
+        }
+    }
+
+    private long earliestGapDeadline()
+    {
+        long deadline = Long.MAX_VALUE;
+        if (fifoWaiting > 0)
+        {
+            for (final ClientFifo f : fifo.values())
+            {
+                deadline = earlier(deadline, f.gapDeadlineNs != 0, f.gapDeadlineNs);
+            }
+        }
+        return deadline;
+    }
+
+    /** Leader: forgets every client's numbering (a new leader, a rejoin): ordered as they come. */
+    private void resetFifo()
+    {
+        fifo.clear();
+        fifoWaiting = 0;
+        fifoFromStart = false;
+    }
+
+    /** Leader: queues one request for the next MsgOrder, sent at once when nothing is in flight. */
+    private void orderSoon(final long key, final long nowNs)
+    {
+        pendingOrder.add(key);
+        if (state == State.LEADER_IDLE)
+        {
+            if (config.orderAtOnceWhenIdle)
+            {
+                emitOrders(nowNs);
+            }
+            transitionTo(State.LEADER_BATCHING, nowNs);
+        }
+        else if (config.orderAtOnceWhenIdle && everyOrderAcknowledged())
+        {
+            // Batching, but the pipeline is empty: every member has delivered every order sent,
+            // so waiting for the interval's end would only add latency (a client calling one
+            // call after another would wait out the interval every time).
+            counters.ordersAtOnceInBatching++;
+            emitOrders(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
+        }
     }
 
     private void onMsgOrder(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -936,6 +1170,7 @@ public final class MemberEngine
         if (isOrdering())
         {
             // The sequencer decides: a request it has not ordered is never ordered now.
+            // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
             pendingOrder.remove(key);
             received.remove(key);
             finished.finish(clientId, packetId);
@@ -1342,6 +1577,7 @@ public final class MemberEngine
         received.clear();
         cancelledAtNs.clear();
         pendingOrder.clear();
+        resetFifo();
         memberDeliveredSeq.clear();
         recoveredOrders.clear();
         reports.clear();
@@ -1600,6 +1836,7 @@ public final class MemberEngine
         }
         cancelledAtNs.clear();
         recoveryTargetSeq = -1;
+        resetFifo();
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
         if (!pendingOrder.isEmpty())
@@ -1696,7 +1933,7 @@ public final class MemberEngine
     {
         request.wrap(out, 0);
         request.set(WIRE_ORDER, (int)(held.key >>> 32), (int)held.key, held.requestId, held.responseFlags, held.payload.length)
-            .payload(ByteBuffer.wrap(held.payload), 0, held.payload.length);
+            .clientSeq(held.clientSeq).payload(ByteBuffer.wrap(held.payload), 0, held.payload.length);
         sender.send(destinationId, out, request.packetSize());
     }
 
@@ -1750,7 +1987,7 @@ public final class MemberEngine
         return ((long)senderId << 32) | (packetId & 0xFFFF_FFFFL);
     }
 
-    private record Held(long key, int requestId, int responseFlags, byte[] payload)
+    private record Held(long key, int requestId, int responseFlags, int clientSeq, byte[] payload)
     {
     }
 }

@@ -6,7 +6,9 @@ import java.nio.ByteOrder;
 /**
  * ROMIOP Request (type 0): a client's GIOP request, multicast to the group, held by every member
  * until a MsgOrder places it (paper, Figure 4 lines 16-17). The paper names no body fields; ours
- * identify the request as (sender_id, packet_id), which is what MsgOrder lists.
+ * identify the request as (sender_id, packet_id), which is what MsgOrder lists. {@code client_seq}
+ * numbers a client's requests 1, 2, 3, ... (mod 2^24, skipping 0), so that the sequencer can keep
+ * each client's requests in the order it sent them; 0 means unnumbered.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -20,7 +22,7 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |                   request_id (GIOP)                           |
  *  +---------------+-----------------------------------------------+
- *  |response_flags |               reserved (0)                    |
+ *  |response_flags |         client_seq (24 bits, 0 = none)        |
  *  +---------------+-----------------------------------------------+
  *  |                   payload (GIOP message) ...                  |
  * </pre>
@@ -53,6 +55,25 @@ public final class RequestFlyweight extends PacketFlyweight
         putI32(RESPONSE_FLAGS_OFFSET, 0);
         putU8(RESPONSE_FLAGS_OFFSET, responseFlags);
         return this;
+    }
+
+    /** Sets {@code client_seq} (after {@link #set}); only the low 24 bits are kept. */
+    public RequestFlyweight clientSeq(final int seq)
+    {
+        final boolean little = byteOrder() == ByteOrder.LITTLE_ENDIAN;
+        putU8(RESPONSE_FLAGS_OFFSET + 1, little ? seq & 0xFF : (seq >>> 16) & 0xFF);
+        putU8(RESPONSE_FLAGS_OFFSET + 2, (seq >>> 8) & 0xFF);
+        putU8(RESPONSE_FLAGS_OFFSET + 3, little ? (seq >>> 16) & 0xFF : seq & 0xFF);
+        return this;
+    }
+
+    /** @return the client's number for this request, 1..2^24-1, or 0 when unnumbered. */
+    public int clientSeq()
+    {
+        final int a = getU8(RESPONSE_FLAGS_OFFSET + 1);
+        final int b = getU8(RESPONSE_FLAGS_OFFSET + 2);
+        final int c = getU8(RESPONSE_FLAGS_OFFSET + 3);
+        return byteOrder() == ByteOrder.LITTLE_ENDIAN ? a | b << 8 | c << 16 : a << 16 | b << 8 | c;
     }
 
     public int requestId()
@@ -91,7 +112,7 @@ public final class RequestFlyweight extends PacketFlyweight
             return "Request{unwrapped}";
         }
         return describe("Request").append(", requestId=").append(requestId())
-            .append(", responseFlags=").append(responseFlags())
+            .append(", responseFlags=").append(responseFlags()).append(", clientSeq=").append(clientSeq())
             .append(", payloadLength=").append(payloadLength()).append('}').toString();
     }
 }

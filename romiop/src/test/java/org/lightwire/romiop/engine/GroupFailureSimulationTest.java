@@ -295,7 +295,7 @@ class GroupFailureSimulationTest
             }
             h.runUntil(() -> h.clientsIdle() && h.members.values().stream().allMatch(m -> m.engine.pendingReplies() == 0) &&
                 h.members.values().stream().map(m -> m.engine.deliveredSeq()).distinct().count() == 1 &&
-                h.members.get(1).engine.state() == MemberEngine.State.LEADER_IDLE, MAX_NS);
+                h.members.get(1).engine.state() == MemberEngine.State.LEADER_IDLE && h.members.get(1).engine.heldForFifo() == 0, MAX_NS);
             final long delivered = h.members.get(1).delivered.size();
             assertIdentical(h, delivered, ids);
             final long cancelled = h.clients.values().stream().mapToLong(c -> c.cancelled.size()).sum();
@@ -312,7 +312,7 @@ class GroupFailureSimulationTest
                     }
                 }
             }
-            assertEquals(java.util.Set.of(), all, "requests neither cancelled nor delivered");
+            assertEquals(java.util.Set.of(), all, "requests neither cancelled nor delivered; leader " + h.members.get(1).engine.counters());
             assertEquals(TOTAL - cancelled + cancelledDelivered, delivered, "every request not cancelled is delivered");
             assertEquals(cancelled - cancelledDelivered, h.members.get(1).engine.counters().requestsCancelled(),
                 "the leader dropped exactly the cancelled requests it had not ordered");

@@ -200,6 +200,25 @@ class GroupSimulationTest
             recoveries += m.counters().orderNaksSent() + m.counters().requestNaksSent() + m.counters().duplicateRequests();
         }
         assertTrue(recoveries > 0, "no NAK or duplicate ever happened: " + state(members, clients));
+
+        // Per-client FIFO: each client's requests are delivered in the order it sent them, although
+        // loss made some of them reach the leader after later ones (held back, then released).
+        final GroupCounters leader = members.get(0).counters();
+        assertEquals(0, leader.fifoGapsSkipped(), "a lost request was always retransmitted within the FIFO wait");
+        assertTrue(leader.requestsHeldForFifo() > 0, "no request ever overtook an earlier one: FIFO not exercised");
+        for (final String clientPrefix : java.util.Arrays.stream(CLIENTS).mapToObj(c -> c + "/").toArray(String[]::new))
+        {
+            int last = -1;
+            for (final String entry : logs.get(0))
+            {
+                if (entry.startsWith(clientPrefix))
+                {
+                    final int requestId = Integer.parseInt(entry.substring(clientPrefix.length()));
+                    assertEquals(last + 1, requestId, "client " + clientPrefix + " delivered out of its order");
+                    last = requestId;
+                }
+            }
+        }
     }
 
     private static boolean done(final List<MemberEngine> members, final List<GroupClientEngine> clients, final int total)

@@ -35,9 +35,21 @@ class PacketFlyweightsTest
         assertEquals(1, r.responseFlags());
         assertEquals(4, r.payloadLength());
         assertEquals(RequestFlyweight.HEADER_LENGTH, r.payloadOffset());
+        assertEquals(0, r.clientSeq(), "unnumbered");
         assertEquals(Invalid.SIZE_MISMATCH, r.validate(27));
         r.buffer.putInt(PacketHeader_1_0.SIZE_OFFSET, 20);
         assertEquals(Invalid.TRUNCATED, r.validate(20));
+
+        // client_seq in the three bytes after response_flags, in the packet's byte order.
+        w.clientSeq(0x123456);
+        assertEquals(header("02", "0000", 32) + BE_PREFIX_S1_P2 + "0a0b0c0d" + "01123456" + "47494f50", Hex.of(b, 32));
+        assertEquals(0x123456, w.clientSeq());
+        assertEquals(1, w.responseFlags());
+        final ByteBuffer le = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH);
+        final RequestFlyweight l = (RequestFlyweight)new RequestFlyweight().wrap(le, 0);
+        l.set(ByteOrder.LITTLE_ENDIAN, 1, 2, 3, 1, 0).clientSeq(0x123456);
+        assertEquals("01563412", Hex.of(le, RequestFlyweight.HEADER_LENGTH).substring(2 * (PacketHeader_1_0.HEADER_LENGTH + 12)));
+        assertEquals(0x123456, ((RequestFlyweight)new RequestFlyweight().wrap(le, 0)).clientSeq());
     }
 
     @Test
