@@ -186,11 +186,19 @@ final class ClientGroup implements AutoCloseable
             throw new IOException("interrupted while waiting for room in the group's backlog", e);
         }
         final Outgoing o = new Outgoing(message, requestId, twoWay, callPolicy);
-        driver.submit(now ->
+        try
         {
-            backlog.add(o);
-            pump(now);
-        });
+            driver.submit(now ->
+            {
+                backlog.add(o);
+                pump(now);
+            });
+        }
+        catch (final IllegalStateException e)
+        {
+            backlogRoom.release();
+            throw new IOException("the group " + address.group() + " is closed: " + e.getMessage(), e);
+        }
     }
 
     private void onPacket(final ByteBuffer buffer, final int offset, final int length, final long nowNs)

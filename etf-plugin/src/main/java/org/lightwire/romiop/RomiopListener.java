@@ -284,7 +284,15 @@ public final class RomiopListener extends ListenerBase
         GiopMessage.setRequestId(reply, reply.length, p.requestId & 0xFFFF_FFFFL);
         repliesSent.incrementAndGet();
         // The engine keeps the reply until the client ACKs it, resending it meanwhile.
-        driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(reply), 0, reply.length, now));
+        try
+        {
+            driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(reply), 0, reply.length, now));
+        }
+        catch (final IllegalStateException e)
+        {
+            // The replica is shutting down: the client gets its reply from the other members.
+            messagesDropped.incrementAndGet();
+        }
     }
 
     /** The ORB closed the group connection: a replica keeps serving, on a new one. */

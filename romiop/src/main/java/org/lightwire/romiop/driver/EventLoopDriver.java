@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -84,22 +85,36 @@ public final class EventLoopDriver implements EngineDriver
             }
         }
         queued.incrementAndGet();
-        loop.execute(() ->
+        execute(task);
+    }
+
+    /** Queues a task to the loop; a loop already shut down (the link closed) refuses it like a closed driver. */
+    private void execute(final LongConsumer task)
+    {
+        try
         {
-            lock.lock();
-            try
+            loop.execute(() ->
             {
-                queued.decrementAndGet();
-                if (running)
+                lock.lock();
+                try
                 {
-                    run(task);
+                    queued.decrementAndGet();
+                    if (running)
+                    {
+                        run(task);
+                    }
                 }
-            }
-            finally
-            {
-                lock.unlock();
-            }
-        });
+                finally
+                {
+                    lock.unlock();
+                }
+            });
+        }
+        catch (final RejectedExecutionException e)
+        {
+            queued.decrementAndGet();
+            throw new IllegalStateException("the event loop of " + link + " is shut down", e);
+        }
     }
 
     /** A datagram, on the loop. */
@@ -180,8 +195,16 @@ public final class EventLoopDriver implements EngineDriver
         {
             timer.cancel(false);
         }
-        timerAtNs = deadline;
-        timer = loop.schedule(this::onTimer, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        try
+        {
+            timer = loop.schedule(this::onTimer, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            timerAtNs = deadline;
+        }
+        catch (final RejectedExecutionException e)
+        {
+            // The link is closing: no timer will be needed.
+            timer = null;
+        }
     }
 
     /** @return tasks that ran at once on their submitter's thread (the rest went through the loop). */
