@@ -44,7 +44,8 @@ public final class MiopReplica
         final byte[] oid = root.activate_object(log);
         final GOA goa = GOAHelper.narrow(root);
         goa.associate_reference_with_id(orb.string_to_object(props.get(URL)), oid);
-        final org.omg.CORBA.Object probe = root.servant_to_reference(new ReplicaProbeServant(log, () -> "MIOP member", () -> new int[0]));
+        final org.omg.CORBA.Object probe = root.servant_to_reference(new ReplicaProbeServant(log, () -> "MIOP member", () -> new int[0],
+            () -> Runtime.getRuntime().halt(0)));
         final PrintStream out = System.out;
         out.println(TestServer.IOR_LINE_PREFIX + "probe " + orb.object_to_string(probe));
         out.println(TestServer.JAVA_LINE_PREFIX + System.getProperty("java.version"));

@@ -72,6 +72,11 @@ public final class RomiopReplica
             {
                 return java.util.Arrays.copyOf(senders, deliveredCount[0]);
             }
+        }, () ->
+        {
+            // An orderly shutdown: the listener announces this member's leaving to the group.
+            orb.shutdown(true);
+            Runtime.getRuntime().halt(0);
         });
         final org.omg.CORBA.Object probeRef = root.servant_to_reference(probe);
 

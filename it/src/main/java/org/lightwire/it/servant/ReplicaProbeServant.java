@@ -10,16 +10,20 @@ public final class ReplicaProbeServant extends replica_probePOA
     private final ReplicatedLogServant log;
     private final Supplier<String> counters;
     private final Supplier<int[]> deliverySenders;
+    private final Runnable leave;
 
     /**
      * @param counters        the transport's counters, for failure messages.
      * @param deliverySenders the sender of each request the transport delivered, in order.
+     * @param leave           shuts the replica down in order; runs on a thread of its own.
      */
-    public ReplicaProbeServant(final ReplicatedLogServant log, final Supplier<String> counters, final Supplier<int[]> deliverySenders)
+    public ReplicaProbeServant(final ReplicatedLogServant log, final Supplier<String> counters, final Supplier<int[]> deliverySenders,
+        final Runnable leave)
     {
         this.log = log;
         this.counters = counters;
         this.deliverySenders = deliverySenders;
+        this.leave = leave;
     }
 
     @Override
@@ -62,5 +66,19 @@ public final class ReplicaProbeServant extends replica_probePOA
     public long last_execution_ns()
     {
         return log.lastExecutionNs();
+    }
+
+    @Override
+    public int[] execution_seqs()
+    {
+        return log.executionSeqs();
+    }
+
+    @Override
+    public void leave()
+    {
+        final Thread t = new Thread(leave, "replica-leave");
+        t.setDaemon(false);
+        t.start();
     }
 }

@@ -17,6 +17,7 @@ public final class ReplicatedLogServant extends replicated_logPOA
 {
     private final MessageDigest digest;
     private final int[] clients;
+    private final int[] seqs;
     private long executed;
     private long inOrder;
     private long lastExecutionNs;
@@ -37,6 +38,7 @@ public final class ReplicatedLogServant extends replicated_logPOA
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }
         clients = new int[maxEntries];
+        seqs = new int[maxEntries];
     }
 
     /**
@@ -132,6 +134,7 @@ public final class ReplicatedLogServant extends replicated_logPOA
         if (executed < clients.length)
         {
             clients[(int)executed] = client;
+            seqs[(int)executed] = seq;
         }
         return ++executed;
     }
@@ -157,6 +160,12 @@ public final class ReplicatedLogServant extends replicated_logPOA
     public synchronized int[] executionClients()
     {
         return java.util.Arrays.copyOf(clients, (int)Math.min(executed, clients.length));
+    }
+
+    /** @return the seq of each executed call, in execution order (the first {@code maxEntries}). */
+    public synchronized int[] executionSeqs()
+    {
+        return java.util.Arrays.copyOf(seqs, (int)Math.min(executed, seqs.length));
     }
 
     /** @return calls whose seq was above every earlier seq of the same client. */

@@ -1,0 +1,128 @@
+package org.lightwire.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lightwire.it.idl.lwtest.replica_probe;
+import org.lightwire.it.idl.lwtest.replica_probeHelper;
+import org.lightwire.it.idl.lwtest.replicated_log;
+import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.omg.CORBA.ORB;
+
+/**
+ * Membership end to end (paper, section 4.1): a fourth replica joins a running group of three
+ * ({@code jacorb.lightwire.romiop.join=true}) and executes exactly the calls ordered after it
+ * joined (no state transfer); then a replica leaves in order and announces it, and the leader
+ * removes it long before its KeepAlive timeout (60 s) could. Calls use first-reply consolidation:
+ * a joiner's log is shorter, so its replies differ from the others'.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RomiopJoinTest
+{
+    private static final int PHASE = 300;
+
+    private static Map<String, String> common()
+    {
+        final Map<String, String> p = RomiopGroupFixture.orbProperties("multicast");
+        p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
+        p.put("jacorb.lightwire.romiop.keepalive_timeout_ms", "60000");
+        p.put("jacorb.lightwire.romiop.consolidation.mode", "first_reply");
+        return p;
+    }
+
+    private static void awaitLeaderView(final replica_probe leader, final String view) throws InterruptedException
+    {
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!leader.counters().contains("view " + view) && System.nanoTime() - end < 0)
+        {
+            Thread.sleep(20);
+        }
+        assertTrue(leader.counters().contains("view " + view), "the leader's view is not " + view + ": " + leader.counters());
+    }
+
+    private static void call(final replicated_log group, final int from, final int to)
+    {
+        for (int seq = from; seq < to; seq++)
+        {
+            group.append(1, seq);
+        }
+    }
+
+    private static void awaitExecuted(final replica_probe probe, final long calls) throws InterruptedException
+    {
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (probe.executed() < calls && System.nanoTime() - end < 0)
+        {
+            Thread.sleep(20);
+        }
+        assertEquals(calls, probe.executed(), probe.counters());
+    }
+
+    private static int[] range(final int from, final int to)
+    {
+        return IntStream.range(from, to).toArray();
+    }
+
+    @Test
+    void aJoinerRunsWhatIsOrderedAfterItJoinsAndALeaverIsRemovedAtOnce() throws Exception
+    {
+        final String groupAddress = "239.255.8.30:" + (20000 + (int)(ProcessHandle.current().pid() % 10000));
+        final List<ProcessHarness> replicas = new ArrayList<>();
+        final ORB client = Orbs.init(common());
+        final ORB probeOrb = Orbs.init(Map.of());
+        try
+        {
+            for (int id = 1; id <= 3; id++)
+            {
+                replicas.add(RomiopGroupFixture.startReplica(common(), "joining", groupAddress, "1,2,3", id, Map.of()));
+            }
+            final replicated_log group = replicated_logHelper.narrow(client.string_to_object(replicas.get(0).ior("group")));
+            final List<replica_probe> probes = new ArrayList<>();
+            for (final ProcessHarness h : replicas)
+            {
+                probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(h.ior("probe"))));
+            }
+            call(group, 0, PHASE);
+
+            replicas.add(RomiopGroupFixture.startReplica(common(), "joining", groupAddress, "1,2,3,4", 4,
+                Map.of("jacorb.lightwire.romiop.join", "true")));
+            probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(replicas.get(3).ior("probe"))));
+            awaitLeaderView(probes.get(0), "[1, 2, 3, 4]");
+            call(group, PHASE, 2 * PHASE);
+            for (int i = 0; i < 3; i++)
+            {
+                awaitExecuted(probes.get(i), 2 * PHASE);
+                assertArrayEquals(range(0, 2 * PHASE), probes.get(i).execution_seqs(), "replica " + (i + 1));
+            }
+            awaitExecuted(probes.get(3), PHASE);
+            assertArrayEquals(range(PHASE, 2 * PHASE), probes.get(3).execution_seqs(), "the joiner ran exactly what came after it");
+
+            // Replica 2 leaves in order: its announcement, not the 60 s KeepAlive timeout, removes it.
+            probes.get(1).leave();
+            awaitLeaderView(probes.get(0), "[1, 3, 4]");
+            call(group, 2 * PHASE, 3 * PHASE);
+            for (final int i : new int[] {0, 2})
+            {
+                awaitExecuted(probes.get(i), 3 * PHASE);
+                assertArrayEquals(range(0, 3 * PHASE), probes.get(i).execution_seqs(), "replica " + (i + 1));
+            }
+            awaitExecuted(probes.get(3), 2 * PHASE);
+            assertArrayEquals(range(PHASE, 3 * PHASE), probes.get(3).execution_seqs(), "the joiner after the leave");
+        }
+        finally
+        {
+            client.shutdown(false);
+            probeOrb.shutdown(false);
+            replicas.forEach(ProcessHarness::close);
+        }
+    }
+}
