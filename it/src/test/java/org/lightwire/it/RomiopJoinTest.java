@@ -22,7 +22,7 @@ import org.omg.CORBA.ORB;
  * Membership end to end (paper, section 4.1): a fourth replica joins a running group of three
  * ({@code jacorb.lightwire.romiop.join=true}) and executes exactly the calls ordered after it
  * joined (no state transfer); then a replica leaves in order and announces it, and the leader
- * removes it long before its KeepAlive timeout (60 s) could. Calls use first-reply consolidation:
+ * removes it long before its KeepAlive timeout (60 s) could; then it returns and rejoins. Calls use first-reply consolidation:
  * a joiner's log is shorter, so its replies differ from the others'.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -117,6 +117,18 @@ class RomiopJoinTest
             }
             awaitExecuted(probes.get(3), 2 * PHASE);
             assertArrayEquals(range(PHASE, 3 * PHASE), probes.get(3).execution_seqs(), "the joiner after the leave");
+
+            // Replica 2 returns (a new process, the same member id) and rejoins.
+            replicas.get(1).close();
+            replicas.set(1, RomiopGroupFixture.startReplica(common(), "joining", groupAddress, "1,2,3,4", 2,
+                Map.of("jacorb.lightwire.romiop.join", "true")));
+            probes.set(1, replica_probeHelper.narrow(probeOrb.string_to_object(replicas.get(1).ior("probe"))));
+            awaitLeaderView(probes.get(0), "[1, 2, 3, 4]");
+            call(group, 3 * PHASE, 4 * PHASE);
+            awaitExecuted(probes.get(0), 4 * PHASE);
+            assertArrayEquals(range(0, 4 * PHASE), probes.get(0).execution_seqs());
+            awaitExecuted(probes.get(1), PHASE);
+            assertArrayEquals(range(3 * PHASE, 4 * PHASE), probes.get(1).execution_seqs(), "the returning replica");
         }
         finally
         {

@@ -1342,10 +1342,12 @@ public final class MemberEngine
             counters.membersAdded++;
             announceView(nowNs);
         }
-        else
-        {
-            sender.send(memberId, ByteBuffer.wrap(pendingList != null ? pendingList : listPacket()), listLength());
-        }
+        // The view goes to the joiner by unicast too, just before its start point: on the same
+        // socket it arrives first, so the joiner knows it is a member when the start KeepAlive
+        // comes. (Taken from the multicast LIST alone, it could ignore the start KeepAlive that
+        // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
+        // counts it in: calls ordered in between would wait for its reply.)
+        sender.send(memberId, ByteBuffer.wrap(pendingList != null ? pendingList : listPacket()), listLength());
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
         sender.send(memberId, out, KeepAliveFlyweight.LENGTH);

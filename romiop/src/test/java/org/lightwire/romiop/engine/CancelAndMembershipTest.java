@@ -194,7 +194,9 @@ class CancelAndMembershipTest
         assertEquals(2, mc.memberCount());
         assertEquals(5, mc.member(0), "leader first");
         assertEquals(6, mc.member(1));
-        assertEquals(PacketType.KEEP_ALIVE, sent.get(1).type, "where the joiner starts");
+        assertEquals(PacketType.MEMBER_CHANGE, sent.get(1).type, "the view again, to the joiner, before its start point");
         assertEquals(6, sent.get(1).to);
+        assertEquals(PacketType.KEEP_ALIVE, sent.get(2).type, "where the joiner starts");
+        assertEquals(6, sent.get(2).to);
     }
 }
