@@ -244,6 +244,12 @@ public final class MemberEngine
     }
 
     /** @return finished request ids remembered for the duplicate filter (bounded; see DuplicateFilter). */
+    /** @return delivered requests kept for retransmission or recovery (the leader's until every member ACKs them). */
+    public int retainedOrders()
+    {
+        return log.size();
+    }
+
     public int duplicateFilterSize()
     {
         return finished.size();
@@ -902,6 +908,12 @@ public final class MemberEngine
             {
                 logSeqByKey.remove(log.pollFirstEntry().getValue().key);
             }
+        }
+        else
+        {
+            // Its own delivery may be what every member waited for: alone in its group, no ACK
+            // would ever come to make the leader forget.
+            forgetFullyDelivered();
         }
         highestKnownSeq = Math.max(highestKnownSeq, nextDeliverSeq - 1);
         final boolean gap = (state == State.MEMBER || state == State.LEADER_RECOVERING) &&

@@ -152,6 +152,38 @@ class MemberEngineTest
     }
 
     @Test
+    void aLeaderAloneInItsGroupForgetsWhatItHasDelivered()
+    {
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0));
+        for (int i = 1; i <= 500; i++)
+        {
+            feed(leader, request(i), i * MS);
+            leader.onTimer(i * MS + MS / 2);
+        }
+        assertEquals(500, leader.deliveredSeq());
+        assertEquals(500, deliveredKeys.size());
+        // No member will ACK: what the leader has delivered itself is all there is to wait for.
+        assertEquals(0, leader.retainedOrders());
+    }
+
+    @Test
+    void aLeaderKeepsEachOrderUntilEveryMemberHasAckedIt()
+    {
+        final MemberEngine leader = engine(LEADER, 0, true);
+        feed(leader, request(1), 0);
+        feed(leader, request(2), 1 * MS);
+        leader.onTimer(1 * MS);
+        assertEquals(2, leader.deliveredSeq());
+        feed(leader, orderAck(2, 2), 2 * MS);
+        assertEquals(2, leader.retainedOrders(), "member 3 has not ACKed");
+        feed(leader, orderAck(3, 1), 3 * MS);
+        assertEquals(1, leader.retainedOrders());
+        feed(leader, orderAck(3, 2), 4 * MS);
+        assertEquals(0, leader.retainedOrders());
+    }
+
+    @Test
     void memberNeverDeliversPastAMissingRequestAndNaksItAfterTheDelay()
     {
         final MemberEngine member = engine(MEMBER, 10 * MS, true);
