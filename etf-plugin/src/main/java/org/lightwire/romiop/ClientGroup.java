@@ -110,7 +110,7 @@ final class ClientGroup implements AutoCloseable
             throw new IOException("the group " + address.group() + " has no multicast address; set " + RomiopConfig.LINK + "=fanout");
         }
         final UdpGroupLink.Settings s = new UdpGroupLink.Settings().mode(config.link).group(multicast).selfId(config.clientId)
-            .joinGroup(false).ttl(config.ttl).maxPacketBytes(config.maxPacketBytes);
+            .joinGroup(false).ttl(config.ttl).maxPacketBytes(config.maxPacketBytes).polled(config.pollingDriver);
         try
         {
             s.networkInterface(config.networkInterface());
@@ -157,6 +157,12 @@ final class ClientGroup implements AutoCloseable
     RomiopAddress address()
     {
         return address;
+    }
+
+    /** @return the driver of this group's engine (a connection's reader polls through it when it polls). */
+    EngineDriver driver()
+    {
+        return driver;
     }
 
     /**
@@ -327,7 +333,7 @@ final class ClientGroup implements AutoCloseable
         return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", repliesDelivered=" +
             repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
             ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", policy " + policy + ", driverFailures=" +
-            driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", link " + link.counters();
+            driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters();
     }
 
     @Override

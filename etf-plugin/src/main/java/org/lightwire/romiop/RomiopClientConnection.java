@@ -8,6 +8,7 @@ import org.lightwire.romiop.consolidation.ConsolidationPolicy;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.SystemException;
+import org.omg.ETF.BufferHolder;
 import org.omg.ETF.Profile;
 
 /**
@@ -68,6 +69,7 @@ final class RomiopClientConnection extends org.lightwire.etf.MessageConnection
             {
                 factories.repliesDropped.incrementAndGet();
             }
+            PolledReads.queued(g.driver());
         });
         group = g;
         clearOutgoing();
@@ -92,6 +94,7 @@ final class RomiopClientConnection extends org.lightwire.etf.MessageConnection
         if (type == GiopMessage.LOCATE_REQUEST && requestId != GiopMessage.UNKNOWN)
         {
             inbound.offer(generation, locateReplyObjectHere(message, requestId));
+            PolledReads.queued(g.driver());
             return;
         }
         if (type != GiopMessage.REQUEST || requestId == GiopMessage.UNKNOWN)
@@ -133,6 +136,20 @@ final class RomiopClientConnection extends org.lightwire.etf.MessageConnection
         final byte[] detail = ServerRequest.createExceptionDetailMessage(ex.getMessage()).context_data;
         inbound.offer(generation, SystemExceptionReply.build(GiopMessage.minor(request), requestId,
             org.lightwire.etf.CorbaExceptions.repositoryId(ex), ex.minor, ex.completed.value(), detail));
+        final ClientGroup g = group;
+        if (g != null)
+        {
+            PolledReads.queued(g.driver());
+        }
+    }
+
+    /** The next bytes of the consolidated replies; with a polling driver this thread drives the group meanwhile. */
+    @Override
+    public int read(final BufferHolder data, final int offset, final int minLength, final int maxLength, final long timeOut)
+    {
+        final ClientGroup g = group;
+        return g == null ? super.read(data, offset, minLength, maxLength, timeOut) :
+            PolledReads.read(inbound, g.driver(), data.value, offset, minLength, maxLength);
     }
 
     /** GIOP LocateReply, status OBJECT_HERE (1), big-endian: header, request id, status. */
@@ -153,6 +170,11 @@ final class RomiopClientConnection extends org.lightwire.etf.MessageConnection
         }
         final String n = name;
         inbound.close(() -> RomiopExceptions.closed(n));
+        final ClientGroup g = group;
+        if (g != null)
+        {
+            PolledReads.queued(g.driver());
+        }
     }
 
     @Override

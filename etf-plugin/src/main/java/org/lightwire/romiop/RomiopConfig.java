@@ -87,9 +87,12 @@ public final class RomiopConfig
      */
     public static final String DELIVERY_QUEUE = PREFIX + "delivery_queue";
     /**
-     * {@code event_loop} (default): the engine runs on the link's Netty event loop, and the ORB's
-     * threads send at once when the engine is free; {@code thread}: on a driver thread of its own,
-     * every datagram and every send handed over to it (the earlier design, kept for comparison).
+     * {@code polling} (default): JacORB's reader thread, waiting for the next message, polls the
+     * group's sockets and runs the engine itself (a driver thread stands in when no reader has
+     * polled for 5 ms); {@code event_loop}: the engine runs on the link's Netty event loop, which
+     * hands each message to JacORB's reader; {@code thread}: on a driver thread of its own, every
+     * datagram and every send handed over to it (the first design). In all three the ORB's threads
+     * send at once when the engine is free ({@code thread}: through its queue).
      */
     public static final String DRIVER = PREFIX + "driver";
     /** Member: delivered requests kept for a new leader's recovery. */
@@ -139,6 +142,7 @@ public final class RomiopConfig
     final int maxRetainedOrders;
     final int deliveryQueue;
     final boolean eventLoopDriver;
+    final boolean pollingDriver;
     /** Every jacorb.lightwire.romiop.* property, for the consolidation policies of each group. */
     private final java.util.Map<String, String> properties = new java.util.HashMap<>();
 
@@ -208,12 +212,13 @@ public final class RomiopConfig
         replyGiveUpNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, REPLY_GIVE_UP_MS, 10_000, 1, 3_600_000));
         maxTrackedReplies = (int)LightwireConfig.range(c, MAX_TRACKED_REPLIES, GroupConfig.DEFAULT_MAX_TRACKED_REPLIES, 1, 1 << 20);
         maxClients = (int)LightwireConfig.range(c, MAX_CLIENTS, GroupConfig.DEFAULT_MAX_CLIENTS, 1, 1 << 20);
-        final String d = c.getAttribute(DRIVER, "event_loop").trim();
-        if (!"event_loop".equals(d) && !"thread".equals(d))
+        final String d = c.getAttribute(DRIVER, "polling").trim();
+        if (!"polling".equals(d) && !"event_loop".equals(d) && !"thread".equals(d))
         {
-            throw new ConfigurationException(DRIVER + " = " + d + " is not a known driver; the allowed values are event_loop and thread");
+            throw new ConfigurationException(DRIVER + " = " + d + " is not a known driver; the allowed values are polling, event_loop and thread");
         }
         eventLoopDriver = "event_loop".equals(d);
+        pollingDriver = "polling".equals(d);
         deliveryQueue = (int)LightwireConfig.range(c, DELIVERY_QUEUE, 1024, 1, 1 << 20);
         maxRetainedOrders = (int)LightwireConfig.range(c, MAX_RETAINED_ORDERS, GroupConfig.DEFAULT_MAX_RETAINED_ORDERS, 1, 1 << 20);
         duplicateWindow = (int)LightwireConfig.range(c, DUPLICATE_WINDOW, Math.max(GroupConfig.DEFAULT_DUPLICATE_WINDOW, maxOutstanding),
@@ -311,6 +316,10 @@ public final class RomiopConfig
     org.lightwire.romiop.driver.EngineDriver driver(final String name, final UdpGroupLink link,
         final org.lightwire.romiop.driver.DrivenEngine engine)
     {
+        if (pollingDriver)
+        {
+            return new org.lightwire.romiop.driver.PollingDriver(name, link, engine);
+        }
         return eventLoopDriver ? new org.lightwire.romiop.driver.EventLoopDriver(link, engine) :
             new org.lightwire.romiop.driver.GroupDriver(name, link, engine, maxPacketBytes);
     }

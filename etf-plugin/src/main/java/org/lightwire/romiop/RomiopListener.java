@@ -103,6 +103,12 @@ public final class RomiopListener extends ListenerBase
         }
     }
 
+    /** @return the driver of this replica's engine (null before listen). */
+    EngineDriver driver()
+    {
+        return driver;
+    }
+
     /** Sets the observer of deliveries (null: none). */
     public void setDeliveryObserver(final DeliveryObserver o)
     {
@@ -196,7 +202,7 @@ public final class RomiopListener extends ListenerBase
             self.resolve();
         final UdpGroupLink l = UdpGroupLink.open(new UdpGroupLink.Settings().mode(config.link).group(address.multicast())
             .selfId(config.memberId).joinGroup(true).networkInterface(config.networkInterface()).ttl(config.ttl)
-            .unicastBind(bind).maxPacketBytes(config.maxPacketBytes));
+            .unicastBind(bind).maxPacketBytes(config.maxPacketBytes).polled(config.pollingDriver));
         for (final RomiopAddress.Member m : address.members())
         {
             final InetSocketAddress a = m.resolve();

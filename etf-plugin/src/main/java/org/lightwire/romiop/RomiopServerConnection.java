@@ -5,6 +5,7 @@ import java.io.IOException;
 import org.lightwire.etf.giop.GiopMessage;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.NO_IMPLEMENT;
+import org.omg.ETF.BufferHolder;
 import org.omg.ETF.Profile;
 
 /**
@@ -45,7 +46,19 @@ final class RomiopServerConnection extends org.lightwire.etf.MessageConnection
      */
     boolean offer(final byte[] request, final int maxQueued) throws InterruptedException
     {
-        return inbound.offerWhenRoom(generation, request, maxQueued, Long.MAX_VALUE);
+        final org.lightwire.romiop.driver.EngineDriver driver = listener.driver();
+        // The reader that polled this request in must not wait for itself: it takes it next.
+        final boolean queued = PolledReads.mayWaitForReader(driver) ? inbound.offerWhenRoom(generation, request, maxQueued, Long.MAX_VALUE) :
+            inbound.offer(generation, request);
+        PolledReads.queued(driver);
+        return queued;
+    }
+
+    /** The next bytes of the delivered requests; with a polling driver this thread drives the group meanwhile. */
+    @Override
+    public int read(final BufferHolder data, final int offset, final int minLength, final int maxLength, final long timeOut)
+    {
+        return PolledReads.read(inbound, listener.driver(), data.value, offset, minLength, maxLength);
     }
 
     /** @return delivered requests the ORB has not taken yet. */
@@ -58,6 +71,7 @@ final class RomiopServerConnection extends org.lightwire.etf.MessageConnection
     {
         inbound.close(() -> new COMM_FAILURE("ROMIOP: group connection closed: " + reason, RomiopExceptions.MINOR_CLOSED,
             org.omg.CORBA.CompletionStatus.COMPLETED_MAYBE));
+        PolledReads.queued(listener.driver());
     }
 
     @Override
@@ -87,6 +101,7 @@ final class RomiopServerConnection extends org.lightwire.etf.MessageConnection
             connected = false;
         }
         inbound.close(() -> RomiopExceptions.closed("group"));
+        PolledReads.queued(listener.driver());
         listener.onConnectionClosed(this);
     }
 

@@ -278,6 +278,20 @@ public final class InboundMessages
         }
     }
 
+    /** @return true when a read would not block: a message is here, or the stream is closed (the read throws). */
+    public boolean readable()
+    {
+        lock.lock();
+        try
+        {
+            return closed || hasDataLocked();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     private boolean hasDataLocked()
     {
         return current != null && position < currentLength || !queue.isEmpty();

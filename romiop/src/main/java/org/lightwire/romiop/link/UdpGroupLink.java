@@ -20,7 +20,10 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -54,6 +57,12 @@ import org.lightwire.romiop.protocol.PacketHeader_1_0;
  * <p>With {@code IP_MULTICAST_LOOP} on (needed for several members on one host) a member also
  * receives its own multicasts; they are recognised by {@code sender_id} and dropped
  * ({@link GroupLinkCounters#ownEchoes}), as the engines expect {@code GROUP} to mean the others.
+ *
+ * <p>{@linkplain Settings#polled Polled}, the link has no event loop at all: its sockets are
+ * registered with a {@link Selector}, and whichever thread drives the engine
+ * ({@code org.lightwire.romiop.driver.PollingDriver}: the ORB's own reader, most of the time)
+ * waits in {@link #select} and takes the datagrams with {@link #drain}. A datagram then reaches
+ * JacORB on the thread that read it from the socket.
  */
 public final class UdpGroupLink implements GroupLink
 {
@@ -70,7 +79,14 @@ public final class UdpGroupLink implements GroupLink
     private final Settings settings;
     private final DatagramChannel unicast;
     private final DatagramChannel groupSocket;
+    /** Null when polled. */
     private final EventLoopGroup loop;
+    /** Null unless polled. */
+    private final Selector selector;
+    /** Polled: the one buffer {@link #drain} receives into. */
+    private final ByteBuffer pollBuffer;
+    /** The unicast socket, and the group socket when there is one. */
+    private final DatagramChannel[] channels;
     private final ArrayBlockingQueue<Inbound> inbound;
     private final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();
     private final Map<Integer, InetSocketAddress> members = new ConcurrentHashMap<>();
@@ -103,6 +119,7 @@ public final class UdpGroupLink implements GroupLink
         int inboundQueuePackets = 4096;
         int maxPacketBytes = 65507;
         int socketBufferBytes = 4 << 20;
+        boolean polled;
 
         public Settings mode(final Mode m)
         {
@@ -168,6 +185,13 @@ public final class UdpGroupLink implements GroupLink
             socketBufferBytes = bytes;
             return this;
         }
+
+        /** True: no event loop; the driver's threads {@link #select} and {@link #drain} themselves. */
+        public Settings polled(final boolean p)
+        {
+            polled = p;
+            return this;
+        }
     }
 
     private static final class Inbound
@@ -230,10 +254,42 @@ public final class UdpGroupLink implements GroupLink
         }
         this.unicast = u;
         this.groupSocket = g;
+        this.channels = g == null ? new DatagramChannel[] {u} : new DatagramChannel[] {u, g};
         final InetSocketAddress bound = (InetSocketAddress)u.getLocalAddress();
         this.localAddress = bound.getAddress().isAnyLocalAddress() ?
             new InetSocketAddress(s.unicastBind.getAddress().isAnyLocalAddress() ? java.net.InetAddress.getLoopbackAddress() :
                 s.unicastBind.getAddress(), bound.getPort()) : bound;
+        if (s.polled)
+        {
+            this.loop = null;
+            this.pollBuffer = ByteBuffer.allocate(s.maxPacketBytes);
+            Selector sel = null;
+            try
+            {
+                sel = Selector.open();
+                u.configureBlocking(false);
+                u.register(sel, SelectionKey.OP_READ);
+                if (g != null)
+                {
+                    g.configureBlocking(false);
+                    g.register(sel, SelectionKey.OP_READ);
+                }
+            }
+            catch (final IOException e)
+            {
+                if (sel != null)
+                {
+                    sel.close();
+                }
+                closeQuietly(u);
+                closeQuietly(g);
+                throw e;
+            }
+            this.selector = sel;
+            return;
+        }
+        this.selector = null;
+        this.pollBuffer = null;
         this.loop = new NioEventLoopGroup(1, new DefaultThreadFactory("romiop-link-" + s.selfId, true));
         register(u);
         if (g != null)
@@ -300,23 +356,66 @@ public final class UdpGroupLink implements GroupLink
     {
         final ByteBuf content = packet.content();
         final int length = content.readableBytes();
-        counters.datagramsReceived.incrementAndGet();
-        if (length < SENDER_ID_OFFSET + 4 || content.getByte(content.readerIndex()) != PacketHeader_1_0.MAGIC[0] ||
-            content.getByte(content.readerIndex() + 1) != PacketHeader_1_0.MAGIC[1])
+        if (length > loopBuffer().capacity())
         {
+            counters.datagramsReceived.incrementAndGet();
             counters.notRomiop.incrementAndGet();
             return;
         }
-        final boolean little = (content.getByte(content.readerIndex() + PacketHeader_1_0.FLAGS_OFFSET) &
-            PacketHeader_1_0.FLAG_LITTLE_ENDIAN) != 0;
-        final int senderId = little ? content.getIntLE(content.readerIndex() + SENDER_ID_OFFSET) :
-            content.getInt(content.readerIndex() + SENDER_ID_OFFSET);
+        final ByteBuffer b = loopBuffer();
+        b.clear().limit(length);
+        content.getBytes(content.readerIndex(), b);
+        b.clear();
+        if (!accept(b, length, packet.sender()))
+        {
+            return;
+        }
+        final PacketHandler handler = loopHandler;
+        if (handler != null)
+        {
+            handler.onPacket(b, length);
+            return;
+        }
+        final byte[] bytes = new byte[length];
+        b.get(0, bytes);
+        if (!inbound.offer(new Inbound(bytes)))
+        {
+            counters.inboundQueueFull.incrementAndGet();
+        }
+    }
+
+    /** The event loop's receive buffer, made at its first datagram (the loop is its only user). */
+    private ByteBuffer loopBuffer()
+    {
+        if (loopBuffer == null)
+        {
+            loopBuffer = ByteBuffer.allocate(settings.maxPacketBytes);
+        }
+        return loopBuffer;
+    }
+
+    /**
+     * Counts a received datagram, drops it unless it is another end's ROMIOP packet, and learns
+     * its sender's address.
+     *
+     * @return true when the packet is to go to the engine.
+     */
+    private boolean accept(final ByteBuffer b, final int length, final InetSocketAddress source)
+    {
+        counters.datagramsReceived.incrementAndGet();
+        if (length < SENDER_ID_OFFSET + 4 || b.get(0) != PacketHeader_1_0.MAGIC[0] || b.get(1) != PacketHeader_1_0.MAGIC[1])
+        {
+            counters.notRomiop.incrementAndGet();
+            return false;
+        }
+        final boolean little = (b.get(PacketHeader_1_0.FLAGS_OFFSET) & PacketHeader_1_0.FLAG_LITTLE_ENDIAN) != 0;
+        final int raw = b.getInt(SENDER_ID_OFFSET);
+        final int senderId = little ? Integer.reverseBytes(raw) : raw;
         if (senderId == settings.selfId)
         {
             counters.ownEchoes.incrementAndGet();
-            return;
+            return false;
         }
-        final InetSocketAddress source = packet.sender();
         if (source != null && !source.equals(peers.get(senderId)))
         {
             final Integer owner = owners.get(source);
@@ -333,21 +432,126 @@ public final class UdpGroupLink implements GroupLink
                 owners.put(source, senderId);
             }
         }
-        final PacketHandler handler = loopHandler;
-        if (handler != null)
+        return true;
+    }
+
+    /**
+     * Polled link: waits up to {@code timeoutNs} (0: not at all) for a datagram on either socket,
+     * or for {@link #wakeupSelect}. One thread at a time.
+     *
+     * @return true when a datagram may be waiting.
+     * @throws ClosedChannelException when the link is closed.
+     */
+    public boolean select(final long timeoutNs) throws ClosedChannelException
+    {
+        final Selector sel = polledSelector();
+        try
         {
-            final ByteBuffer b = loopBuffer;
-            b.clear().limit(length);
-            content.getBytes(content.readerIndex(), b);
-            handler.onPacket(b.clear(), length);
-            return;
+            final int ready;
+            if (timeoutNs <= 0)
+            {
+                ready = sel.selectNow();
+            }
+            else
+            {
+                // Selector timeouts are in milliseconds; 0 would mean for ever.
+                ready = sel.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs + 999_999)));
+            }
+            sel.selectedKeys().clear();
+            return ready > 0;
         }
-        final byte[] bytes = new byte[length];
-        content.getBytes(content.readerIndex(), bytes);
-        if (!inbound.offer(new Inbound(bytes)))
+        catch (final ClosedSelectorException e)
         {
-            counters.inboundQueueFull.incrementAndGet();
+            throw new ClosedChannelException();
         }
+        catch (final IOException e)
+        {
+            counters.sendErrors.incrementAndGet();
+            return false;
+        }
+    }
+
+    /**
+     * Polled link: hands up to {@code max} waiting datagrams, from both sockets, to {@code handler}
+     * on this thread, without waiting. One thread at a time (the one that selects).
+     *
+     * @return how many datagrams were read (ours or not).
+     * @throws ClosedChannelException when the link is closed.
+     */
+    public int drain(final PacketHandler handler, final int max) throws ClosedChannelException
+    {
+        polledSelector();
+        int read = 0;
+        boolean more = true;
+        while (more && read < max)
+        {
+            more = false;
+            for (final DatagramChannel c : channels)
+            {
+                if (read >= max)
+                {
+                    break;
+                }
+                final ByteBuffer b = pollBuffer;
+                b.clear();
+                final InetSocketAddress source;
+                try
+                {
+                    source = (InetSocketAddress)c.receive(b);
+                }
+                catch (final ClosedChannelException e)
+                {
+                    throw e;
+                }
+                catch (final IOException e)
+                {
+                    // An ICMP error on the unicast socket: counted, as on the event loop.
+                    counters.sendErrors.incrementAndGet();
+                    continue;
+                }
+                if (source == null)
+                {
+                    continue;
+                }
+                more = true;
+                read++;
+                final int length = b.position();
+                b.clear();
+                if (accept(b, length, source))
+                {
+                    handler.onPacket(b, length);
+                }
+            }
+        }
+        return read;
+    }
+
+    /** Polled link: makes a thread in {@link #select} (or its next call) return at once. */
+    public void wakeupSelect()
+    {
+        if (selector != null)
+        {
+            selector.wakeup();
+        }
+    }
+
+    /** @return true when the link has no event loop (see {@link Settings#polled}). */
+    public boolean polled()
+    {
+        return selector != null;
+    }
+
+    private Selector polledSelector() throws ClosedChannelException
+    {
+        if (selector == null)
+        {
+            throw new IllegalStateException(this + " is not polled: its event loop receives");
+        }
+        if (closed)
+        {
+            throw new ClosedChannelException();
+        }
+        return selector;
     }
 
     @Override
@@ -403,6 +607,10 @@ public final class UdpGroupLink implements GroupLink
     @Override
     public int receive(final ByteBuffer into, final long timeoutNs) throws IOException
     {
+        if (selector != null)
+        {
+            throw new IllegalStateException(this + " is polled: use select and drain");
+        }
         if (closed)
         {
             throw new ClosedChannelException();
@@ -470,6 +678,10 @@ public final class UdpGroupLink implements GroupLink
     /** @return the one event loop thread that receives this link's datagrams (for its tasks and timers). */
     public EventLoop eventLoop()
     {
+        if (loop == null)
+        {
+            throw new IllegalStateException(this + " is polled: it has no event loop");
+        }
         return loop.next();
     }
 
@@ -479,7 +691,7 @@ public final class UdpGroupLink implements GroupLink
      */
     public void receiveOnLoop(final PacketHandler handler)
     {
-        loopBuffer = ByteBuffer.allocate(settings.maxPacketBytes);
+        eventLoop();
         loopHandler = handler;
     }
 
@@ -503,8 +715,23 @@ public final class UdpGroupLink implements GroupLink
             return;
         }
         closed = true;
-        wakeup();
-        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2000);
+        if (selector != null)
+        {
+            selector.wakeup();
+            try
+            {
+                selector.close();
+            }
+            catch (final IOException e)
+            {
+                // Closing: nothing left to report to.
+            }
+        }
+        else
+        {
+            wakeup();
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2000);
+        }
         closeQuietly(unicast);
         closeQuietly(groupSocket);
     }
@@ -527,7 +754,7 @@ public final class UdpGroupLink implements GroupLink
     @Override
     public String toString()
     {
-        return "UdpGroupLink{" + settings.mode + ", self=" + settings.selfId + ", local=" + localAddress +
+        return "UdpGroupLink{" + settings.mode + (selector != null ? ", polled" : "") + ", self=" + settings.selfId + ", local=" + localAddress +
             (settings.group != null ? ", group=" + settings.group : "") + '}';
     }
 }
