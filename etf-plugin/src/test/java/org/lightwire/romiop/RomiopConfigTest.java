@@ -51,7 +51,7 @@ class RomiopConfigTest
     void anUnknownDriverIsRefusedWithTheAllowedValues()
     {
         final String text = initError("jacorb.lightwire.romiop.driver", "fibers");
-        assertTrue(text.contains("jacorb.lightwire.romiop.driver = fibers is not a known driver; the allowed values are event_loop and thread"),
+        assertTrue(text.contains("jacorb.lightwire.romiop.driver = fibers is not a known driver; the allowed values are polling, event_loop and thread"),
             text);
     }
 

@@ -130,12 +130,19 @@ public final class PollingDriver implements EngineDriver
         }
     }
 
-    /** Engine lock held. */
+    /**
+     * Runs the tasks queued now, engine lock held; what they queue in turn runs at the next
+     * release, so a task that keeps submitting cannot hold the engine from the link for ever.
+     */
     private void runTasks()
     {
-        LongConsumer task;
-        while (running && (task = tasks.poll()) != null)
+        for (int n = tasks.size(); n > 0 && running; n--)
         {
+            final LongConsumer task = tasks.poll();
+            if (task == null)
+            {
+                break;
+            }
             call(task);
         }
     }

@@ -2,6 +2,8 @@ package org.lightwire.romiop.link;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -167,6 +169,47 @@ class UdpGroupLinkTest
             raw.send(ByteBuffer.wrap("not a ROMIOP packet".getBytes(StandardCharsets.US_ASCII)), link.localAddress());
             assertTrue(silent(link));
             assertEquals(1, link.counters().notRomiop.get());
+        }
+    }
+
+    @Test
+    void aPolledMemberTakesGroupAndUnicastDatagramsInDrainAndDropsItsOwnAndForeignOnes() throws Exception
+    {
+        final InetSocketAddress group = freshGroup();
+        try (UdpGroupLink member = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 1, true).polled(true));
+             UdpGroupLink client = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 100, false));
+             java.nio.channels.DatagramChannel raw = java.nio.channels.DatagramChannel.open())
+        {
+            assertTrue(member.polled());
+            assertThrows(IllegalStateException.class, () -> member.receive(ByteBuffer.allocate(100), 0));
+            assertThrows(IllegalStateException.class, member::eventLoop);
+            client.send(GroupSender.GROUP, packetFrom(100, 1), size(packetFrom(100, 1)));
+            member.send(GroupSender.GROUP, packetFrom(1, 2), size(packetFrom(1, 2)));
+            raw.send(ByteBuffer.wrap("not a ROMIOP packet".getBytes(StandardCharsets.US_ASCII)), member.localAddress());
+            final List<Long> markers = new ArrayList<>();
+            final UdpGroupLink.PacketHandler take = (b, n) ->
+            {
+                final byte[] copy = new byte[n];
+                b.get(0, copy);
+                markers.add(marker(copy));
+            };
+            final long until = System.nanoTime() + WAIT_NS;
+            while (member.counters().datagramsReceived.get() < 3 && System.nanoTime() - until < 0)
+            {
+                member.select(WAIT_NS);
+                member.drain(take, 64);
+            }
+            assertEquals(List.of(1L), markers, "the client's multicast only");
+            assertEquals(1, member.counters().ownEchoes.get());
+            assertEquals(1, member.counters().notRomiop.get());
+            // Learned from the multicast: unicast back to the client reaches it.
+            assertEquals(client.localAddress(), member.peer(100));
+
+            member.wakeupSelect();
+            assertFalse(member.select(WAIT_NS), "woken: nothing to read");
+            member.close();
+            assertThrows(java.nio.channels.ClosedChannelException.class, () -> member.select(0));
+            assertThrows(java.nio.channels.ClosedChannelException.class, () -> member.drain(take, 1));
         }
     }
 
