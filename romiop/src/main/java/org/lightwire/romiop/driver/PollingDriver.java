@@ -61,6 +61,7 @@ public final class PollingDriver implements EngineDriver
     private final AtomicLong readerPolls = new AtomicLong();
     private final AtomicLong driverPolls = new AtomicLong();
     private final AtomicLong handovers = new AtomicLong();
+    private final AtomicLong idleWakeups = new AtomicLong();
     private volatile boolean running;
     private volatile boolean closed;
     private volatile Throwable lastFailure;
@@ -381,11 +382,18 @@ public final class PollingDriver implements EngineDriver
                 }
                 continue;
             }
-            long sleep = READER_ABSENCE_NS - (now - readerLeftNs);
-            if (deadline != Long.MAX_VALUE && deadline - now < sleep)
+            // A reader is polling (it fires the timers): look again in a while. Else wake when
+            // the reader has been away long enough, or at the engine's deadline.
+            long sleep = READER_ABSENCE_NS;
+            if (readers.get() == 0)
             {
-                sleep = deadline - now;
+                sleep = READER_ABSENCE_NS - (now - readerLeftNs);
+                if (deadline != Long.MAX_VALUE && deadline - now < sleep)
+                {
+                    sleep = deadline - now;
+                }
             }
+            idleWakeups.incrementAndGet();
             LockSupport.parkNanos(this, Math.max(TimeUnit.MICROSECONDS.toNanos(100), Math.min(sleep, READER_ABSENCE_NS)));
         }
     }
@@ -432,6 +440,12 @@ public final class PollingDriver implements EngineDriver
         return driverPolls.get();
     }
 
+    /** @return times the driver thread parked to look again later (about 200 a second while a reader polls). */
+    public long idleWakeups()
+    {
+        return idleWakeups.get();
+    }
+
     /** @return times a returning reader woke the driver thread to take polling back. */
     public long handovers()
     {
@@ -475,6 +489,6 @@ public final class PollingDriver implements EngineDriver
     public String toString()
     {
         return "PollingDriver{" + thread.getName() + ", readerPolls=" + readerPolls + ", driverPolls=" + driverPolls + ", handovers=" +
-            handovers + ", inlineTasks=" + inlineTasks + ", failures=" + failures + '}';
+            handovers + ", idleWakeups=" + idleWakeups + ", inlineTasks=" + inlineTasks + ", failures=" + failures + '}';
     }
 }

@@ -287,6 +287,32 @@ class PollingDriverTest
     }
 
     @Test
+    void whileAReaderPollsTheDriverThreadOnlyLooksInNowAndThen() throws Exception
+    {
+        final RecordingEngine engine = new RecordingEngine();
+        try (UdpGroupLink link = link(1, true))
+        {
+            final PollingDriver driver = new PollingDriver("test-driver", link, engine).start();
+            try
+            {
+                // With a reader polling, the driver thread parks READER_ABSENCE_MS at a time.
+                final long before = driver.idleWakeups();
+                final long start = System.nanoTime();
+                assertFalse(driver.pollUntil(() -> false, TimeUnit.MILLISECONDS.toNanos(100)));
+                final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                final long wakeups = driver.idleWakeups() - before;
+                // A driver thread spinning beside the reader (as a 100 us park did) would look in
+                // ten or more times per millisecond; the bound is loose on purpose.
+                assertTrue(wakeups <= elapsedMs + 2, wakeups + " wake-ups in " + elapsedMs + " ms");
+            }
+            finally
+            {
+                driver.close();
+            }
+        }
+    }
+
+    @Test
     void aLinkWithAnEventLoopIsRefused() throws Exception
     {
         try (UdpGroupLink link = link(1, false))
