@@ -25,7 +25,8 @@ import org.omg.CORBA.ORB;
  * <p>Arguments: {@code calls link [consolidation spec]}, e.g. {@code 5000 multicast} or
  * {@code 5000 fanout mode=first}; system property {@code romiop.replica} adds replica properties
  * ({@code key=value,key=value}), {@code romiop.client} client properties likewise, {@code romiop.replicas} the
- * group's size (default 3), {@code romiop.counters=true} prints each replica's counters at the end.
+ * group's size (default 3), {@code romiop.warmup} the warm-up rounds (default 2000, each path once a round),
+ * {@code romiop.counters=true} prints each replica's counters at the end.
  */
 public final class RomiopLatency
 {
@@ -89,7 +90,9 @@ public final class RomiopLatency
                         final int n = seq[0]++;
                         everyReplica.forEach(r -> r.append(4, n));
                     }};
-                for (int i = 0; i < 2000; i++)
+                // Warm-up rounds (every path once each), -Dromiop.warmup, default 2000.
+                final int warmup = Integer.getInteger("romiop.warmup", 2000);
+                for (int i = 0; i < warmup; i++)
                 {
                     for (final Runnable path : paths)
                     {
@@ -115,7 +118,8 @@ public final class RomiopLatency
                 {
                     Arrays.sort(ns);
                 }
-                System.out.println("# " + OrbBenchmark.machine() + "; " + calls + " two-way calls each, interleaved; link " + link +
+                System.out.println("# " + OrbBenchmark.machine() + "; " + calls + " two-way calls each, interleaved, after " + warmup +
+                    " warm-up rounds; link " + link +
                     (spec.isEmpty() ? ", consolidation atomic (default)" : ", consolidation " + spec));
                 System.out.printf(Locale.ROOT, "%-26s %10s %10s %14s%n", "path", "median us", "p99 us", "median ratio");
                 for (int path = 0; path < paths.length; path++)

@@ -149,6 +149,8 @@ public final class MemberEngine
     private long forgottenSeq;
     private long batchDeadlineNs;
     private boolean retransmitArmed;
+    /** Leader: when each order not yet delivered everywhere was last sent (by order sequence number). */
+    private final TreeMap<Long, Long> orderSentNs = new TreeMap<>();
     private long retransmitDeadlineNs;
     private byte[] pendingList;
     private final Set<Integer> listAckedBy = new HashSet<>();
@@ -1063,6 +1065,7 @@ public final class MemberEngine
             for (int i = 0; i < count; i++)
             {
                 final long key = pendingOrder.poll();
+                orderSentNs.put(nextOrderSeq, nowNs);
                 orders.put(nextOrderSeq++, key);
                 msgOrder.entry(i, (int)(key >>> 32), (int)key);
             }
@@ -1088,8 +1091,21 @@ public final class MemberEngine
             retransmitArmed = false;
             return;
         }
+        final long from = Math.max(lowest + 1, forgottenSeq + 1);
+        final Long sentNs = orderSentNs.get(from);
+        if (sentNs != null && nowNs - sentNs < config.retransmitTimeoutNs)
+        {
+            // The oldest order someone lacks is younger than the timeout (the timer was armed for
+            // an earlier one, since ACKed): wait for its own time, do not resend it early.
+            retransmitDeadlineNs = sentNs + config.retransmitTimeoutNs;
+            return;
+        }
         counters.orderRetransmits++;
-        sendOrders(GroupSender.GROUP, Math.max(lowest + 1, forgottenSeq + 1));
+        sendOrders(GroupSender.GROUP, from);
+        for (final Map.Entry<Long, Long> e : orderSentNs.tailMap(from, true).headMap(from + maxEntriesPerOrder(), false).entrySet())
+        {
+            e.setValue(nowNs);
+        }
         retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
     }
 
@@ -1121,6 +1137,7 @@ public final class MemberEngine
     private void forgetFullyDelivered()
     {
         final long lowest = lowestDeliveredSeq();
+        orderSentNs.headMap(lowest, true).clear();
         while (forgottenSeq < lowest)
         {
             forgottenSeq++;
@@ -1597,6 +1614,7 @@ public final class MemberEngine
         reports.clear();
         log.clear();
         logSeqByKey.clear();
+        orderSentNs.clear();
         passedOver.clear();
         pendingList = null;
         nakArmed = false;

@@ -152,6 +152,34 @@ class MemberEngineTest
     }
 
     @Test
+    void theSequencerResendsAnOrderOnlyOnceItIsOlderThanTheTimeout()
+    {
+        // retransmit_ms 20: armed by order 1 at 0 ms; order 2 leaves at 19 ms.
+        final MemberEngine leader = engine(LEADER, 0, true);
+        feed(leader, request(1), 0);
+        feed(leader, orderAck(2, 1), 1 * MS);
+        feed(leader, orderAck(3, 1), 1 * MS);
+        feed(leader, request(2), 19 * MS);
+        assertEquals(2, ordersSent().size());
+        leader.onTimer(19 * MS);
+        assertEquals(20 * MS, leader.nextDeadlineNs());
+        leader.onTimer(20 * MS);
+        assertEquals(0, leader.counters().orderRetransmits(), "order 2 is 1 ms old: not lost yet");
+        assertEquals(2, ordersSent().size());
+        assertEquals(39 * MS, leader.nextDeadlineNs(), "re-armed for order 2's own timeout");
+        feed(leader, orderAck(2, 2), 30 * MS);
+        leader.onTimer(39 * MS);
+        assertEquals(1, leader.counters().orderRetransmits(), "member 3 still lacks order 2");
+        assertEquals(3, ordersSent().size());
+        assertEquals(2, ordersSent().get(2).firstOrderSeq());
+        assertEquals(59 * MS, leader.nextDeadlineNs(), "the resent order waits a whole timeout again");
+        feed(leader, orderAck(3, 2), 40 * MS);
+        leader.onTimer(59 * MS);
+        assertEquals(1, leader.counters().orderRetransmits());
+        assertEquals(Long.MAX_VALUE, leader.nextDeadlineNs(), "everything delivered everywhere: nothing armed");
+    }
+
+    @Test
     void aLeaderAloneInItsGroupForgetsWhatItHasDelivered()
     {
         final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1)
