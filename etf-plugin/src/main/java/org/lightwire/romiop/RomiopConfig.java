@@ -53,6 +53,10 @@ public final class RomiopConfig
     public static final String FIFO_WAIT_MS = PREFIX + "fifo_wait_ms";
     /** Member: how long the ACK of a two-way request waits for the request's Reply to acknowledge it; 0 ACKs at once. */
     public static final String REQUEST_ACK_DELAY_MS = PREFIX + "request_ack_delay_ms";
+    /** Member: how long its cumulative MsgOrder ACK waits, to cover the orders delivered meanwhile; 0 ACKs at once. */
+    public static final String ORDER_ACK_DELAY_MS = PREFIX + "order_ack_delay_ms";
+    /** Leader: orders sent at once while fewer than this many are unACKed; the rest are batched. */
+    public static final String ORDER_WINDOW = PREFIX + "order_window";
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
     /** Client: requests multicast and not yet ACKed by every member. */
     public static final String MAX_OUTSTANDING = PREFIX + "max_outstanding";
@@ -121,6 +125,8 @@ public final class RomiopConfig
     final long retransmitNs;
     final long nakDelayNs;
     final long requestAckDelayNs;
+    final long orderAckDelayNs;
+    final int orderWindow;
     final long fifoWaitNs;
     final int maxPacketBytes;
     final int maxOutstanding;
@@ -193,6 +199,15 @@ public final class RomiopConfig
                 retransmitMs + ", or clients resend every request they are waiting for the reply to (0 ACKs at once)");
         }
         requestAckDelayNs = TimeUnit.MILLISECONDS.toNanos(ackDelayMs);
+        final long orderAckDelayMs = LightwireConfig.range(c, ORDER_ACK_DELAY_MS,
+            Math.min(GroupConfig.DEFAULT_ORDER_ACK_DELAY_NS / 1_000_000, retransmitMs / 2), 0, 60_000);
+        if (orderAckDelayMs > 0 && orderAckDelayMs >= retransmitMs)
+        {
+            throw new ConfigurationException(ORDER_ACK_DELAY_MS + " = " + orderAckDelayMs + " must be below " + RETRANSMIT_MS + " = " +
+                retransmitMs + ", or the leader resends every order it is waiting for the ACK of (0 ACKs at once)");
+        }
+        orderAckDelayNs = TimeUnit.MILLISECONDS.toNanos(orderAckDelayMs);
+        orderWindow = (int)LightwireConfig.range(c, ORDER_WINDOW, GroupConfig.DEFAULT_ORDER_WINDOW, 1, 65_536);
         fifoWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FIFO_WAIT_MS, GroupConfig.DEFAULT_FIFO_WAIT_NS / 1_000_000, 0, 60_000));
         maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
@@ -276,6 +291,8 @@ public final class RomiopConfig
             .retransmitTimeoutNs(retransmitNs)
             .nakDelayNs(nakDelayNs)
             .requestAckDelayNs(requestAckDelayNs)
+            .orderAckDelayNs(orderAckDelayNs)
+            .orderWindow(orderWindow)
             .fifoWaitNs(fifoWaitNs)
             .maxPacketBytes(maxPacketBytes)
             .maxOutstandingRequests(maxOutstanding)

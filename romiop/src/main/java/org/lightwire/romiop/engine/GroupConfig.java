@@ -16,6 +16,10 @@ public final class GroupConfig
     public static final long DEFAULT_NAK_DELAY_NS = 2_000_000L;
     /** How long a member holds back the ACK of a two-way request, for its Reply to acknowledge it instead. */
     public static final long DEFAULT_REQUEST_ACK_DELAY_NS = 2_000_000L;
+    /** {@code jacorb.lightwire.romiop.order_ack_delay_ms}: how long a member holds back its cumulative MsgOrder ACK. */
+    public static final long DEFAULT_ORDER_ACK_DELAY_NS = 1_000_000L;
+    /** {@code jacorb.lightwire.romiop.order_window}: orders the sequencer sends at once while fewer are unACKed. */
+    public static final int DEFAULT_ORDER_WINDOW = 8;
     /** How long the sequencer holds a client's request for an earlier one of the same client. */
     public static final long DEFAULT_FIFO_WAIT_NS = 50_000_000L;
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;
@@ -50,6 +54,8 @@ public final class GroupConfig
     long retransmitTimeoutNs = DEFAULT_RETRANSMIT_TIMEOUT_NS;
     long nakDelayNs = DEFAULT_NAK_DELAY_NS;
     long requestAckDelayNs = DEFAULT_REQUEST_ACK_DELAY_NS;
+    long orderAckDelayNs = DEFAULT_ORDER_ACK_DELAY_NS;
+    int orderWindow = DEFAULT_ORDER_WINDOW;
     long fifoWaitNs = DEFAULT_FIFO_WAIT_NS;
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
@@ -162,6 +168,39 @@ public final class GroupConfig
     public GroupConfig retransmitTimeoutNs(final long ns)
     {
         this.retransmitTimeoutNs = ns;
+        return this;
+    }
+
+    /**
+     * A member whose delivery advanced sends its cumulative MsgOrder ACK this long afterwards, one
+     * ACK for every order delivered meanwhile (a repeated order is still ACKed at once: the leader
+     * resends only for want of it). 0 ACKs each delivering order at once. Keep it well below
+     * {@link #retransmitTimeoutNs}, and the {@link #orderWindow} large enough for the orders one
+     * client's calls send within it, or the sequencer batches where it need not.
+     */
+    public GroupConfig orderAckDelayNs(final long ns)
+    {
+        if (ns < 0)
+        {
+            throw new IllegalArgumentException("orderAckDelayNs (jacorb.lightwire.romiop.order_ack_delay_ms) must not be negative: " + ns);
+        }
+        this.orderAckDelayNs = ns;
+        return this;
+    }
+
+    /**
+     * With {@code atOnceWhenIdle}, the sequencer sends each order at once while fewer than this
+     * many orders are not yet ACKed by every member, and batches the rest until ACKs make room (or
+     * the interval ends): batching happens only under load. 1 is the strict ACK clock (an order
+     * only when every earlier one is delivered everywhere).
+     */
+    public GroupConfig orderWindow(final int orders)
+    {
+        if (orders < 1)
+        {
+            throw new IllegalArgumentException("orderWindow (jacorb.lightwire.romiop.order_window) must be at least 1: " + orders);
+        }
+        this.orderWindow = orders;
         return this;
     }
 

@@ -133,6 +133,9 @@ public final class MemberEngine
     private long nextDeliverSeq = 1;
     private long highestKnownSeq;
     private long lastAckedSeq;
+    /** Member: a cumulative MsgOrder ACK is due at orderAckDeadlineNs. */
+    private boolean orderAckArmed;
+    private long orderAckDeadlineNs;
     private boolean nakArmed;
     private long nakDeadlineNs;
     private int nakTargetId;
@@ -396,6 +399,14 @@ public final class MemberEngine
         }
         replies.onTimer(nowNs, sender);
         sendDueDeferredAcks(nowNs);
+        if (orderAckArmed && orderAckDeadlineNs - nowNs <= 0)
+        {
+            orderAckArmed = false;
+            if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
+            {
+                sendOrderAck();
+            }
+        }
         if (isOrdering())
         {
             skipDueGaps(nowNs);
@@ -428,6 +439,7 @@ public final class MemberEngine
             cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
         deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
         deadline = earlier(deadline, !deferredAcks.isEmpty(), deferredAcks.isEmpty() ? 0 : deferredAcks.values().iterator().next());
+        deadline = earlier(deadline, orderAckArmed, orderAckDeadlineNs);
         if (isOrdering())
         {
             final long gap = earliestGapDeadline();
@@ -746,11 +758,11 @@ public final class MemberEngine
             }
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        else if (config.orderAtOnceWhenIdle && everyOrderAcknowledged())
+        else if (config.orderAtOnceWhenIdle && roomInOrderWindow())
         {
-            // Batching, but the pipeline is empty: every member has delivered every order sent,
-            // so waiting for the interval's end would only add latency (a client calling one
-            // call after another would wait out the interval every time).
+            // Batching, but few orders are in flight: waiting for the interval's end would only
+            // add latency (a client calling one call after another would wait out the interval
+            // every time).
             counters.ordersAtOnceInBatching++;
             emitOrders(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
@@ -779,6 +791,7 @@ public final class MemberEngine
         }
         final long first = msgOrder.firstOrderSeq();
         final int count = msgOrder.entryCount();
+        boolean fresh = false;
         for (int i = 0; i < count; i++)
         {
             final long seq = first + i;
@@ -790,22 +803,23 @@ public final class MemberEngine
             else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq))
             {
                 orders.put(seq, key);
+                fresh = true;
             }
             else
             {
                 recoveredOrders.putIfAbsent(seq, key);
+                fresh = true;
             }
         }
         if (fromLeader)
         {
             highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
         }
-        final long acksBefore = counters.orderAcksSent;
         deliverInOrder(nowNs);
-        if (counters.orderAcksSent == acksBefore)
+        if (!fresh)
         {
-            // Acknowledged even when nothing was new: the leader resends only because it lacks our
-            // ACK. (When delivery advanced, deliverInOrder has just sent this very ACK.)
+            // Nothing new: the leader resends only because it lacks our ACK, so it goes at once.
+            // (New orders are ACKed by deliverInOrder when delivery advances.)
             sendOrderAck();
         }
         finishRecoveryWhenCaughtUp(nowNs);
@@ -931,7 +945,16 @@ public final class MemberEngine
         }
         if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
         {
-            sendOrderAck();
+            if (config.orderAckDelayNs == 0)
+            {
+                sendOrderAck();
+            }
+            else if (!orderAckArmed)
+            {
+                // One cumulative ACK for whatever is delivered until then.
+                orderAckArmed = true;
+                orderAckDeadlineNs = nowNs + config.orderAckDelayNs;
+            }
         }
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         finishRecoveryWhenCaughtUp(nowNs);
@@ -1118,9 +1141,9 @@ public final class MemberEngine
         {
             memberDeliveredSeq.put(memberId, seq);
             forgetFullyDelivered();
-            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && everyOrderAcknowledged())
+            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && roomInOrderWindow())
             {
-                // The last ACK of the orders in flight: what waits goes out now, as one batch.
+                // An ACK made room in the window: what waits goes out now, as one batch.
                 counters.ordersAtOnceInBatching++;
                 emitOrders(nowNs);
                 transitionTo(State.LEADER_BATCHING, nowNs);
@@ -1128,10 +1151,10 @@ public final class MemberEngine
         }
     }
 
-    /** Leader: true when every member in the view has ACKed delivery of every order sent. */
-    private boolean everyOrderAcknowledged()
+    /** Leader: true when fewer than {@code orderWindow} orders sent are not yet delivered by every member. */
+    private boolean roomInOrderWindow()
     {
-        return lowestDeliveredSeq() >= nextOrderSeq - 1;
+        return nextOrderSeq - 1 - lowestDeliveredSeq() < config.orderWindow;
     }
 
     private void forgetFullyDelivered()
@@ -1975,6 +1998,7 @@ public final class MemberEngine
         {
             return;
         }
+        orderAckArmed = false;
         lastAckedSeq = nextDeliverSeq - 1;
         counters.orderAcksSent++;
         sendAck(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);

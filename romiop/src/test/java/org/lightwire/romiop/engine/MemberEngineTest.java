@@ -31,11 +31,15 @@ class MemberEngineTest
     private final List<Sent> sent = new ArrayList<>();
     private final List<Long> deliveredKeys = new ArrayList<>();
 
-    /** A member that ACKs every request at once (the implicit acknowledgement has its own test). */
+    /**
+     * A member that ACKs every request and every delivering order at once, and a sequencer with the
+     * strict ACK clock (the delayed ACKs and the order window have their own tests).
+     */
     private MemberEngine engine(final int self, final long intervalNs, final boolean atOnce)
     {
         return engine(new GroupConfig(self, LEADER, 1, 2, 3)
-            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0));
+            .orderInterval(intervalNs, atOnce).nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0)
+            .orderAckDelayNs(0).orderWindow(1));
     }
 
     private MemberEngine engine(final GroupConfig config)
@@ -149,6 +153,58 @@ class MemberEngineTest
         assertEquals(3, ordersSent().size(), "the last ACK sends the waiting order at once");
         assertEquals(3, ordersSent().get(2).firstOrderSeq());
         assertEquals(2, leader.counters().ordersAtOnceInBatching());
+    }
+
+    @Test
+    void theSequencerOrdersAtOnceWhileFewerThanTheWindowAreUnacknowledged()
+    {
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1, 2, 3)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderWindow(3));
+        feed(leader, request(1), 0);
+        feed(leader, request(2), 1 * MS);
+        feed(leader, request(3), 2 * MS);
+        assertEquals(3, ordersSent().size(), "three orders in flight, each sent at once");
+        feed(leader, request(4), 3 * MS);
+        feed(leader, request(5), 3 * MS);
+        assertEquals(3, ordersSent().size(), "the window is full: 4 and 5 wait");
+        feed(leader, orderAck(2, 2), 4 * MS);
+        assertEquals(3, ordersSent().size(), "member 3 has delivered nothing yet");
+        feed(leader, orderAck(3, 1), 5 * MS);
+        assertEquals(4, ordersSent().size(), "order 1 is delivered everywhere: what waits goes out as one batch");
+        assertEquals(4, ordersSent().get(3).firstOrderSeq());
+        assertEquals(2, ordersSent().get(3).entryCount());
+    }
+
+    @Test
+    void aMemberAcknowledgesWhatItDeliveredOnceAfterTheDelayAndARepeatedOrderAtOnce()
+    {
+        final MemberEngine member = engine(new GroupConfig(MEMBER, LEADER, 1, 2, 3)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderAckDelayNs(1 * MS));
+        for (int i = 1; i <= 3; i++)
+        {
+            feed(member, request(i), 0);
+        }
+        final int before = sent.size();
+        feed(member, order(1, 1), 100_000);
+        feed(member, order(2, 2), 200_000);
+        feed(member, order(3, 3), 300_000);
+        assertEquals(3, member.deliveredSeq());
+        assertEquals(0, orderAcks(before).size(), "held back");
+        assertEquals(1 * MS + 100_000, member.nextDeadlineNs(), "due 1 ms after the first delivery");
+        member.onTimer(1 * MS + 100_000);
+        assertEquals(List.of(3L), orderAcks(before), "one cumulative ACK for the three orders");
+        member.onTimer(5 * MS);
+        assertEquals(1, orderAcks(before).size(), "nothing new delivered: nothing more to ACK");
+        feed(member, order(3, 3), 6 * MS);
+        assertEquals(List.of(3L, 3L), orderAcks(before), "a repeated order is ACKed at once");
+    }
+
+    /** @return the acked_id of every MsgOrder ACK sent since {@code from}. */
+    private List<Long> orderAcks(final int from)
+    {
+        return sent.subList(from, sent.size()).stream().filter(x -> x.type == PacketType.ACK)
+            .map(x -> (AckFlyweight)new AckFlyweight().wrap(x.bytes, 0)).filter(a -> a.ackedType() == PacketType.MSG_ORDER)
+            .map(AckFlyweight::ackedId).toList();
     }
 
     @Test
