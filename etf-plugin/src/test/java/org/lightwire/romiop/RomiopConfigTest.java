@@ -48,6 +48,16 @@ class RomiopConfigTest
     }
 
     @Test
+    void anOrderAckDelayNotBelowTheRetransmissionTimeoutAndAnEmptyOrderWindowAreRefused()
+    {
+        final String delay = initError("jacorb.lightwire.romiop.order_ack_delay_ms", "25");
+        assertTrue(delay.contains("jacorb.lightwire.romiop.order_ack_delay_ms = 25 must be below jacorb.lightwire.romiop.retransmit_ms = 20"),
+            delay);
+        final String window = initError("jacorb.lightwire.romiop.order_window", "0");
+        assertTrue(window.contains("jacorb.lightwire.romiop.order_window = 0 is outside the allowed range 1..65536"), window);
+    }
+
+    @Test
     void anUnknownDriverIsRefusedWithTheAllowedValues()
     {
         final String text = initError("jacorb.lightwire.romiop.driver", "fibers");
