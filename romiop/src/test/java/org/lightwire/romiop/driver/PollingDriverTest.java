@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.lightwire.romiop.link.UdpGroupLink;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 
@@ -27,6 +28,7 @@ import org.lightwire.romiop.protocol.KeepAliveFlyweight;
  * reader takes polling back; tasks run inline when the engine is free and keep their order when it
  * is not; close ends a polling reader. Waits on latches and conditions only; no timing is asserted.
  */
+@Timeout(60)
 class PollingDriverTest
 {
     private static final long SECONDS = 10;
@@ -74,6 +76,20 @@ class PollingDriverTest
         }
     }
 
+    /** Waits for a condition another thread makes true; fails after {@value #SECONDS} s instead of hanging. */
+    private static void await(final java.util.function.BooleanSupplier condition, final String what) throws InterruptedException
+    {
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - end > 0)
+            {
+                throw new AssertionError("not within " + SECONDS + " s: " + what);
+            }
+            Thread.sleep(0, 100_000);
+        }
+    }
+
     private static UdpGroupLink link(final int selfId, final boolean polled) throws Exception
     {
         return UdpGroupLink.open(new UdpGroupLink.Settings().mode(UdpGroupLink.Mode.FANOUT).selfId(selfId).polled(polled)
@@ -111,10 +127,7 @@ class PollingDriverTest
                 }, "jacorb-reader");
                 t.start();
                 // Once the reader polls, it holds polling until its condition is met.
-                while (driver.readerPolls() == 0)
-                {
-                    Thread.onSpinWait();
-                }
+                await(() -> driver.readerPolls() > 0, "the reader polls");
                 send(sender, 2, 13);
                 send(sender, 2, 7);
                 send(sender, 2, 8);
@@ -146,10 +159,7 @@ class PollingDriverTest
                 send(sender, 2, 7);
                 driver.submit(now -> engine.deadlineNs = now + TimeUnit.MILLISECONDS.toNanos(5));
                 assertTrue(engine.timerFired.await(SECONDS, TimeUnit.SECONDS), engine.calls.toString());
-                while (engine.packets() == 0)
-                {
-                    Thread.sleep(1);
-                }
+                await(() -> engine.packets() > 0, "the driver thread takes the packet");
                 assertEquals("test-driver", engine.timerThread.getName());
                 assertEquals("test-driver", engine.packetThreads.get(0).getName());
                 assertTrue(driver.driverPolls() > 0);
@@ -173,10 +183,7 @@ class PollingDriverTest
             try
             {
                 // No reader yet: the driver's thread polls, and holds polling.
-                while (driver.driverPolls() == 0)
-                {
-                    Thread.sleep(1);
-                }
+                await(() -> driver.driverPolls() > 0, "the driver thread polls");
                 final AtomicReference<Thread> reader = new AtomicReference<>();
                 final Thread t = new Thread(() ->
                 {
@@ -184,10 +191,7 @@ class PollingDriverTest
                     driver.pollUntil(() -> engine.packets() == 1, LONG_WAIT_NS);
                 }, "jacorb-reader");
                 t.start();
-                while (driver.readerPolls() == 0)
-                {
-                    Thread.onSpinWait();
-                }
+                await(() -> driver.readerPolls() > 0, "the reader polls");
                 send(sender, 2, 7);
                 t.join(TimeUnit.SECONDS.toMillis(SECONDS));
                 assertFalse(t.isAlive());
@@ -257,23 +261,17 @@ class PollingDriverTest
             final AtomicBoolean result = new AtomicBoolean();
             final Thread first = new Thread(() -> result.set(driver.pollUntil(flag::get, LONG_WAIT_NS)));
             first.start();
-            while (driver.readerPolls() == 0)
-            {
-                Thread.onSpinWait();
-            }
+            await(() -> driver.readerPolls() > 0, "the reader polls");
             flag.set(true);
             driver.wakeup();
             first.join(TimeUnit.SECONDS.toMillis(SECONDS));
             assertFalse(first.isAlive(), "woken, it saw its condition");
             assertTrue(result.get());
 
+            final long pollsBefore = driver.readerPolls();
             final Thread second = new Thread(() -> result.set(driver.pollUntil(() -> false, LONG_WAIT_NS)));
             second.start();
-            final long pollsBefore = driver.readerPolls();
-            while (driver.readerPolls() == pollsBefore)
-            {
-                Thread.onSpinWait();
-            }
+            await(() -> driver.readerPolls() > pollsBefore, "the second reader polls");
             driver.close();
             second.join(TimeUnit.SECONDS.toMillis(SECONDS));
             assertFalse(second.isAlive(), "close ends the poll");
