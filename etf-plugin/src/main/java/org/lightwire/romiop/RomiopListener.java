@@ -329,6 +329,7 @@ public final class RomiopListener extends ListenerBase
             ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped +
             ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
+            (driver instanceof org.lightwire.romiop.driver.PollingDriver ? ", " + driver : "") +
             ", link " + (link == null ? "-" : link.counters()) + (engine == null ? "" : ", engine " + engineSummary());
     }
 
