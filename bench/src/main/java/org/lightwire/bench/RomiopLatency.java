@@ -90,8 +90,9 @@ public final class RomiopLatency
                         final int n = seq[0]++;
                         everyReplica.forEach(r -> r.append(4, n));
                     }};
-                // Warm-up rounds (every path once each), -Dromiop.warmup, default 10,000: after 2,000 the JVMs were still
-                // compiling (ROMIOP p99 4.8 ms, median 10 to 25% above the figure after 10,000).
+                // Warm-up rounds (every path once each), -Dromiop.warmup, default 10,000: after only 2,000 the
+                // ROMIOP median was 10 to 25% higher and its p99 about 4.8 ms (1.5 to 2.2 ms after 10,000), as if
+                // the four JVMs were still compiling (not checked per process).
                 final int warmup = Integer.getInteger("romiop.warmup", 10_000);
                 for (int i = 0; i < warmup; i++)
                 {
