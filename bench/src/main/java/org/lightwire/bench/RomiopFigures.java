@@ -49,7 +49,8 @@ public final class RomiopFigures
     private static final int[] ONEWAY_SIZES = {64, 1024, 8192};
     private static final int BLOCK = 100;
     private static final int ROUNDS = 2;
-    private static final int WARM_UP = 3000;
+    /** Warm-up calls per group size, {@code -Dromiop.warmup} (default 10,000, as {@link RomiopLatency}'s rounds). */
+    private static final int WARM_UP = Integer.getInteger("romiop.warmup", 10_000);
 
     private final int calls;
     private final int oneways;
@@ -143,12 +144,17 @@ public final class RomiopFigures
     /** Figures 6-7 (every group size) and, for 3 replicas, 8-9. */
     private void latency(final int size, final replicated_log group, final replicated_log direct)
     {
-        // Warm-up: the JIT of every JVM involved, before the first size is measured.
+        // Warm-up: the JIT of every JVM involved, on every path measured, before the first size is.
         final char[] small = new char[64];
         for (int i = 0; i < WARM_UP; i++)
         {
             group.append_data(1, seq++, small);
             direct.append_data(2, seq++, small);
+            if (size == 3 && i % 2 == 0)
+            {
+                final int s = seq++;
+                CallPolicy.with(i % 4 == 0 ? "mode=first_reply" : "quorum=51%", () -> group.append_data(1, s, small));
+            }
         }
         for (final int bytes : LATENCY_SIZES)
         {
