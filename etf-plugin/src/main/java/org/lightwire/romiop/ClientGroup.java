@@ -299,6 +299,8 @@ final class ClientGroup implements AutoCloseable
     /** The call's one GIOP Reply for the ORB: the chosen reply, or a system exception reply. */
     private void deliver(final Call call, final Decision d)
     {
+        // Replies still to come for it are not wanted: the group's calls-done ACK may cover it.
+        engine.callDone(call.packetId);
         final ReplySink s = sink;
         if (s == null)
         {

@@ -55,6 +55,8 @@ public final class RomiopConfig
     public static final String REQUEST_ACK_DELAY_MS = PREFIX + "request_ack_delay_ms";
     /** Member: how long its cumulative MsgOrder ACK waits, to cover the orders delivered meanwhile; 0 ACKs at once. */
     public static final String ORDER_ACK_DELAY_MS = PREFIX + "order_ack_delay_ms";
+    /** Client: how long its ACK of replies waits, to be one cumulative "calls done" ACK to the group; 0 ACKs each reply at once. */
+    public static final String REPLY_ACK_DELAY_MS = PREFIX + "reply_ack_delay_ms";
     /** Leader: orders sent at once while fewer than this many are unACKed; the rest are batched. */
     public static final String ORDER_WINDOW = PREFIX + "order_window";
     public static final String MAX_PACKET_BYTES = PREFIX + "max_packet_bytes";
@@ -126,6 +128,7 @@ public final class RomiopConfig
     final long nakDelayNs;
     final long requestAckDelayNs;
     final long orderAckDelayNs;
+    final long replyAckDelayNs;
     final int orderWindow;
     final long fifoWaitNs;
     final int maxPacketBytes;
@@ -208,6 +211,14 @@ public final class RomiopConfig
         }
         orderAckDelayNs = TimeUnit.MILLISECONDS.toNanos(orderAckDelayMs);
         orderWindow = (int)LightwireConfig.range(c, ORDER_WINDOW, GroupConfig.DEFAULT_ORDER_WINDOW, 1, 65_536);
+        final long replyAckDelayMs = LightwireConfig.range(c, REPLY_ACK_DELAY_MS,
+            Math.min(GroupConfig.DEFAULT_REPLY_ACK_DELAY_NS / 1_000_000, retransmitMs / 2), 0, 60_000);
+        if (replyAckDelayMs > 0 && replyAckDelayMs >= retransmitMs)
+        {
+            throw new ConfigurationException(REPLY_ACK_DELAY_MS + " = " + replyAckDelayMs + " must be below " + RETRANSMIT_MS + " = " +
+                retransmitMs + ", or members resend every reply the client is about to ACK (0 ACKs at once)");
+        }
+        replyAckDelayNs = TimeUnit.MILLISECONDS.toNanos(replyAckDelayMs);
         fifoWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FIFO_WAIT_MS, GroupConfig.DEFAULT_FIFO_WAIT_NS / 1_000_000, 0, 60_000));
         maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
@@ -292,6 +303,7 @@ public final class RomiopConfig
             .nakDelayNs(nakDelayNs)
             .requestAckDelayNs(requestAckDelayNs)
             .orderAckDelayNs(orderAckDelayNs)
+            .replyAckDelayNs(replyAckDelayNs)
             .orderWindow(orderWindow)
             .fifoWaitNs(fifoWaitNs)
             .maxPacketBytes(maxPacketBytes)

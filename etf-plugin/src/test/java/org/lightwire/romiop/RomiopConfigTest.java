@@ -48,11 +48,14 @@ class RomiopConfigTest
     }
 
     @Test
-    void anOrderAckDelayNotBelowTheRetransmissionTimeoutAndAnEmptyOrderWindowAreRefused()
+    void orderAndReplyAckDelaysNotBelowTheRetransmissionTimeoutAndAnEmptyOrderWindowAreRefused()
     {
         final String delay = initError("jacorb.lightwire.romiop.order_ack_delay_ms", "25");
         assertTrue(delay.contains("jacorb.lightwire.romiop.order_ack_delay_ms = 25 must be below jacorb.lightwire.romiop.retransmit_ms = 20"),
             delay);
+        final String replies = initError("jacorb.lightwire.romiop.reply_ack_delay_ms", "20");
+        assertTrue(replies.contains("jacorb.lightwire.romiop.reply_ack_delay_ms = 20 must be below jacorb.lightwire.romiop.retransmit_ms = 20"),
+            replies);
         final String window = initError("jacorb.lightwire.romiop.order_window", "0");
         assertTrue(window.contains("jacorb.lightwire.romiop.order_window = 0 is outside the allowed range 1..65536"), window);
     }

@@ -23,8 +23,12 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * every member of the client's current view has ACKed it. Cancel ({@link #cancel}) is multicast
  * the same way until every member ACKs it.
  *
- * <p>Replies: each member's Reply is ACKed (duplicates too, since the first ACK may have been lost)
- * and handed to the {@link ReplyHandler} once per member and request. Replies are remembered for
+ * <p>Replies: each member's Reply is handed to the {@link ReplyHandler} once per member and
+ * request, and ACKed. A new reply's ACK waits {@code replyAckDelayNs}: then one cumulative
+ * "calls done" ACK goes to the group, naming the newest request up to which every two-way call is
+ * done (every current member replied, or the caller {@link #callDone decided} or cancelled it),
+ * and only replies to calls still open get an ACK of their own. Duplicates, stale and late
+ * replies are ACKed at once (the member resends for want of that ACK). Replies are remembered for
  * the last {@code maxTrackedReplies} two-way requests; a reply to an older one is stale.
  *
  * <p>Membership: the view starts as the configured members and follows the leader's MemberChange
@@ -66,6 +70,13 @@ public final class GroupClientEngine
     /** This client's number for its last request: 1, 2, ... 2^24-1, 1, ... (the sequencer keeps their order). */
     private int clientSeq;
     private static final int CLIENT_SEQ_MAX = 0xFF_FFFF;
+    /** The packet id of the newest request multicast (0 before the first). */
+    private int lastRequestPacketId;
+    /** Replies received and not yet ACKed: (member, reply packet id, request packet id) triples. */
+    private int[] unackedReplies = new int[3 * 16];
+    private int unackedReplyCount;
+    private boolean replyAckArmed;
+    private long replyAckDeadlineNs;
 
     public GroupClientEngine(final GroupConfig config, final GroupSender sender)
     {
@@ -162,6 +173,7 @@ public final class GroupClientEngine
         final Outstanding o = new Outstanding(copy, requestId, nowNs);
         o.sendSeq = counters.requestsSent;
         outstanding.put(packetId, o);
+        lastRequestPacketId = packetId;
         if (responseFlags != 0)
         {
             trackReplies(packetId, requestId);
@@ -195,6 +207,7 @@ public final class GroupClientEngine
         if (record != null)
         {
             record.cancelled = true;
+            record.done = true;
             requestId = record.requestId;
         }
         final int cancelPacketId = ++lamport;
@@ -220,7 +233,7 @@ public final class GroupClientEngine
         switch (header.type())
         {
             case ACK -> onAck(buffer, offset, length);
-            case REPLY -> onReply(buffer, offset, length);
+            case REPLY -> onReply(buffer, offset, length, nowNs);
             case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
             default -> counters.unexpectedPackets++;
         }
@@ -233,6 +246,10 @@ public final class GroupClientEngine
      */
     public void onTimer(final long nowNs)
     {
+        if (replyAckArmed && replyAckDeadlineNs - nowNs <= 0)
+        {
+            ackReplies();
+        }
         resendDue(outstanding, nowNs);
         cancels.values().removeIf(o ->
         {
@@ -246,7 +263,91 @@ public final class GroupClientEngine
     /** @return the earliest retransmission deadline, or Long.MAX_VALUE when nothing is outstanding. */
     public long nextDeadlineNs()
     {
-        return earliest(cancels, earliest(outstanding, Long.MAX_VALUE));
+        return earliest(cancels, earliest(outstanding, replyAckArmed ? replyAckDeadlineNs : Long.MAX_VALUE));
+    }
+
+    /**
+     * The caller decided this two-way call (its consolidation is done): replies to it still to
+     * come are not wanted, and it no longer holds back the cumulative "calls done" ACK.
+     *
+     * @param packetId as returned by {@link #multicast}.
+     */
+    public void callDone(final int packetId)
+    {
+        final ReplyRecord record = replyRecords.get(packetId);
+        if (record != null)
+        {
+            record.done = true;
+        }
+    }
+
+    /**
+     * @return the newest of this client's packet ids up to which every two-way request is done;
+     *     replies to requests up to it are no longer wanted.
+     */
+    int callsDoneThrough()
+    {
+        for (final Map.Entry<Integer, ReplyRecord> e : replyRecords.entrySet())
+        {
+            if (!e.getValue().doneFor(members))
+            {
+                return e.getKey() - 1;
+            }
+        }
+        return lastRequestPacketId;
+    }
+
+    /**
+     * Sends the ACKs the replies received since the last time are owed: one cumulative "calls
+     * done" ACK to the group when any of them is covered by it, one ACK each for the others.
+     */
+    private void ackReplies()
+    {
+        replyAckArmed = false;
+        final int doneThrough = callsDoneThrough();
+        boolean cumulative = false;
+        for (int i = 0; i < unackedReplyCount; i++)
+        {
+            final int memberId = unackedReplies[3 * i];
+            final int replyPacketId = unackedReplies[3 * i + 1];
+            final int requestPacketId = unackedReplies[3 * i + 2];
+            if (requestPacketId - doneThrough <= 0)
+            {
+                cumulative = true;
+            }
+            else
+            {
+                counters.replyAcksSent++;
+                sendAck(memberId, PacketType.REPLY, memberId, replyPacketId);
+            }
+        }
+        unackedReplyCount = 0;
+        if (cumulative)
+        {
+            counters.callsDoneAcksSent++;
+            ack.wrap(out, 0);
+            ack.set(WIRE_ORDER, config.selfId, ++lamport, PacketType.REPLY, config.selfId, doneThrough & 0xFFFF_FFFFL)
+                .ackFlags(AckFlyweight.FLAG_CALLS_DONE);
+            sender.send(GroupSender.GROUP, out, AckFlyweight.LENGTH);
+        }
+    }
+
+    /** A new reply's ACK waits for the cumulative one (see the class comment). */
+    private void ackLater(final int memberId, final int replyPacketId, final int requestPacketId, final long nowNs)
+    {
+        if (3 * unackedReplyCount + 3 > unackedReplies.length)
+        {
+            unackedReplies = Arrays.copyOf(unackedReplies, unackedReplies.length * 2);
+        }
+        unackedReplies[3 * unackedReplyCount] = memberId;
+        unackedReplies[3 * unackedReplyCount + 1] = replyPacketId;
+        unackedReplies[3 * unackedReplyCount + 2] = requestPacketId;
+        unackedReplyCount++;
+        if (!replyAckArmed)
+        {
+            replyAckArmed = true;
+            replyAckDeadlineNs = nowNs + config.replyAckDelayNs;
+        }
     }
 
     private void onAck(final ByteBuffer buffer, final int offset, final int length)
@@ -291,7 +392,7 @@ public final class GroupClientEngine
         return true;
     }
 
-    private void onReply(final ByteBuffer buffer, final int offset, final int length)
+    private void onReply(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
     {
         if (!Packets.wrapValid(reply, buffer, offset, length, counters))
         {
@@ -312,19 +413,33 @@ public final class GroupClientEngine
         }
         counters.repliesReceived++;
         final int replyPacketId = reply.packetId();
+        final int requestPacketId = reply.requestPacketId();
+        boolean fresh = false;
         try
         {
-            takeReply(memberId, buffer);
+            fresh = takeReply(memberId, buffer);
         }
         finally
         {
             // After the reply is handed on (the caller waits for it; the member only for this ACK).
-            sendAck(memberId, PacketType.REPLY, memberId, replyPacketId);
+            if (fresh && config.replyAckDelayNs > 0)
+            {
+                ackLater(memberId, replyPacketId, requestPacketId, nowNs);
+            }
+            else
+            {
+                counters.replyAcksSent++;
+                sendAck(memberId, PacketType.REPLY, memberId, replyPacketId);
+            }
         }
     }
 
-    /** A member's Reply to this client, already counted; ACKed by the caller whatever happens here. */
-    private void takeReply(final int memberId, final ByteBuffer buffer)
+    /**
+     * A member's Reply to this client, already counted; ACKed by the caller whatever happens here.
+     *
+     * @return true for a member's first reply to a call still tracked and not cancelled (handed on).
+     */
+    private boolean takeReply(final int memberId, final ByteBuffer buffer)
     {
         final int packetId = reply.requestPacketId();
         // Implicit acknowledgement: a member that replies has the request (it may not ACK it otherwise).
@@ -343,20 +458,21 @@ public final class GroupClientEngine
             {
                 counters.unexpectedPackets++;
             }
-            return;
+            return false;
         }
         if (!record.firstReplyFrom(memberId))
         {
             counters.duplicateReplies++;
-            return;
+            return false;
         }
         if (record.cancelled)
         {
             counters.repliesAfterCancel++;
-            return;
+            return false;
         }
         counters.repliesDelivered++;
         replyHandler.onReply(memberId, packetId, reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
+        return true;
     }
 
     private void onMemberChange(final ByteBuffer buffer, final int offset, final int length)
@@ -550,7 +666,31 @@ public final class GroupClientEngine
     {
         final int requestId;
         boolean cancelled;
+        /** Decided by the caller, or cancelled: no reply to it is wanted any more. */
+        boolean done;
         int[] repliedBy = new int[0];
+
+        /** @return true when no reply to this call is still wanted: done, or every one of {@code view} replied. */
+        boolean doneFor(final int[] view)
+        {
+            if (done)
+            {
+                return true;
+            }
+            for (final int id : view)
+            {
+                boolean replied = false;
+                for (final int r : repliedBy)
+                {
+                    replied |= r == id;
+                }
+                if (!replied)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
 
         ReplyRecord(final int requestId)
         {

@@ -18,6 +18,8 @@ public final class GroupConfig
     public static final long DEFAULT_REQUEST_ACK_DELAY_NS = 2_000_000L;
     /** {@code jacorb.lightwire.romiop.order_ack_delay_ms}: how long a member holds back its cumulative MsgOrder ACK. */
     public static final long DEFAULT_ORDER_ACK_DELAY_NS = 1_000_000L;
+    /** {@code jacorb.lightwire.romiop.reply_ack_delay_ms}: how long a client holds back its ACK of replies, to make it cumulative. */
+    public static final long DEFAULT_REPLY_ACK_DELAY_NS = 1_000_000L;
     /** {@code jacorb.lightwire.romiop.order_window}: orders the sequencer sends at once while fewer are unACKed. */
     public static final int DEFAULT_ORDER_WINDOW = 8;
     /** How long the sequencer holds a client's request for an earlier one of the same client. */
@@ -55,6 +57,7 @@ public final class GroupConfig
     long nakDelayNs = DEFAULT_NAK_DELAY_NS;
     long requestAckDelayNs = DEFAULT_REQUEST_ACK_DELAY_NS;
     long orderAckDelayNs = DEFAULT_ORDER_ACK_DELAY_NS;
+    long replyAckDelayNs = DEFAULT_REPLY_ACK_DELAY_NS;
     int orderWindow = DEFAULT_ORDER_WINDOW;
     long fifoWaitNs = DEFAULT_FIFO_WAIT_NS;
     int maxOrderEntries = DEFAULT_MAX_ORDER_ENTRIES;
@@ -185,6 +188,23 @@ public final class GroupConfig
             throw new IllegalArgumentException("orderAckDelayNs (jacorb.lightwire.romiop.order_ack_delay_ms) must not be negative: " + ns);
         }
         this.orderAckDelayNs = ns;
+        return this;
+    }
+
+    /**
+     * A client ACKs the replies it received this long afterwards: one cumulative "calls done"
+     * ACK to the group for every call decided by then (the omniTransport idea of the next call
+     * acknowledging the last, made explicit), and one ACK per member only for replies to calls
+     * still open. 0 ACKs each reply at once, unicast to its member. Keep it well below the
+     * members' {@link #retransmitTimeoutNs}.
+     */
+    public GroupConfig replyAckDelayNs(final long ns)
+    {
+        if (ns < 0)
+        {
+            throw new IllegalArgumentException("replyAckDelayNs (jacorb.lightwire.romiop.reply_ack_delay_ms) must not be negative: " + ns);
+        }
+        this.replyAckDelayNs = ns;
         return this;
     }
 

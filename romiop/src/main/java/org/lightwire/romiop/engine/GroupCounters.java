@@ -25,6 +25,11 @@ public final class GroupCounters
     long repliesSent;
     long replyRetransmits;
     long repliesAcked;
+    /** Member: replies forgotten by a client's cumulative "calls done" ACK. */
+    long repliesAckedByCallsDone;
+    /** Client: ACKs of single replies, and cumulative "calls done" ACKs, sent. */
+    long replyAcksSent;
+    long callsDoneAcksSent;
     long repliesAbandoned;
     long repliesReceived;
     long repliesDelivered;
@@ -153,6 +158,21 @@ public final class GroupCounters
     public long repliesAcked()
     {
         return repliesAcked;
+    }
+
+    public long repliesAckedByCallsDone()
+    {
+        return repliesAckedByCallsDone;
+    }
+
+    public long replyAcksSent()
+    {
+        return replyAcksSent;
+    }
+
+    public long callsDoneAcksSent()
+    {
+        return callsDoneAcksSent;
     }
 
     public long repliesAbandoned()
@@ -343,7 +363,8 @@ public final class GroupCounters
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
             ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits +
-            ", repliesAcked=" + repliesAcked + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived +
+            ", repliesAcked=" + repliesAcked + ", repliesAckedByCallsDone=" + repliesAckedByCallsDone +
+            ", replyAcksSent=" + replyAcksSent + ", callsDoneAcksSent=" + callsDoneAcksSent + ", repliesAbandoned=" + repliesAbandoned + ", repliesReceived=" + repliesReceived +
             ", repliesDelivered=" + repliesDelivered + ", duplicateReplies=" + duplicateReplies + ", staleReplies=" + staleReplies +
             ", repliesFromNonMembers=" + repliesFromNonMembers + ", cancelsSent=" + cancelsSent +
             ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel +

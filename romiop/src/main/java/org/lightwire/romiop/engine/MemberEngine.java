@@ -1916,6 +1916,18 @@ public final class MemberEngine
         final int from = ack.senderId();
         heard(from, nowNs);
         final PacketType acked = ack.ackedType();
+        if (acked == PacketType.REPLY && ack.callsDone())
+        {
+            if (ack.ackedSenderId() == from)
+            {
+                replies.ackCallsDone(from, (int)ack.ackedId());
+            }
+            else
+            {
+                counters.unexpectedPackets++;
+            }
+            return;
+        }
         if (acked == PacketType.REPLY && ack.ackedSenderId() == config.selfId)
         {
             // False for a repeated ACK (the client ACKs every duplicate reply): nothing left to do.

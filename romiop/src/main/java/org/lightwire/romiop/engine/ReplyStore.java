@@ -55,6 +55,28 @@ final class ReplyStore
         return true;
     }
 
+    /**
+     * A client's "calls done" ACK: it wants no reply to any of its requests up to
+     * {@code requestPacketId} (serial order of its packet ids).
+     *
+     * @return how many pending replies it forgot.
+     */
+    int ackCallsDone(final int clientId, final int requestPacketId)
+    {
+        int forgotten = 0;
+        for (final Iterator<Pending> it = pending.values().iterator(); it.hasNext(); )
+        {
+            final Pending p = it.next();
+            if (p.clientId == clientId && p.requestPacketId - requestPacketId <= 0)
+            {
+                it.remove();
+                forgotten++;
+            }
+        }
+        counters.repliesAckedByCallsDone += forgotten;
+        return forgotten;
+    }
+
     /** The client cancelled the request: it wants no reply any more. */
     void cancel(final int clientId, final int requestPacketId)
     {

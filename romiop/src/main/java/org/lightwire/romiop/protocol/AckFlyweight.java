@@ -11,6 +11,10 @@ import java.nio.ByteOrder;
  * acknowledged packet by its (sender_id, packet_id).</li>
  * <li>acked_type MSG_ORDER: cumulative; acked_id is the highest order sequence number up to which
  * the sender has delivered everything, so the sequencer learns what it may forget.</li>
+ * <li>acked_type REPLY with flag {@link #FLAG_CALLS_DONE} (a client, to the group):
+ * cumulative; acked_sender_id is the client itself and acked_id a packet id of its own: every
+ * two-way request of this client up to that id is done (consolidated, cancelled or given up),
+ * so every reply to it may be forgotten.</li>
  * </ul>
  *
  * <pre>
@@ -23,7 +27,7 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |                   packet_id (Lamport)                         |
  *  +-------------------------------+-------------------------------+
- *  |     acked_type (short)        |        reserved (0)           |
+ *  |     acked_type (short)        |     ack_flags (short)         |
  *  +-------------------------------+-------------------------------+
  *  |                   acked_sender_id                             |
  *  +---------------------------------------------------------------+
@@ -35,6 +39,9 @@ import java.nio.ByteOrder;
 public final class AckFlyweight extends PacketFlyweight
 {
     public static final int ACKED_TYPE_OFFSET = 8;
+    public static final int ACK_FLAGS_OFFSET = 10;
+    /** ack_flags bit 0, with acked_type REPLY: "every reply to my requests up to acked_id". */
+    public static final int FLAG_CALLS_DONE = 1;
     public static final int ACKED_SENDER_ID_OFFSET = 12;
     public static final int ACKED_ID_OFFSET = 16;
     public static final int BODY_LENGTH = 24;
@@ -57,10 +64,28 @@ public final class AckFlyweight extends PacketFlyweight
     {
         init(order, false, LENGTH, senderId, packetId);
         putU16(ACKED_TYPE_OFFSET, ackedType.code());
-        putU16(ACKED_TYPE_OFFSET + 2, 0);
+        putU16(ACK_FLAGS_OFFSET, 0);
         putI32(ACKED_SENDER_ID_OFFSET, ackedSenderId);
         putI64(ACKED_ID_OFFSET, ackedId);
         return this;
+    }
+
+    /** Sets ack_flags (after {@link #set}); @return this. */
+    public AckFlyweight ackFlags(final int flags)
+    {
+        putU16(ACK_FLAGS_OFFSET, flags);
+        return this;
+    }
+
+    public int ackFlags()
+    {
+        return getU16(ACK_FLAGS_OFFSET);
+    }
+
+    /** @return true for a client's cumulative "calls done" REPLY ACK. */
+    public boolean callsDone()
+    {
+        return (ackFlags() & FLAG_CALLS_DONE) != 0;
     }
 
     public int ackedTypeCode()
@@ -91,7 +116,12 @@ public final class AckFlyweight extends PacketFlyweight
             return Invalid.SIZE_MISMATCH;
         }
         final PacketType acked = ackedType();
-        return acked == null || acked == PacketType.ACK || acked == PacketType.NAK ? Invalid.BAD_FIELD : null;
+        if (acked == null || acked == PacketType.ACK || acked == PacketType.NAK)
+        {
+            return Invalid.BAD_FIELD;
+        }
+        final int flags = ackFlags();
+        return flags == 0 || (flags == FLAG_CALLS_DONE && acked == PacketType.REPLY) ? null : Invalid.BAD_FIELD;
     }
 
     @Override
@@ -103,6 +133,6 @@ public final class AckFlyweight extends PacketFlyweight
         }
         return describe("Ack").append(", ackedType=").append(ackedType() != null ? ackedType() : "?" + ackedTypeCode())
             .append(", ackedSender=").append(ackedSenderId())
-            .append(", ackedId=").append(ackedId()).append('}').toString();
+            .append(", ackedId=").append(ackedId()).append(callsDone() ? ", callsDone" : "").append('}').toString();
     }
 }

@@ -3,6 +3,7 @@ package org.lightwire.romiop.engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -43,9 +44,10 @@ class ReplyPathTest
         return new MemberEngine(config, recorder(), (seq, s, p, r, payload, offset, length) -> { });
     }
 
+    /** A client that ACKs each reply at once (the cumulative "calls done" ACK has its own tests). */
     private GroupClientEngine client()
     {
-        return new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).retransmitTimeoutNs(20 * MS), recorder(),
+        return new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyAckDelayNs(0), recorder(),
             (memberId, packetId, requestId, payload, offset, length) ->
                 replies.add(memberId + ":" + packetId + ":" + requestId + ":" +
                     StandardCharsets.US_ASCII.decode(payload.slice(offset, length))));
@@ -136,6 +138,158 @@ class ReplyPathTest
         final List<Integer> ackedTo = sent.stream().filter(s -> s.type == PacketType.ACK).map(Sent::to).toList();
         assertEquals(List.of(1, 2, 1), ackedTo, "duplicates ACKed again; non-members not ACKed");
         assertArrayEquals(new int[] {1, 2}, c.currentMembers());
+    }
+
+    /** Three members' replies to each of {@code calls} serial calls, fed to the client at 0.1 ms steps. */
+    private List<Integer> serialCalls(final GroupClientEngine c, final List<MemberEngine> members, final int calls, final long startNs)
+    {
+        final List<Integer> packetIds = new ArrayList<>();
+        long now = startNs;
+        for (int call = 0; call < calls; call++)
+        {
+            final int packetId = c.multicast(call, 3, ascii("req"), 0, 3, now);
+            packetIds.add(packetId);
+            for (final MemberEngine m : members)
+            {
+                final int before = sent.size();
+                m.sendReply(CLIENT, packetId, call, ascii("ok"), 0, 2, now);
+                final Sent r = sent.get(before);
+                now += MS / 10;
+                c.onPacket(r.bytes, 0, r.bytes.capacity(), now);
+            }
+        }
+        return packetIds;
+    }
+
+    private List<AckFlyweight> acks()
+    {
+        return sent.stream().filter(x -> x.type == PacketType.ACK).map(x -> (AckFlyweight)new AckFlyweight().wrap(x.bytes, 0)).toList();
+    }
+
+    @Test
+    void serialCallsAreAcknowledgedByOneCallsDoneAckAndTheMembersForgetEveryReply()
+    {
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS), recorder(),
+            (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final List<MemberEngine> members = List.of(member(1, new GroupConfig(1, 1, 1, 2, 3).keepAlive(0, 0)),
+            member(2, new GroupConfig(2, 1, 1, 2, 3).keepAlive(0, 0)), member(3, new GroupConfig(3, 1, 1, 2, 3).keepAlive(0, 0)));
+        final List<Integer> packetIds = serialCalls(c, members, 3, 0);
+        assertEquals(9, replies.size());
+        assertEquals(List.of(), acks(), "held back for the delay (1 ms from the first reply, at 0.1 ms)");
+        assertEquals(MS / 10 + MS, c.nextDeadlineNs());
+        c.onTimer(MS / 10 + MS);
+        final List<AckFlyweight> acks = acks();
+        assertEquals(1, acks.size(), "one ACK for nine replies");
+        assertEquals(PacketType.REPLY, acks.get(0).ackedType());
+        assertTrue(acks.get(0).callsDone());
+        assertEquals(CLIENT, acks.get(0).ackedSenderId());
+        assertEquals(packetIds.get(2).longValue(), acks.get(0).ackedId(), "every call up to the last is done");
+        assertEquals(GroupSender.GROUP, sent.stream().filter(x -> x.type == PacketType.ACK).findFirst().orElseThrow().to);
+        assertEquals(1, c.counters().callsDoneAcksSent());
+        assertEquals(0, c.counters().replyAcksSent());
+        final ByteBuffer ack = sent.stream().filter(x -> x.type == PacketType.ACK).findFirst().orElseThrow().bytes;
+        for (final MemberEngine m : members)
+        {
+            assertEquals(3, m.pendingReplies());
+            m.onPacket(ack, 0, ack.capacity(), 2 * MS);
+            assertEquals(0, m.pendingReplies(), "every reply forgotten");
+            assertEquals(3, m.counters().repliesAckedByCallsDone());
+            assertEquals(Long.MAX_VALUE, m.nextDeadlineNs(), "nothing left to resend");
+        }
+    }
+
+    @Test
+    void aCallStillWaitingForAMemberHoldsTheCallsDoneAckBackAndLaterRepliesGetAckedOneByOne()
+    {
+        final List<String> decided = new ArrayList<>();
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS), recorder(),
+            (memberId, packetId, requestId, payload, offset, length) -> decided.add(memberId + ":" + packetId));
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1, 2, 3).keepAlive(0, 0));
+        final MemberEngine m2 = member(2, new GroupConfig(2, 1, 1, 2, 3).keepAlive(0, 0));
+        // Call A: members 1 and 2 reply, member 3 does not (yet). Call B: all three reply.
+        final int a = c.multicast(1, 3, ascii("a"), 0, 1, 0);
+        final int b = c.multicast(2, 3, ascii("b"), 0, 1, 0);
+        for (final MemberEngine m : List.of(m1, m2))
+        {
+            final int before = sent.size();
+            m.sendReply(CLIENT, a, 1, ascii("x"), 0, 1, 0);
+            c.onPacket(sent.get(before).bytes, 0, sent.get(before).bytes.capacity(), 0);
+        }
+        final MemberEngine m3 = member(3, new GroupConfig(3, 1, 1, 2, 3).keepAlive(0, 0));
+        for (final MemberEngine m : List.of(m1, m2, m3))
+        {
+            final int before = sent.size();
+            m.sendReply(CLIENT, b, 2, ascii("y"), 0, 1, 0);
+            c.onPacket(sent.get(before).bytes, 0, sent.get(before).bytes.capacity(), 0);
+        }
+        sent.clear();
+        c.onTimer(MS);
+        // A is open: no calls-done ACK can cover it, nor B after it; all five replies are ACKed one by one.
+        assertEquals(List.of(1, 2, 1, 2, 3), sent.stream().filter(x -> x.type == PacketType.ACK).map(Sent::to).toList());
+        assertTrue(acks().stream().noneMatch(AckFlyweight::callsDone));
+        assertEquals(a - 1, c.callsDoneThrough());
+
+        // The caller decides A (say, first reply): now everything through B is done.
+        c.callDone(a);
+        assertEquals(b, c.callsDoneThrough());
+        sent.clear();
+        final int before = sent.size();
+        m3.sendReply(CLIENT, a, 1, ascii("x"), 0, 1, 2 * MS);
+        c.onPacket(sent.get(before).bytes, 0, sent.get(before).bytes.capacity(), 2 * MS);
+        c.onTimer(3 * MS);
+        final List<AckFlyweight> acks = acks();
+        assertEquals(1, acks.size(), "member 3's late reply to A is covered by the calls-done ACK");
+        assertTrue(acks.get(0).callsDone());
+        assertEquals(b, acks.get(0).ackedId());
+    }
+
+    @Test
+    void aLostCallsDoneAckLeadsToAResentReplyThatIsAckedAgainAndNoReplyIsLost()
+    {
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).retransmitTimeoutNs(20 * MS), recorder(),
+            (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1).retransmitTimeoutNs(20 * MS).keepAlive(0, 0));
+        final int call = serialCalls(c, List.of(m1), 1, 0).get(0);
+        c.onTimer(2 * MS);
+        assertEquals(1, acks().size());
+        // The ACK is lost: the member resends its reply after retransmit_ms.
+        sent.clear();
+        m1.onTimer(20 * MS);
+        final List<Sent> resent = sent.stream().filter(x -> x.type == PacketType.REPLY).toList();
+        assertEquals(1, resent.size());
+        assertEquals(1, m1.counters().replyRetransmits());
+        sent.clear();
+        c.onPacket(resent.get(0).bytes, 0, resent.get(0).bytes.capacity(), 21 * MS);
+        assertEquals(List.of("1:" + call), replies, "handed on once");
+        assertEquals(1, c.counters().duplicateReplies());
+        final List<Sent> ackNow = sent.stream().filter(x -> x.type == PacketType.ACK).toList();
+        assertEquals(1, ackNow.size(), "a duplicate is ACKed at once, by itself");
+        m1.onPacket(ackNow.get(0).bytes, 0, ackNow.get(0).bytes.capacity(), 22 * MS);
+        assertEquals(0, m1.pendingReplies());
+        assertEquals(1, m1.counters().repliesAcked());
+    }
+
+    @Test
+    void callsDoneIsComparedInSerialOrderAcrossThePacketIdWrap()
+    {
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1).keepAlive(0, 0));
+        m1.sendReply(CLIENT, Integer.MAX_VALUE, 1, ascii("x"), 0, 1, 0);
+        m1.sendReply(CLIENT, Integer.MIN_VALUE, 2, ascii("y"), 0, 1, 0);
+        m1.sendReply(CLIENT, Integer.MIN_VALUE + 5, 3, ascii("z"), 0, 1, 0);
+        m1.sendReply(CLIENT + 1, Integer.MIN_VALUE, 4, ascii("w"), 0, 1, 0);
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, 88, PacketType.REPLY, CLIENT, Integer.MIN_VALUE & 0xFFFF_FFFFL)
+            .ackFlags(AckFlyweight.FLAG_CALLS_DONE);
+        m1.onPacket(b, 0, b.capacity(), MS);
+        assertEquals(2, m1.pendingReplies(), "the reply past the wrapped id, and the other client's, stay");
+        assertEquals(2, m1.counters().repliesAckedByCallsDone());
+        // A calls-done ACK naming another client is refused.
+        final ByteBuffer forged = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(forged, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, 89, PacketType.REPLY, CLIENT + 1, Integer.MAX_VALUE)
+            .ackFlags(AckFlyweight.FLAG_CALLS_DONE);
+        m1.onPacket(forged, 0, forged.capacity(), MS);
+        assertEquals(2, m1.pendingReplies());
+        assertEquals(1, m1.counters().unexpectedPackets());
     }
 
     @Test

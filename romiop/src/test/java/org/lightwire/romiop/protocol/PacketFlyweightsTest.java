@@ -1,7 +1,9 @@
 package org.lightwire.romiop.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -84,6 +86,28 @@ class PacketFlyweightsTest
         assertEquals(PacketType.MSG_ORDER, r.ackedType());
         assertEquals(9, r.ackedSenderId());
         assertEquals(0x0102030405060708L, r.ackedId());
+    }
+
+    @Test
+    void callsDoneAckGoldenBytesAndFlagsOnlyOnReplyAcks()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        final AckFlyweight a = new AckFlyweight();
+        a.wrap(b, 0);
+        a.set(ByteOrder.BIG_ENDIAN, 1, 2, PacketType.REPLY, 1, 0x7FFF_FFF0L).ackFlags(AckFlyweight.FLAG_CALLS_DONE);
+        assertEquals(header("00", "0002", 36) + BE_PREFIX_S1_P2 + "0001" + "0001" + "00000001" + "000000007ffffff0", Hex.of(b, 36));
+        final AckFlyweight r = (AckFlyweight)new AckFlyweight().wrap(Hex.parse(Hex.of(b, 36)), 0);
+        assertNull(r.validate(36));
+        assertTrue(r.callsDone());
+        assertEquals(0x7FFF_FFF0L, r.ackedId());
+
+        a.set(ByteOrder.BIG_ENDIAN, 1, 2, PacketType.MSG_ORDER, 1, 5).ackFlags(AckFlyweight.FLAG_CALLS_DONE);
+        assertEquals(Invalid.BAD_FIELD, new AckFlyweight().wrap(b, 0).validate(36), "calls done names replies only");
+        a.set(ByteOrder.BIG_ENDIAN, 1, 2, PacketType.REPLY, 1, 5).ackFlags(2);
+        assertEquals(Invalid.BAD_FIELD, new AckFlyweight().wrap(b, 0).validate(36), "unknown flags are refused");
+        a.set(ByteOrder.BIG_ENDIAN, 1, 2, PacketType.REPLY, 1, 5);
+        assertNull(new AckFlyweight().wrap(b, 0).validate(36));
+        assertFalse(((AckFlyweight)new AckFlyweight().wrap(b, 0)).callsDone());
     }
 
     @Test
