@@ -194,31 +194,13 @@ public final class RomiopConfig
         retransmitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, RETRANSMIT_MS, GroupConfig.DEFAULT_RETRANSMIT_TIMEOUT_NS / 1_000_000, 1, 600_000));
         nakDelayNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, NAK_DELAY_MS, GroupConfig.DEFAULT_NAK_DELAY_NS / 1_000_000, 0, 60_000));
         final long retransmitMs = TimeUnit.NANOSECONDS.toMillis(retransmitNs);
-        final long ackDelayMs = LightwireConfig.range(c, REQUEST_ACK_DELAY_MS,
-            Math.min(GroupConfig.DEFAULT_REQUEST_ACK_DELAY_NS / 1_000_000, retransmitMs / 2), 0, 60_000);
-        if (ackDelayMs > 0 && ackDelayMs >= retransmitMs)
-        {
-            throw new ConfigurationException(REQUEST_ACK_DELAY_MS + " = " + ackDelayMs + " must be below " + RETRANSMIT_MS + " = " +
-                retransmitMs + ", or clients resend every request they are waiting for the reply to (0 ACKs at once)");
-        }
-        requestAckDelayNs = TimeUnit.MILLISECONDS.toNanos(ackDelayMs);
-        final long orderAckDelayMs = LightwireConfig.range(c, ORDER_ACK_DELAY_MS,
-            Math.min(GroupConfig.DEFAULT_ORDER_ACK_DELAY_NS / 1_000_000, retransmitMs / 2), 0, 60_000);
-        if (orderAckDelayMs > 0 && orderAckDelayMs >= retransmitMs)
-        {
-            throw new ConfigurationException(ORDER_ACK_DELAY_MS + " = " + orderAckDelayMs + " must be below " + RETRANSMIT_MS + " = " +
-                retransmitMs + ", or the leader resends every order it is waiting for the ACK of (0 ACKs at once)");
-        }
-        orderAckDelayNs = TimeUnit.MILLISECONDS.toNanos(orderAckDelayMs);
+        requestAckDelayNs = ackDelayNs(c, REQUEST_ACK_DELAY_MS, GroupConfig.DEFAULT_REQUEST_ACK_DELAY_NS, retransmitMs,
+            "clients resend every request they are waiting for the reply to");
+        orderAckDelayNs = ackDelayNs(c, ORDER_ACK_DELAY_MS, GroupConfig.DEFAULT_ORDER_ACK_DELAY_NS, retransmitMs,
+            "the leader resends every order it is waiting for the ACK of");
         orderWindow = (int)LightwireConfig.range(c, ORDER_WINDOW, GroupConfig.DEFAULT_ORDER_WINDOW, 1, 65_536);
-        final long replyAckDelayMs = LightwireConfig.range(c, REPLY_ACK_DELAY_MS,
-            Math.min(GroupConfig.DEFAULT_REPLY_ACK_DELAY_NS / 1_000_000, retransmitMs / 2), 0, 60_000);
-        if (replyAckDelayMs > 0 && replyAckDelayMs >= retransmitMs)
-        {
-            throw new ConfigurationException(REPLY_ACK_DELAY_MS + " = " + replyAckDelayMs + " must be below " + RETRANSMIT_MS + " = " +
-                retransmitMs + ", or members resend every reply the client is about to ACK (0 ACKs at once)");
-        }
-        replyAckDelayNs = TimeUnit.MILLISECONDS.toNanos(replyAckDelayMs);
+        replyAckDelayNs = ackDelayNs(c, REPLY_ACK_DELAY_MS, GroupConfig.DEFAULT_REPLY_ACK_DELAY_NS, retransmitMs,
+            "members resend every reply the client is about to ACK");
         fifoWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FIFO_WAIT_MS, GroupConfig.DEFAULT_FIFO_WAIT_NS / 1_000_000, 0, 60_000));
         maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
@@ -293,6 +275,23 @@ public final class RomiopConfig
     GroupConfig member(final int selfId, final int leaderId, final int[] memberIds)
     {
         return join ? tune(GroupConfig.joining(selfId)) : engine(selfId, leaderId, memberIds);
+    }
+
+    /**
+     * @return an ACK delay property in nanoseconds: 0..60000 ms, and below {@code retransmit_ms}
+     *     unless 0 (a delay the peer's retransmission outruns would only cause resends).
+     * @param otherwise what a delay too long would cause, for the message.
+     */
+    private static long ackDelayNs(final Configuration c, final String key, final long defaultNs, final long retransmitMs,
+        final String otherwise) throws ConfigurationException
+    {
+        final long ms = LightwireConfig.range(c, key, Math.min(defaultNs / 1_000_000, retransmitMs / 2), 0, 60_000);
+        if (ms > 0 && ms >= retransmitMs)
+        {
+            throw new ConfigurationException(key + " = " + ms + " must be below " + RETRANSMIT_MS + " = " + retransmitMs + ", or " +
+                otherwise + " (0 ACKs at once)");
+        }
+        return TimeUnit.MILLISECONDS.toNanos(ms);
     }
 
     private GroupConfig tune(final GroupConfig config)
