@@ -152,7 +152,9 @@ if [ ! -f "$repo/it/target/test-classes/org/lightwire/it/GuestOrbEcho.class" ] |
   (cd "$repo" && mvn -q -B -ntp -pl it -am test-compile)
 fi
 if [ ! -s "$work/orb-deps.classpath" ] || [ "$repo/it/pom.xml" -nt "$work/orb-deps.classpath" ]; then
-  (cd "$repo" && mvn -q -B -ntp -pl it dependency:build-classpath -Dmdep.includeScope=test \
+  # -am with test-compile: the project's own modules resolve from this reactor, not from ~/.m2,
+  # where a fresh machine has none of them (without it this step failed on a clean checkout).
+  (cd "$repo" && mvn -q -B -ntp -pl it -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
     -Dmdep.outputFile="$work/orb-deps.classpath" >/dev/null)
 fi
 orb_cp="$repo/it/target/test-classes:$repo/it/target/classes"
