@@ -19,7 +19,17 @@ fi
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
+# A writable /tmp for the tests. A checkout under the host's /tmp would be hidden by it: keep the
+# host's /tmp reachable and bind the checkout back into place.
+mkdir -p /hosttmp
+mount -o bind /host/tmp /hosttmp
 mount -t tmpfs tmp /host/tmp
+case "$REPO" in
+  /tmp/*)
+    mkdir -p "/host$REPO"
+    mount -o bind "/hosttmp/${REPO#/tmp/}" "/host$REPO" || echo "guest: could not bind $REPO from the host's /tmp"
+    ;;
+esac
 mount -t tmpfs run /host/run
 ip link set lo up
 echo; echo "guest: up in $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)"

@@ -56,6 +56,8 @@ final class ClientGroup implements AutoCloseable
     private final ArrayDeque<Outgoing> backlog = new ArrayDeque<>();
     private final Map<Integer, Call> calls = new HashMap<>();
     private volatile ReplySink sink;
+    /** Connections holding this group; guarded by the factories' lock. */
+    int users;
 
     final AtomicLong requestsSent = new AtomicLong();
     final AtomicLong onewaysSent = new AtomicLong();

@@ -164,16 +164,19 @@ final class RomiopClientConnection extends org.lightwire.etf.MessageConnection
     @Override
     public void close()
     {
+        final ClientGroup g;
         synchronized (this)
         {
             connected = false;
+            g = group;
+            group = null;
         }
         final String n = name;
         inbound.close(() -> RomiopExceptions.closed(n));
-        final ClientGroup g = group;
         if (g != null)
         {
             PolledReads.queued(g.driver());
+            factories.releaseClientGroup(g);
         }
     }
 

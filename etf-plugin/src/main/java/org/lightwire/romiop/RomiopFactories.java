@@ -46,6 +46,8 @@ public final class RomiopFactories extends FactoriesBase
     final AtomicLong messagesDropped = new AtomicLong();
     final AtomicLong onewaysLost = new AtomicLong();
     final AtomicLong repliesDropped = new AtomicLong();
+    /** Client groups closed because their last connection closed. */
+    final AtomicLong groupsClosed = new AtomicLong();
 
     @Override
     public void configure(final Configuration configuration) throws ConfigurationException
@@ -63,7 +65,10 @@ public final class RomiopFactories extends FactoriesBase
         return config;
     }
 
-    /** @return this ORB's end of the group, opened on first use and shared by its connections. */
+    /**
+     * @return this ORB's end of the group, opened on first use and shared by its connections; each
+     *     caller holds it until it {@link #releaseClientGroup releases} it.
+     */
     synchronized ClientGroup clientGroup(final RomiopAddress address) throws IOException
     {
         ClientGroup g = groups.get(address);
@@ -72,7 +77,32 @@ public final class RomiopFactories extends FactoriesBase
             g = new ClientGroup(address, config());
             groups.put(address, g);
         }
+        g.users++;
         return g;
+    }
+
+    /**
+     * A connection is done with its group (it closed, as every client connection does when its
+     * ORB shuts down): the last one closes the group's link and driver thread.
+     */
+    void releaseClientGroup(final ClientGroup g)
+    {
+        synchronized (this)
+        {
+            if (--g.users > 0 || groups.get(g.address()) != g)
+            {
+                return;
+            }
+            groups.remove(g.address());
+        }
+        g.close();
+        groupsClosed.incrementAndGet();
+    }
+
+    /** @return client groups open in this ORB (one per group it calls while a connection uses it). */
+    public synchronized int openClientGroups()
+    {
+        return groups.size();
     }
 
     @Override
@@ -220,7 +250,7 @@ public final class RomiopFactories extends FactoriesBase
     public synchronized String clientCounters()
     {
         final StringBuilder b = new StringBuilder("messagesDropped=").append(messagesDropped).append(", onewaysLost=").append(onewaysLost)
-            .append(", repliesDropped=").append(repliesDropped);
+            .append(", repliesDropped=").append(repliesDropped).append(", groupsClosed=").append(groupsClosed);
         for (final ClientGroup g : groups.values())
         {
             b.append("; ").append(g);
