@@ -1,8 +1,10 @@
 package org.lightwire.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -21,9 +23,9 @@ import org.omg.CORBA.ORB;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RomiopClientShutdownTest
 {
-    private static long driverThreads(final String group)
+    private static List<Thread> driverThreads(final String group)
     {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("romiop-client-" + group)).count();
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("romiop-client-" + group)).toList();
     }
 
     @Test
@@ -41,17 +43,15 @@ class RomiopClientShutdownTest
                 assertEquals(round, group.append(1, round), "each round's call runs once, after the rounds before");
                 final RomiopFactories factories = RomiopFactories.of(orb);
                 assertEquals(1, factories.openClientGroups());
-                assertEquals(1, driverThreads("shutdown"), "this ORB's group is driven by one thread");
+                final List<Thread> threads = driverThreads("shutdown");
+                assertEquals(1, threads.size(), "this ORB's group is driven by one thread");
                 orb.shutdown(true);
                 orb.destroy();
                 assertEquals(0, factories.openClientGroups(), factories.clientCounters());
                 assertTrue(factories.clientCounters().contains("groupsClosed=1"), factories.clientCounters());
-                final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (driverThreads("shutdown") > 0 && System.nanoTime() - end < 0)
-                {
-                    Thread.sleep(10);
-                }
-                assertEquals(0, driverThreads("shutdown"), "the driver thread ends with its group (round " + round + ")");
+                threads.get(0).join(TimeUnit.SECONDS.toMillis(10));
+                assertFalse(threads.get(0).isAlive(), "the driver thread ends with its group (round " + round + ")");
+                assertEquals(List.of(), driverThreads("shutdown"));
             }
         }
         finally

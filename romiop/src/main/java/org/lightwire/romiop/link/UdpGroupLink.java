@@ -355,13 +355,8 @@ public final class UdpGroupLink implements GroupLink
     private void onDatagram(final DatagramPacket packet)
     {
         final ByteBuf content = packet.content();
+        // At most maxPacketBytes: the channel's FixedRecvByteBufAllocator reads no more.
         final int length = content.readableBytes();
-        if (length > loopBuffer().capacity())
-        {
-            counters.datagramsReceived.incrementAndGet();
-            counters.notRomiop.incrementAndGet();
-            return;
-        }
         final ByteBuffer b = loopBuffer();
         b.clear().limit(length);
         content.getBytes(content.readerIndex(), b);
