@@ -2,6 +2,7 @@ package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -61,6 +62,12 @@ public final class GroupClientEngine
     private final Map<Integer, Outstanding> cancels = new HashMap<>();
     /** Two-way requests whose replies are still de-duplicated, oldest first. */
     private final LinkedHashMap<Integer, ReplyRecord> replyRecords = new LinkedHashMap<>();
+    /**
+     * The tracked records from the oldest one not known to be done, in the same order: the
+     * "calls done" scan starts here instead of at the oldest tracked record, which would make
+     * every reply ACK cost up to {@code maxTrackedReplies} steps.
+     */
+    private final ArrayDeque<ReplyRecord> undecided = new ArrayDeque<>();
     /** Replies to packet ids at or below this (unsigned) are stale: their records were evicted. */
     private int evictedReplyWatermark;
     private int[] members;
@@ -287,12 +294,13 @@ public final class GroupClientEngine
      */
     int callsDoneThrough()
     {
-        for (final Map.Entry<Integer, ReplyRecord> e : replyRecords.entrySet())
+        for (ReplyRecord head = undecided.peekFirst(); head != null; head = undecided.peekFirst())
         {
-            if (!e.getValue().doneFor(members))
+            if (!head.doneFor(members))
             {
-                return e.getKey() - 1;
+                return head.packetId - 1;
             }
+            undecided.pollFirst();
         }
         return lastRequestPacketId;
     }
@@ -558,11 +566,19 @@ public final class GroupClientEngine
     {
         if (replyRecords.size() >= config.maxTrackedReplies)
         {
-            final Iterator<Integer> eldest = replyRecords.keySet().iterator();
-            evictedReplyWatermark = eldest.next();
+            final Iterator<ReplyRecord> eldest = replyRecords.values().iterator();
+            final ReplyRecord evicted = eldest.next();
+            evictedReplyWatermark = evicted.packetId;
             eldest.remove();
+            if (undecided.peekFirst() == evicted)
+            {
+                // No longer tracked, so no longer holding back the cumulative ACK (as before).
+                undecided.pollFirst();
+            }
         }
-        replyRecords.put(packetId, new ReplyRecord(requestId));
+        final ReplyRecord record = new ReplyRecord(packetId, requestId);
+        replyRecords.put(packetId, record);
+        undecided.addLast(record);
     }
 
     private void resendDue(final Map<Integer, Outstanding> map, final long nowNs)
@@ -664,6 +680,7 @@ public final class GroupClientEngine
 
     private static final class ReplyRecord
     {
+        final int packetId;
         final int requestId;
         boolean cancelled;
         /** Decided by the caller, or cancelled: no reply to it is wanted any more. */
@@ -692,8 +709,9 @@ public final class GroupClientEngine
             return true;
         }
 
-        ReplyRecord(final int requestId)
+        ReplyRecord(final int packetId, final int requestId)
         {
+            this.packetId = packetId;
             this.requestId = requestId;
         }
 

@@ -293,6 +293,31 @@ class ReplyPathTest
     }
 
     @Test
+    void anOpenCallHoldsBackCallsDoneUntilItIsDecidedOrNoLongerTracked()
+    {
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(2).maxOutstandingRequests(8),
+            recorder(), (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final int open = c.multicast(1, 3, ascii("a"), 0, 1, 0);
+        final int oneway = c.multicast(2, 0, ascii("b"), 0, 1, 0);
+        final int decided = c.multicast(3, 3, ascii("c"), 0, 1, 0);
+        c.callDone(decided);
+        assertEquals(open - 1, c.callsDoneThrough(), "the open call holds back the oneway and the decided call after it");
+        assertEquals(open - 1, c.callsDoneThrough(), "asking again changes nothing");
+        c.callDone(open);
+        assertEquals(decided, c.callsDoneThrough());
+        final int third = c.multicast(4, 3, ascii("d"), 0, 1, 0);
+        final int fourth = c.multicast(5, 3, ascii("e"), 0, 1, 0);
+        c.callDone(fourth);
+        assertEquals(third - 1, c.callsDoneThrough(), "the third call is open");
+        // A fifth two-way evicts the third call's record (two are tracked): no longer tracked, it holds nothing back.
+        final int fifth = c.multicast(6, 3, ascii("f"), 0, 1, 0);
+        assertEquals(fifth - 1, c.callsDoneThrough());
+        c.callDone(fifth);
+        assertEquals(fifth, c.callsDoneThrough());
+        assertTrue(oneway - open > 0 && decided - oneway > 0, "packet ids ascend");
+    }
+
+    @Test
     void repliesToEvictedRequestsAreStaleAndToOnewaysUnexpected()
     {
         final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(1).maxOutstandingRequests(8),
