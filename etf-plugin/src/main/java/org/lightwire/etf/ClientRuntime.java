@@ -24,6 +24,8 @@ final class ClientRuntime
     private final UdpClient client;
     private org.lightwire.transport.channel.ConnectionPool aal5Pool;
     private final ThreadPoolExecutor replyWaiters;
+    private int users;
+    private long closes;
     final AtomicLong onewaysSent = new AtomicLong();
     final AtomicLong callsStarted = new AtomicLong();
     final AtomicLong callsFailed = new AtomicLong();
@@ -48,6 +50,47 @@ final class ClientRuntime
                 return t;
             },
             new ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    /**
+     * A client connection starts using the transport connections: until every user has
+     * {@link #release released} them they stay open.
+     */
+    synchronized void retain()
+    {
+        users++;
+    }
+
+    /**
+     * A client connection no longer uses the transport connections. With the last user (when the
+     * ORB shuts down, it closes its connections) every pool is closed: its sockets, its idle
+     * servicer thread. A connection made later opens new pools; it waits here while they close.
+     */
+    synchronized void release()
+    {
+        if (--users > 0)
+        {
+            return;
+        }
+        client.close();
+        if (aal5Pool != null)
+        {
+            aal5Pool.close();
+            aal5Pool = null;
+        }
+        closes++;
+    }
+
+    /** @return transport connections open now, over every pool. */
+    synchronized int openTransportConnections()
+    {
+        return client.openConnections() + (aal5Pool == null ? 0 : aal5Pool.openConnections());
+    }
+
+    /** @return how often the last user released the pools and they were closed. */
+    synchronized long closes()
+    {
+        return closes;
     }
 
     LightwireConfig config()

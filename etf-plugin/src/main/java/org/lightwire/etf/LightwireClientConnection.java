@@ -61,6 +61,8 @@ final class LightwireClientConnection extends MessageConnection
     private volatile long generation;
     /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
     private byte[] codeSetContext;
+    /** This connection holds the runtime's transport connections open (between connect and close). */
+    private boolean retained;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
 
@@ -104,6 +106,21 @@ final class LightwireClientConnection extends MessageConnection
             throw CorbaExceptions.badAddress(String.valueOf(serverProfile), "not a Lightwire profile");
         }
         final LightwireProfile lw = (LightwireProfile)serverProfile;
+        runtime.retain();
+        try
+        {
+            connectTo(lw);
+        }
+        catch (final RuntimeException e)
+        {
+            runtime.release();
+            throw e;
+        }
+        retained = true;
+    }
+
+    private void connectTo(final LightwireProfile lw)
+    {
         profile = lw;
         server = "lw:" + lw.address();
         final ConnectionPool p;
@@ -397,15 +414,22 @@ final class LightwireClientConnection extends MessageConnection
     @Override
     public void close()
     {
+        final boolean release;
         synchronized (this)
         {
             connected = false;
+            release = retained;
+            retained = false;
         }
         final String name = server;
         inbound.close(() -> CorbaExceptions.closed(name));
         if (inFlight != null)
         {
             inFlight.close();
+        }
+        if (release)
+        {
+            runtime.release();
         }
     }
 

@@ -157,7 +157,6 @@ public final class LightwireFactories extends FactoriesBase
         return client == null ? 0 : client.onewaysSent.get();
     }
 
-    /** @return calls that failed in the transport and were answered with a system exception. */
     /** @return requests given the code-set context because their transport connection had not carried it. */
     public long codeSetContextsAdded()
     {
@@ -170,9 +169,22 @@ public final class LightwireFactories extends FactoriesBase
         return client == null ? 0 : client.onewaysConfirmed.get();
     }
 
+    /** @return calls that failed in the transport and were answered with a system exception. */
     public long callsFailed()
     {
         return client == null ? 0 : client.callsFailed.get();
+    }
+
+    /** @return transport connections this ORB's client has open now (0 once the ORB has shut down). */
+    public synchronized int openTransportConnections()
+    {
+        return client == null ? 0 : client.openTransportConnections();
+    }
+
+    /** @return how often the client's transport connections were all closed because the ORB's last connection closed. */
+    public synchronized long transportClientCloses()
+    {
+        return client == null ? 0 : client.closes();
     }
 
     /**

@@ -116,6 +116,16 @@ public final class UdpClient implements AutoCloseable
         }
     }
 
+    /** @return connections open now, idle or in a call, to every server. */
+    public int openConnections()
+    {
+        return pools.values().stream().mapToInt(ConnectionPool::openConnections).sum();
+    }
+
+    /**
+     * Closes every pool: their idle connections and servicer threads now, connections in a call
+     * when the call ends. The client stays usable: a later call opens a new pool.
+     */
     @Override
     public void close()
     {
