@@ -304,7 +304,7 @@ public final class OrbBenchmark
         return ns <= 0 ? 0 : bytes * 8.0 / (ns / 1e9) / 1e6;
     }
 
-    private static List<String> propertyArgs(final Map<String, String> props)
+    static List<String> propertyArgs(final Map<String, String> props)
     {
         final List<String> args = new ArrayList<>();
         props.forEach((k, v) ->
