@@ -280,23 +280,34 @@ public final class OrbBenchmark
     private Summary.Throughput structs(final pairs p, final int size)
     {
         final int count = calls(size);
+        final Runnable call = structCall(p, size);
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < count; i++)
+        {
+            call.run();
+        }
+        final double m = mbps((long)count * size, System.nanoTime() - t0);
+        return new Summary.Throughput(m, m, 1.0);
+    }
+
+    /** @return one struct-sequence call of {@code size} bytes of pairs, which checks the server's sum. */
+    static Runnable structCall(final pairs p, final int size)
+    {
         final Pair[] seq = new Pair[size / 8];
-        long expected = 0;
+        long sum = 0;
         for (int i = 0; i < seq.length; i++)
         {
             seq[i] = new Pair(i, 2 * i);
-            expected -= i;
+            sum -= i;
         }
-        final long t0 = System.nanoTime();
-        for (int i = 0; i < count; i++)
+        final long expected = sum;
+        return () ->
         {
             if (p.sumOfDifferences(seq) != expected)
             {
                 throw new IllegalStateException("struct sequence: wrong sum from the server");
             }
-        }
-        final double m = mbps((long)count * size, System.nanoTime() - t0);
-        return new Summary.Throughput(m, m, 1.0);
+        };
     }
 
     private static double mbps(final long bytes, final long ns)

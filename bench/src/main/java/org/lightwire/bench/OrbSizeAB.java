@@ -4,13 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 
 import org.lightwire.it.Orbs;
 import org.lightwire.it.ProcessHarness;
 import org.lightwire.it.servant.TtcpPattern;
-import org.lightwire.it.idl.lwtest.Pair;
-import org.lightwire.it.idl.lwtest.pairs;
 import org.lightwire.it.idl.lwtest.pairsHelper;
 import org.lightwire.it.idl.lwtest.ttcp;
 import org.lightwire.it.idl.lwtest.ttcpHelper;
@@ -26,7 +23,7 @@ import org.omg.CORBA.ORB;
  * {@code size} bytes of pairs) or {@code exactly_once} (ttcp, {@code size} chars); defaults
  * {@code struct 65536 2000}. System properties: {@code ab.block} calls per turn (default 1, call
  * by call); {@code ab.only=lightwire} or {@code iiop} times one transport alone (for a profiler,
- * or to compare with the alternating run), with {@code ab.gapUs} an idle gap per skipped call.
+ * or to compare with the alternating run).
  */
 public final class OrbSizeAB
 {
@@ -42,7 +39,6 @@ public final class OrbSizeAB
         final int size = args.length > 1 ? Integer.parseInt(args[1]) : 65536;
         final int calls = args.length > 2 ? Integer.parseInt(args[2]) : 2000;
         final String only = System.getProperty("ab.only", "");
-        final long gapNs = Long.getLong("ab.gapUs", 0) * 1000;
         // Calls per turn: 1 alternates call by call; more alternates in blocks.
         final int block = Integer.getInteger("ab.block", 1);
         try (ProcessHarness server = ProcessHarness.start(org.lightwire.it.TestServer.class, List.of("-Xmx512m"),
@@ -61,16 +57,7 @@ public final class OrbSizeAB
                 for (int k = 0; k < 2; k++)
                 {
                     final int t = (turn + k) & 1;
-                    if (only.equals(NAMES[t]))
-                    {
-                        timeTurn(call[t], ns[t], from, Math.min(calls, from + block));
-                    }
-                    else if (!only.isEmpty() && gapNs > 0)
-                    {
-                        // In place of the other transport's calls: an idle gap of the same order.
-                        LockSupport.parkNanos(gapNs * Math.min(block, calls - from));
-                    }
-                    else if (only.isEmpty())
+                    if (only.isEmpty() || only.equals(NAMES[t]))
                     {
                         timeTurn(call[t], ns[t], from, Math.min(calls, from + block));
                     }
@@ -122,22 +109,7 @@ public final class OrbSizeAB
     {
         if (scenario.equals("struct"))
         {
-            final pairs p = pairsHelper.narrow(orb.string_to_object(server.ior("pairs")));
-            final Pair[] seq = new Pair[size / 8];
-            long sum = 0;
-            for (int i = 0; i < seq.length; i++)
-            {
-                seq[i] = new Pair(i, 2 * i);
-                sum -= i;
-            }
-            final long expected = sum;
-            return () ->
-            {
-                if (p.sumOfDifferences(seq) != expected)
-                {
-                    throw new IllegalStateException("struct sequence: wrong sum from the server");
-                }
-            };
+            return OrbBenchmark.structCall(pairsHelper.narrow(orb.string_to_object(server.ior("pairs"))), size);
         }
         if (scenario.equals("exactly_once"))
         {

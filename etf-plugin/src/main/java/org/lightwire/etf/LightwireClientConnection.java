@@ -61,8 +61,6 @@ final class LightwireClientConnection extends MessageConnection
     private volatile long generation;
     /** The code-set context JacORB sent on this ORB connection's first request, once seen. */
     private byte[] codeSetContext;
-    /** This connection holds the runtime's transport connections open (between connect and close). */
-    private boolean retained;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
 
@@ -116,7 +114,6 @@ final class LightwireClientConnection extends MessageConnection
             runtime.release();
             throw e;
         }
-        retained = true;
     }
 
     private void connectTo(final LightwireProfile lw)
@@ -414,12 +411,12 @@ final class LightwireClientConnection extends MessageConnection
     @Override
     public void close()
     {
+        // A connected connection holds the runtime's transport connections open (see connect).
         final boolean release;
         synchronized (this)
         {
+            release = connected;
             connected = false;
-            release = retained;
-            retained = false;
         }
         final String name = server;
         inbound.close(() -> CorbaExceptions.closed(name));
