@@ -4,6 +4,8 @@
 # JacORB over Lightwire and over IIOP interleaved in one run, the server in a second JVM.
 # Writes bench/target/summary.json and bench/target/fig1{0,1,2}-*.png.
 # Usage: scripts/bench-orb.sh [runs [echoCalls [bytesPerPoint]]]   (default 3 10000 10000000)
+# Each run first warms every path of both transports for 30 s (-Dbench.warmupSeconds=N through
+# JAVA_TOOL_OPTIONS changes it): measured before both JITs settle, the figures are the compilers'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # One reactor run, so that the class path names the sibling modules' target/classes (no install).

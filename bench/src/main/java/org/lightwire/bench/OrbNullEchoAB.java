@@ -34,6 +34,7 @@ public final class OrbNullEchoAB
     public static void main(final String[] args) throws Exception
     {
         final int calls = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        final int warmup = Integer.getInteger("echo.warmup", 100_000);
         final Map<String, Map<String, String>> variants = new LinkedHashMap<>();
         for (int i = 1; i < args.length; i++)
         {
@@ -77,11 +78,17 @@ public final class OrbNullEchoAB
                 }
             }
             final List<String> names = new ArrayList<>(echos.keySet());
+            // -Decho.only=NAME measures one path alone (for per-thread CPU accounting, not for ratios).
+            final String only = System.getProperty("echo.only");
+            if (only != null)
+            {
+                names.retainAll(List.of(only));
+            }
             final Map<String, long[]> samples = new LinkedHashMap<>();
             for (final String n : names)
             {
                 samples.put(n, new long[calls]);
-                for (int i = 0; i < 5_000; i++)
+                for (int i = 0; i < warmup; i++)
                 {
                     echos.get(n).echoString("");
                 }
