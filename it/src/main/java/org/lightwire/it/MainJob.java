@@ -93,15 +93,27 @@ public final class MainJob
         return args;
     }
 
+    /**
+     * Both transports in turns for {@code -Dmainjob.warmupSeconds} (default 15 s): measured before
+     * both JVMs' JITs settle, the comparison is of the compilers, and the transport with more code
+     * of its own on the path (Lightwire) pays more of it (docs/notes/etf-latency.md, section 10).
+     */
     private static void warmUp(final echo lw, final echo iiop, final ttcp lwTtcp, final ttcp iiopTtcp)
     {
-        for (int i = 0; i < 3000; i++)
+        final long seconds = Long.getLong("mainjob.warmupSeconds", 15);
+        System.out.printf("# warming up both transports for %d s (-Dmainjob.warmupSeconds)%n", seconds);
+        final long endNs = System.nanoTime() + seconds * 1_000_000_000L;
+        do
         {
-            lw.echoString("");
-            iiop.echoString("");
+            for (int i = 0; i < 500; i++)
+            {
+                lw.echoString("");
+                iiop.echoString("");
+            }
+            ttcpMbps(lwTtcp, 1);
+            ttcpMbps(iiopTtcp, 1);
         }
-        ttcpMbps(lwTtcp, 2);
-        ttcpMbps(iiopTtcp, 2);
+        while (System.nanoTime() - endNs < 0);
     }
 
     private static void nullEchoes(final echo e, final long[] samples, final int from, final int to)
