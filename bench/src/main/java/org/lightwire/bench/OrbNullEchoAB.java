@@ -82,6 +82,10 @@ public final class OrbNullEchoAB
             final String only = System.getProperty("echo.only");
             if (only != null)
             {
+                if (!names.contains(only))
+                {
+                    throw new IllegalArgumentException("-Decho.only=" + only + ": not one of the paths " + names);
+                }
                 names.retainAll(List.of(only));
             }
             final Map<String, long[]> samples = new LinkedHashMap<>();

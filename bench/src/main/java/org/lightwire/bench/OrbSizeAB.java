@@ -39,6 +39,10 @@ public final class OrbSizeAB
         final int size = args.length > 1 ? Integer.parseInt(args[1]) : 65536;
         final int calls = args.length > 2 ? Integer.parseInt(args[2]) : 2000;
         final String only = System.getProperty("ab.only", "");
+        if (!only.isEmpty() && !Arrays.asList(NAMES).contains(only))
+        {
+            throw new IllegalArgumentException("-Dab.only=" + only + ": lightwire or iiop");
+        }
         // Calls per turn: 1 alternates call by call; more alternates in blocks.
         final int block = Integer.getInteger("ab.block", 1);
         try (ProcessHarness server = ProcessHarness.start(org.lightwire.it.TestServer.class, List.of("-Xmx512m"),

@@ -105,6 +105,10 @@ public final class RomiopLatency
                 // -Dromiop.only=K measures path K (0: the group, 1: IIOP to one replica, ...) alone, for
                 // per-thread CPU accounting (scripts/thread-cpu.sh); the others are then left out of the table.
                 final int only = Integer.getInteger("romiop.only", -1);
+                if (only >= paths.length)
+                {
+                    throw new IllegalArgumentException("-Dromiop.only=" + only + ": the paths are 0 to " + (paths.length - 1));
+                }
                 for (int start = 0, block = 0; start < calls; start += OrbBenchmark.BLOCK, block++)
                 {
                     final int end = Math.min(calls, start + OrbBenchmark.BLOCK);

@@ -45,6 +45,13 @@ class ReplyPathTest
     }
 
     /** A client that ACKs each reply at once (the cumulative "calls done" ACK has its own tests). */
+    /** @return a client engine whose decided replies are recorded in {@link #replies} as "member:packet". */
+    private GroupClientEngine client(final GroupConfig config)
+    {
+        return new GroupClientEngine(config, recorder(),
+            (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+    }
+
     private GroupClientEngine client()
     {
         return new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyAckDelayNs(0), recorder(),
@@ -169,8 +176,7 @@ class ReplyPathTest
     @Test
     void serialCallsAreAcknowledgedByOneCallsDoneAckAndTheMembersForgetEveryReply()
     {
-        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS), recorder(),
-            (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS));
         final List<MemberEngine> members = List.of(member(1, new GroupConfig(1, 1, 1, 2, 3).keepAlive(0, 0)),
             member(2, new GroupConfig(2, 1, 1, 2, 3).keepAlive(0, 0)), member(3, new GroupConfig(3, 1, 1, 2, 3).keepAlive(0, 0)));
         final List<Integer> packetIds = serialCalls(c, members, 3, 0);
@@ -246,8 +252,7 @@ class ReplyPathTest
     @Test
     void aLostCallsDoneAckLeadsToAResentReplyThatIsAckedAgainAndNoReplyIsLost()
     {
-        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).retransmitTimeoutNs(20 * MS), recorder(),
-            (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1).retransmitTimeoutNs(20 * MS));
         final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1).retransmitTimeoutNs(20 * MS).keepAlive(0, 0));
         final int call = serialCalls(c, List.of(m1), 1, 0).get(0);
         c.onTimer(2 * MS);
@@ -295,8 +300,7 @@ class ReplyPathTest
     @Test
     void anOpenCallHoldsBackCallsDoneUntilItIsDecidedOrNoLongerTracked()
     {
-        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(2).maxOutstandingRequests(8),
-            recorder(), (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(2).maxOutstandingRequests(8));
         final int open = c.multicast(1, 3, ascii("a"), 0, 1, 0);
         final int oneway = c.multicast(2, 0, ascii("b"), 0, 1, 0);
         final int decided = c.multicast(3, 3, ascii("c"), 0, 1, 0);
@@ -320,8 +324,7 @@ class ReplyPathTest
     @Test
     void repliesToEvictedRequestsAreStaleAndToOnewaysUnexpected()
     {
-        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(1).maxOutstandingRequests(8),
-            recorder(), (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1).maxTrackedReplies(1).maxOutstandingRequests(8));
         final int first = c.multicast(1, 3, ascii("a"), 0, 1, 0);
         final int oneway = c.multicast(2, 0, ascii("b"), 0, 1, 0);
         final int second = c.multicast(3, 3, ascii("c"), 0, 1, 0);
