@@ -29,12 +29,18 @@ import org.omg.ETF.Profile;
 final class LightwireServerConnection extends MessageConnection
 {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    private static final int REQUEST_PREFIX_BYTES = 32;
 
     private final LightwireListener listener;
     private final String transportName;
     private final long generation;
     private final AtomicReference<Pending> callInProgress = new AtomicReference<>();
     private final ConnectionReader reader;
+    /**
+     * The start of a request read in place, where its GIOP headers are parsed: a GIOP 1.2
+     * Request's flags end at byte 17. Only the reader thread uses it.
+     */
+    private final byte[] requestPrefix = new byte[REQUEST_PREFIX_BYTES];
 
     /** @param reader the connection's own socket, read in {@link #read}; null when the listener's thread reads it. */
     LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer,
@@ -65,26 +71,33 @@ final class LightwireServerConnection extends MessageConnection
     void onRequest(final ServerCall call)
     {
         final ByteBuffer r = call.request();
-        final byte[] message;
         final int length = r.remaining();
-        if (reader != null && r.hasArray() && r.arrayOffset() + r.position() == 0 && r.array().length >= GiopMessage.HEADER_LENGTH &&
-            GiopMessage.isGiop(r.array(), length) && GiopMessage.bodySize(r.array()) == length - GiopMessage.HEADER_LENGTH)
+        // Where the GIOP headers are read from, and how many bytes of them there are.
+        final byte[] headers;
+        final int headersLength;
+        final ByteBuffer message;
+        if (reader != null && readableInPlace(r, length))
         {
-            // Read by this connection's own reader thread: the request stays in the transport's
-            // buffer, which the next packet overwrites only after JacORB has read the whole
-            // message (its header announces exactly this length), so it need not be copied.
-            message = r.array();
+            // Read by this connection's own reader thread: the request stays where the transport
+            // received it (the socket's buffer, or the assembly buffer of a longer request),
+            // which the next packet overwrites only after JacORB has read the whole message (its
+            // header announces exactly this length), so it need not be copied.
+            message = r;
+            headers = requestPrefix;
+            headersLength = Math.min(length, REQUEST_PREFIX_BYTES);
         }
         else
         {
-            message = new byte[length];
-            r.get(message);
+            headers = new byte[length];
+            r.get(headers);
+            message = ByteBuffer.wrap(headers);
+            headersLength = length;
         }
         if (call.exactlyOnce())
         {
-            if (GiopMessage.expectsGiopReply(message, length))
+            if (GiopMessage.expectsGiopReply(headers, headersLength))
             {
-                if (!callInProgress.compareAndSet(null, new Pending(call, message, length)))
+                if (!callInProgress.compareAndSet(null, new Pending(call, headers, headersLength)))
                 {
                     // The transport carries one call at a time per connection; a second one
                     // means a confused peer. Answer it empty rather than leave it hanging.
@@ -98,10 +111,30 @@ final class LightwireServerConnection extends MessageConnection
                 call.reply(EMPTY);
             }
         }
-        if (!inbound.offer(generation, message, length))
+        if (!inbound.offer(generation, message))
         {
             failOrphan("the server ORB closed the connection");
         }
+    }
+
+    /**
+     * Copies the start of {@code r} into {@link #requestPrefix}.
+     *
+     * @return true when the copy holds every header field the connection reads (a GIOP 1.2
+     *     message has them at fixed offsets; an older one must be short enough to be all there)
+     *     and the GIOP header announces exactly {@code length} bytes, so that JacORB's reader
+     *     takes the whole request before it asks for the next packet.
+     */
+    private boolean readableInPlace(final ByteBuffer r, final int length)
+    {
+        if (length < GiopMessage.HEADER_LENGTH)
+        {
+            return false;
+        }
+        final int n = Math.min(length, REQUEST_PREFIX_BYTES);
+        r.get(r.position(), requestPrefix, 0, n);
+        return GiopMessage.isGiop(requestPrefix, n) && (GiopMessage.minor(requestPrefix) == 2 || length == n) &&
+            (GiopMessage.bodySize(requestPrefix) & 0xFFFF_FFFFL) == length - GiopMessage.HEADER_LENGTH;
     }
 
     /** The transport connection closed: the reader fails with COMM_FAILURE. */

@@ -1,5 +1,6 @@
 package org.lightwire.etf.giop;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,11 +22,9 @@ public final class InboundMessages
     private final Condition arrived = lock.newCondition();
     /** Signalled each time the reader takes a message off the queue. */
     private final Condition taken = lock.newCondition();
-    private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
-    /** Lengths of the queued arrays that are longer than their message (see {@link #offer(long, byte[], int)}). */
-    private final java.util.IdentityHashMap<byte[], Integer> shortMessages = new java.util.IdentityHashMap<>();
-    private byte[] current;
-    private int currentLength;
+    /** Each message from its position to its limit; read with absolute gets, so neither moves. */
+    private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>();
+    private ByteBuffer current;
     private int position;
     private long generation;
     private boolean closed = true;
@@ -43,7 +42,6 @@ public final class InboundMessages
         try
         {
             queue.clear();
-            shortMessages.clear();
             current = null;
             generation++;
             closed = false;
@@ -62,7 +60,7 @@ public final class InboundMessages
      */
     public boolean offer(final long ofGeneration, final byte[] message)
     {
-        return offer(ofGeneration, message, message.length);
+        return enqueue(ofGeneration, ByteBuffer.wrap(message));
     }
 
     /**
@@ -74,6 +72,26 @@ public final class InboundMessages
      */
     public boolean offer(final long ofGeneration, final byte[] array, final int length)
     {
+        return enqueue(ofGeneration, ByteBuffer.wrap(array, 0, length));
+    }
+
+    /**
+     * Appends one whole message, the bytes of {@code message} from its position to its limit,
+     * without copying them: the caller keeps them unchanged until the reader has read them. The
+     * buffer may be direct (a request left where the transport received it); neither its position
+     * nor its limit is changed.
+     *
+     * @return false when it was dropped: the stream is closed or belongs to another generation.
+     */
+    public boolean offer(final long ofGeneration, final ByteBuffer message)
+    {
+        // A view of its own: the caller may move the buffer's position and limit afterwards
+        // (a transport's assembly buffer is cleared for the next message).
+        return enqueue(ofGeneration, message.slice());
+    }
+
+    private boolean enqueue(final long ofGeneration, final ByteBuffer message)
+    {
         lock.lock();
         try
         {
@@ -82,11 +100,7 @@ public final class InboundMessages
                 dropped++;
                 return false;
             }
-            if (length != array.length)
-            {
-                shortMessages.put(array, length);
-            }
-            queue.addLast(array);
+            queue.addLast(message);
             arrived.signal();
             return true;
         }
@@ -120,7 +134,7 @@ public final class InboundMessages
                 }
                 left = taken.awaitNanos(left);
             }
-            return offer(ofGeneration, message, message.length);
+            return enqueue(ofGeneration, ByteBuffer.wrap(message));
         }
         finally
         {
@@ -156,7 +170,6 @@ public final class InboundMessages
                 closed = true;
                 failure = why;
                 queue.clear();
-                shortMessages.clear();
                 current = null;
                 arrived.signalAll();
                 taken.signalAll();
@@ -187,18 +200,13 @@ public final class InboundMessages
                 {
                     throw failure.get();
                 }
-                if (current == null || position == currentLength)
+                if (current == null || position == current.limit())
                 {
                     current = queue.pollFirst();
                     if (current != null)
                     {
                         taken.signal();
-                    }
-                    position = 0;
-                    currentLength = current == null ? 0 : lengthOf(current);
-                    if (current != null && !shortMessages.isEmpty())
-                    {
-                        shortMessages.remove(current);
+                        position = current.position();
                     }
                     if (current == null)
                     {
@@ -210,8 +218,8 @@ public final class InboundMessages
                         continue;
                     }
                 }
-                final int n = Math.min(maxLength - copied, currentLength - position);
-                System.arraycopy(current, position, dst, offset + copied, n);
+                final int n = Math.min(maxLength - copied, current.limit() - position);
+                current.get(position, dst, offset + copied, n);
                 position += n;
                 copied += n;
             }
@@ -240,12 +248,12 @@ public final class InboundMessages
             {
                 throw failure.get();
             }
-            int available = current == null ? 0 : currentLength - position;
+            int available = current == null ? 0 : current.limit() - position;
             if (available < minLength)
             {
-                for (final byte[] m : queue)
+                for (final ByteBuffer m : queue)
                 {
-                    available += lengthOf(m);
+                    available += m.remaining();
                     if (available >= minLength)
                     {
                         break;
@@ -294,18 +302,7 @@ public final class InboundMessages
 
     private boolean hasDataLocked()
     {
-        return current != null && position < currentLength || !queue.isEmpty();
-    }
-
-    /** @return the message length of a queued array; removes a short one's entry when it is taken. */
-    private int lengthOf(final byte[] array)
-    {
-        if (shortMessages.isEmpty())
-        {
-            return array.length;
-        }
-        final Integer length = shortMessages.get(array);
-        return length == null ? array.length : length;
+        return current != null && position < current.limit() || !queue.isEmpty();
     }
 
     /** @return messages dropped because they came for a closed or older connection. */

@@ -5,12 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
-/** The bounded offer a replica delivers with: it waits for the reader, never drops while open. */
+/**
+ * The bounded offer a replica delivers with: it waits for the reader, never drops while open; and
+ * messages offered in place (arrays longer than their message, direct buffers) read as the
+ * stream of exactly their bytes.
+ */
 class InboundMessagesTest
 {
     private static final long FOREVER = Long.MAX_VALUE;
@@ -73,5 +78,34 @@ class InboundMessagesTest
         in.close(() -> new IllegalStateException("closed for the test"));
         assertFalse(waiting.get(10, TimeUnit.SECONDS), "a closed stream takes nothing");
         assertEquals(2, in.dropped());
+    }
+
+    @Test
+    void messagesOfferedInPlaceReadAsExactlyTheirBytesWhateverTheirBuffersDoAfterwards()
+    {
+        final InboundMessages in = new InboundMessages();
+        final long gen = in.open();
+        // A transport's assembly buffer: offered from position to limit, then cleared for the
+        // next message, as a server session does before JacORB has read the request.
+        final ByteBuffer assembly = ByteBuffer.allocate(64);
+        assembly.put(new byte[] {1, 2, 3, 4, 5}).flip();
+        assertTrue(in.offer(gen, assembly));
+        assembly.clear();
+        // A direct buffer with a position: only the bytes from position to limit are the message.
+        final ByteBuffer direct = ByteBuffer.allocateDirect(16);
+        direct.put(new byte[] {9, 9, 6, 7, 8, 9}).flip().position(2).limit(5);
+        assertTrue(in.offer(gen, direct));
+        // An array longer than its message.
+        assertTrue(in.offer(gen, new byte[] {10, 11, 99, 99}, 2));
+        assertEquals(3, in.queued());
+
+        final byte[] all = new byte[10];
+        assertEquals(-1, in.tryRead(all, 0, 11, 11), "only 10 bytes are here");
+        assertEquals(3, in.tryRead(all, 0, 3, 3));
+        assertEquals(7, in.read(all, 3, 7, 7));
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 10, 11}, all);
+        assertEquals(2, direct.position(), "the offered buffer's position is left alone");
+        assertEquals(5, direct.limit());
+        assertFalse(in.hasData());
     }
 }

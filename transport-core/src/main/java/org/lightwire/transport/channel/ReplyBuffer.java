@@ -61,6 +61,12 @@ final class ReplyBuffer
         buffer = bigger;
     }
 
+    /** @return true when nothing was appended since the last {@link #reset()}. */
+    boolean isEmpty()
+    {
+        return buffer.position() == 0 && !complete && !overflowed;
+    }
+
     boolean isComplete()
     {
         return complete;

@@ -19,7 +19,10 @@ public final class ServerCall
 
     /**
      * @return the request bytes from position to limit. When the handler runs on the receiving
-     * thread, the buffer is valid only until {@link RequestHandler#onRequest} returns.
+     * thread, the buffer is valid only until {@link RequestHandler#onRequest} returns, or, on a
+     * connection read by a {@link ConnectionReader}, until that reader's next
+     * {@link ConnectionReader#readOnce()}: a request that came in one packet is the very buffer
+     * the link received it in (often a direct one), a longer one the session's assembly buffer.
      */
     public ByteBuffer request()
     {

@@ -204,6 +204,13 @@ public final class ServerSession
         @Override
         public void onMessageData(final ByteBuffer payload, final boolean endOfMessage, final boolean exactlyOnce)
         {
+            if (endOfMessage && executor == null && request.isEmpty() && payload.remaining() <= request.maxMessageBytes())
+            {
+                // A request in one packet, handled on this thread: handed over where the link
+                // received it, without a copy (see ServerCall#request for how long it lasts).
+                handle(new ServerCall(ServerSession.this, payload.slice(), exactlyOnce));
+                return;
+            }
             request.append(payload, endOfMessage);
             if (!endOfMessage)
             {
@@ -233,13 +240,7 @@ public final class ServerSession
             {
                 try
                 {
-                    handler.onRequest(call);
-                }
-                catch (final RuntimeException e)
-                {
-                    // The application's fault must not stop the receiving thread; the client
-                    // of an unanswered call learns of it through its own timeout.
-                    handlerFailures.increment();
+                    handle(call);
                 }
                 finally
                 {
@@ -260,6 +261,21 @@ public final class ServerSession
                         handlerFailures.increment();
                     }
                 });
+            }
+        }
+
+        /** Runs the handler on the receiving thread. */
+        private void handle(final ServerCall call)
+        {
+            try
+            {
+                handler.onRequest(call);
+            }
+            catch (final RuntimeException e)
+            {
+                // The application's fault must not stop the receiving thread; the client
+                // of an unanswered call learns of it through its own timeout.
+                handlerFailures.increment();
             }
         }
 
