@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jacorb.orb.dsi.ServerRequest;
 import org.lightwire.etf.giop.ServiceContexts;
@@ -35,6 +36,12 @@ import org.omg.ETF.Profile;
  *       Reply carrying the system exception {@link CorbaExceptions} chose, for that request id
  *       only: the other calls on this connection go on.</li>
  *   <li>Fragmented messages are joined before they are sent ({@link FragmentJoiner}).</li>
+ *   <li>A GIOP 1.2 Request of at least {@value #DIRECT_REQUEST_MIN_BYTES} bytes is written by
+ *       JacORB straight into a direct buffer that its transport connection keeps from call to
+ *       call (taken from the pool when the message begins, see {@link #messageBuffer}): the
+ *       engine sends its packets from there, so the request is copied once on its way to the
+ *       socket, as over IIOP, instead of into an array of its own and again into the JDK's
+ *       temporary direct buffer.</li>
  * </ul>
  */
 final class LightwireClientConnection extends MessageConnection
@@ -47,12 +54,23 @@ final class LightwireClientConnection extends MessageConnection
      * that length. Costs one round trip, made by JacORB's reader, per this many one-ways.
      */
     static final int ONEWAYS_PER_CONFIRMATION = 64;
+    /** The smallest Request written into its transport connection's direct buffer; a smaller one costs less to copy. */
+    static final int DIRECT_REQUEST_MIN_BYTES = 8 * 1024;
+    /**
+     * The largest one: a larger Request goes in an array of its own, as before, so that each
+     * pooled transport connection keeps at most this much direct memory.
+     */
+    static final int DIRECT_REQUEST_MAX_BYTES = 2 * 1024 * 1024;
+    /** Bytes of a GIOP 1.2 Request that hold what a failed call's exception reply needs (request id, response flags). */
+    private static final int REQUEST_HEAD_BYTES = 24;
 
     /** What this plug-in keeps with each transport connection (its attachment). */
     private static final class TransportState
     {
         boolean codeSetsSent;
         int unconfirmedOneways;
+        /** Where large requests on this connection are written (see {@link #messageBuffer}); made at the first. */
+        ByteBuffer requestBuffer;
     }
 
     private final ClientRuntime runtime;
@@ -63,6 +81,11 @@ final class LightwireClientConnection extends MessageConnection
     private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
+    /**
+     * The transport connection whose buffer the message being written goes into. Whoever takes
+     * it (the flush, an abandoned message, a close) gives it back, once.
+     */
+    private final AtomicReference<ClientConnection> writing = new AtomicReference<>();
 
     LightwireClientConnection(final ClientRuntime runtime)
     {
@@ -192,12 +215,104 @@ final class LightwireClientConnection extends MessageConnection
         final ClientConnection c = acquire(p);
         final TransportState state = stateOf(c);
         final byte[] message = isGiop && GiopMessage.type(joined) == GiopMessage.REQUEST ? withCodeSets(c, state, joined) : joined;
+        send(p, c, state, ByteBuffer.wrap(message), message, oneway);
+    }
+
+    @Override
+    protected int messageBufferMinBytes()
+    {
+        return DIRECT_REQUEST_MIN_BYTES;
+    }
+
+    /**
+     * Takes the transport connection for the GIOP 1.2 Request JacORB begins to write and gives
+     * its request buffer. Not for a connection's first request, to which
+     * {@link #withCodeSets} may have to add a context (in an array), nor past
+     * {@link #DIRECT_REQUEST_MAX_BYTES}; and a pool that fails now leaves the error to
+     * {@link #onMessage(byte[])}, where JacORB expects it.
+     */
+    @Override
+    protected ByteBuffer messageBuffer(final int length)
+    {
+        final ConnectionPool p = pool;
+        if (length > DIRECT_REQUEST_MAX_BYTES || !connected || p == null)
+        {
+            return null;
+        }
+        final ClientConnection c;
+        try
+        {
+            c = p.acquire();
+        }
+        catch (final IOException e)
+        {
+            return null;
+        }
+        final TransportState state = stateOf(c);
+        if (!state.codeSetsSent)
+        {
+            p.release(c);
+            return null;
+        }
+        ByteBuffer b = state.requestBuffer;
+        if (b == null || b.capacity() < length)
+        {
+            final int grown = b == null ? length : Math.max(length, Math.min(DIRECT_REQUEST_MAX_BYTES, b.capacity() * 2));
+            b = ByteBuffer.allocateDirect(grown);
+            state.requestBuffer = b;
+        }
+        writing.set(c);
+        return b.clear();
+    }
+
+    @Override
+    protected void messageBufferAbandoned()
+    {
+        final ClientConnection c = writing.getAndSet(null);
+        final ConnectionPool p = pool;
+        if (c != null && p != null)
+        {
+            p.release(c);
+        }
+    }
+
+    @Override
+    protected void onMessage(final ByteBuffer message)
+    {
+        final ClientConnection c = writing.getAndSet(null);
+        final ConnectionPool p = pool;
+        if (c == null || !connected || p == null)
+        {
+            // Closed while JacORB wrote (the close took the connection), or about to be.
+            if (c != null && p != null)
+            {
+                p.release(c);
+            }
+            throw CorbaExceptions.closed(server);
+        }
+        // What a failed call's exception reply and the one-way test read: GIOP 1.2 keeps them
+        // at fixed offsets near the start, so the rest of the request is never copied.
+        final byte[] head = new byte[Math.min(message.remaining(), REQUEST_HEAD_BYTES)];
+        message.get(message.position(), head, 0, head.length);
+        send(p, c, stateOf(c), message, head, GiopMessage.responseExpected(head, head.length) == 0);
+    }
+
+    /**
+     * Sends one message on {@code c}, which this call now owns: a oneway at-most-once (unless
+     * this transport connection's one-ways are due a confirmation), anything else as an
+     * exactly-once call whose reply {@link #read} presents.
+     *
+     * @param request the message, or at least its GIOP headers: what a failed call is answered from.
+     */
+    private void send(final ConnectionPool p, final ClientConnection c, final TransportState state, final ByteBuffer payload,
+        final byte[] request, final boolean oneway)
+    {
         if (oneway && state.unconfirmedOneways < ONEWAYS_PER_CONFIRMATION)
         {
             state.unconfirmedOneways++;
             try
             {
-                c.send(ByteBuffer.wrap(message));
+                c.send(payload);
                 runtime.onewaysSent.incrementAndGet();
             }
             catch (final IOException e)
@@ -217,12 +332,12 @@ final class LightwireClientConnection extends MessageConnection
         final long gen = generation;
         try
         {
-            c.startCall(ByteBuffer.wrap(message));
+            c.startCall(payload);
         }
         catch (final IOException e)
         {
             p.release(c);
-            callFailed(p, gen, message, e);
+            callFailed(p, gen, request, e);
             return;
         }
         if (oneway)
@@ -237,10 +352,10 @@ final class LightwireClientConnection extends MessageConnection
         if (inFlight != null && c.selectableChannel() != null)
         {
             final long timeoutNs = runtime.config().clientCallTimeoutNs();
-            inFlight.submit(new InFlightCalls.Call(p, c, gen, message, System.nanoTime(), timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs));
+            inFlight.submit(new InFlightCalls.Call(p, c, gen, request, System.nanoTime(), timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs));
             return;
         }
-        runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, message));
+        runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, request));
     }
 
     /**
@@ -423,6 +538,14 @@ final class LightwireClientConnection extends MessageConnection
         if (inFlight != null)
         {
             inFlight.close();
+        }
+        final ClientConnection c = writing.getAndSet(null);
+        final ConnectionPool p = pool;
+        if (c != null && p != null)
+        {
+            // A message was being written into its buffer and may still be: never reused.
+            c.close();
+            p.release(c);
         }
         if (release)
         {

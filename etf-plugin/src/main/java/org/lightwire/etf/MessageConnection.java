@@ -1,5 +1,7 @@
 package org.lightwire.etf;
 
+import java.nio.ByteBuffer;
+
 import org.lightwire.etf.giop.FragmentJoiner;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.InboundMessages;
@@ -28,6 +30,13 @@ public abstract class MessageConnection extends org.jacorb.orb.etf.ConnectionBas
      * transport keeps it until the call ends, so it cannot be a reused buffer).
      */
     private byte[] exact;
+    /**
+     * Or the message being written into a buffer the subclass gave ({@link #messageBuffer}),
+     * from {@link #directStart}; {@link #directLength} is the length its header announced.
+     */
+    private ByteBuffer direct;
+    private int directStart;
+    private int directLength;
     private int timeoutMs;
 
     @Override
@@ -36,9 +45,22 @@ public abstract class MessageConnection extends org.jacorb.orb.etf.ConnectionBas
     {
         synchronized (outLock)
         {
-            if (outLength == 0 && exact == null)
+            if (outLength == 0 && exact == null && direct == null)
             {
-                exact = exactArrayFor(data, offset, length);
+                startMessage(data, offset, length);
+            }
+            if (direct != null)
+            {
+                if (outLength + length <= directLength)
+                {
+                    direct.put(directStart + outLength, data, offset, length);
+                    outLength += length;
+                    return;
+                }
+                // More than the header announced: go on in the growing buffer, which flush copies.
+                ensureOutBuffer(outLength);
+                direct.get(directStart, outBuffer, 0, outLength);
+                abandonDirect();
             }
             if (exact != null)
             {
@@ -69,6 +91,22 @@ public abstract class MessageConnection extends org.jacorb.orb.etf.ConnectionBas
             {
                 return;
             }
+            if (direct != null)
+            {
+                if (outLength == directLength)
+                {
+                    // Written where the subclass wants it: handed on without a copy.
+                    final ByteBuffer whole = direct.limit(directStart + outLength).position(directStart);
+                    direct = null;
+                    outLength = 0;
+                    onMessage(whole);
+                    return;
+                }
+                // Fewer bytes than the header announced: on as an ordinary message.
+                ensureOutBuffer(outLength);
+                direct.get(directStart, outBuffer, 0, outLength);
+                abandonDirect();
+            }
             final byte[] flushed;
             if (exact != null && outLength == exact.length)
             {
@@ -95,29 +133,93 @@ public abstract class MessageConnection extends org.jacorb.orb.etf.ConnectionBas
         }
     }
 
-    /** @return the largest message a header may announce before it gets an array of its size. */
-    protected int maxMessageBytes()
-    {
-        return Integer.MAX_VALUE - 64;
-    }
-
     /**
-     * @return an array of the whole message's size when {@code data} starts with a sane GIOP
-     *     header (JacORB announces the size there), else null.
+     * Begins a message: a GIOP 1.2 Request in one piece of at least {@link #messageBufferMinBytes()}
+     * goes where {@link #messageBuffer} says, if it says; any message whose header announces a
+     * sane size gets an array of that size; anything else goes to the growing buffer.
      */
-    private byte[] exactArrayFor(final byte[] data, final int offset, final int length)
+    private void startMessage(final byte[] data, final int offset, final int length)
     {
         if (length < GiopMessage.HEADER_LENGTH)
         {
-            return null;
+            return;
         }
         final byte[] header = java.util.Arrays.copyOfRange(data, offset, offset + GiopMessage.HEADER_LENGTH);
         if (!GiopMessage.isGiop(header, header.length))
         {
-            return null;
+            return;
         }
-        final long total = GiopMessage.HEADER_LENGTH + (GiopMessage.bodySize(header) & 0xFFFF_FFFFL);
-        return total >= length && total <= maxMessageBytes() ? new byte[(int)total] : null;
+        final long announced = GiopMessage.HEADER_LENGTH + (GiopMessage.bodySize(header) & 0xFFFF_FFFFL);
+        if (announced < length || announced > maxMessageBytes())
+        {
+            return;
+        }
+        final int total = (int)announced;
+        if (total >= messageBufferMinBytes() && GiopMessage.type(header) == GiopMessage.REQUEST && GiopMessage.minor(header) == 2 &&
+            !GiopMessage.moreFragments(header))
+        {
+            final ByteBuffer b = messageBuffer(total);
+            if (b != null)
+            {
+                direct = b;
+                directStart = b.position();
+                directLength = total;
+                return;
+            }
+        }
+        exact = new byte[total];
+    }
+
+    private void abandonDirect()
+    {
+        direct = null;
+        messageBufferAbandoned();
+    }
+
+    /**
+     * @return the smallest Request that {@link #messageBuffer} is asked for; below it a copy
+     *     costs less than the bookkeeping. Integer.MAX_VALUE (the default) never asks.
+     */
+    protected int messageBufferMinBytes()
+    {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
+     * Where JacORB's bytes of the GIOP 1.2 Request now begun, {@code length} bytes in one piece,
+     * are written; called under JacORB's write lock, before its first byte.
+     *
+     * @return a buffer with at least {@code length} bytes from its position, which the
+     *     subclass does not touch until {@link #onMessage(ByteBuffer)} or
+     *     {@link #messageBufferAbandoned()}; or null for an array of its own.
+     */
+    protected ByteBuffer messageBuffer(final int length)
+    {
+        return null;
+    }
+
+    /**
+     * The message begun in the buffer {@link #messageBuffer} gave came out another length than
+     * its header announced, or was discarded: it goes on as an ordinary message (if at all), and
+     * the buffer is the subclass's again.
+     */
+    protected void messageBufferAbandoned()
+    {
+    }
+
+    /**
+     * One whole Request written into the buffer {@link #messageBuffer} gave, from its position
+     * to its limit, on the flushing thread and under the flush's lock.
+     */
+    protected void onMessage(final ByteBuffer message)
+    {
+        throw new IllegalStateException(this + " gave a message buffer but takes no message in it");
+    }
+
+    /** @return the largest message a header may announce before it gets an array of its size. */
+    protected int maxMessageBytes()
+    {
+        return Integer.MAX_VALUE - 64;
     }
 
     private void ensureOutBuffer(final int bytes)
@@ -140,6 +242,10 @@ public abstract class MessageConnection extends org.jacorb.orb.etf.ConnectionBas
         {
             outLength = 0;
             exact = null;
+            if (direct != null)
+            {
+                abandonDirect();
+            }
             joiner.clear();
         }
     }
