@@ -31,6 +31,10 @@ final class ClientRuntime
     final AtomicLong callsFailed = new AtomicLong();
     /** Requests given the code-set context on a transport connection that had not carried it. */
     final AtomicLong codeSetContextsAdded = new AtomicLong();
+    /** Requests JacORB wrote straight into their transport connection's direct buffer. */
+    final AtomicLong directRequests = new AtomicLong();
+    /** Requests that would have been, but direct memory ran out (-XX:MaxDirectMemorySize). */
+    final AtomicLong directRequestBuffersRefused = new AtomicLong();
     /** One-way requests sent exactly-once to confirm the at-most-once ones before them. */
     final AtomicLong onewaysConfirmed = new AtomicLong();
 

@@ -36,7 +36,8 @@ import org.omg.ETF.Profile;
  *       Reply carrying the system exception {@link CorbaExceptions} chose, for that request id
  *       only: the other calls on this connection go on.</li>
  *   <li>Fragmented messages are joined before they are sent ({@link FragmentJoiner}).</li>
- *   <li>A GIOP 1.2 Request of at least {@value #DIRECT_REQUEST_MIN_BYTES} bytes is written by
+ *   <li>A GIOP 1.2 Request of at least {@value #DIRECT_REQUEST_MIN_BYTES} bytes, up to
+ *       {@code jacorb.lightwire.client.direct_request_max_bytes}, is written by
  *       JacORB straight into a direct buffer that its transport connection keeps from call to
  *       call (taken from the pool when the message begins, see {@link #messageBuffer}): the
  *       engine sends its packets from there, so the request is copied once on its way to the
@@ -56,11 +57,6 @@ final class LightwireClientConnection extends MessageConnection
     static final int ONEWAYS_PER_CONFIRMATION = 64;
     /** The smallest Request written into its transport connection's direct buffer; a smaller one costs less to copy. */
     static final int DIRECT_REQUEST_MIN_BYTES = 8 * 1024;
-    /**
-     * The largest one: a larger Request goes in an array of its own, as before, so that each
-     * pooled transport connection keeps at most this much direct memory.
-     */
-    static final int DIRECT_REQUEST_MAX_BYTES = 2 * 1024 * 1024;
     /** Bytes of a GIOP 1.2 Request that hold what a failed call's exception reply needs (request id, response flags). */
     private static final int REQUEST_HEAD_BYTES = 24;
 
@@ -226,16 +222,17 @@ final class LightwireClientConnection extends MessageConnection
 
     /**
      * Takes the transport connection for the GIOP 1.2 Request JacORB begins to write and gives
-     * its request buffer. Not for a connection's first request, to which
-     * {@link #withCodeSets} may have to add a context (in an array), nor past
-     * {@link #DIRECT_REQUEST_MAX_BYTES}; and a pool that fails now leaves the error to
-     * {@link #onMessage(byte[])}, where JacORB expects it.
+     * its request buffer; not past {@code jacorb.lightwire.client.direct_request_max_bytes} (each pooled transport
+     * connection keeps at most that much direct memory); and a pool that fails now, or direct
+     * memory that runs out, leaves the request to {@link #onMessage(byte[])}, which reports the
+     * pool's error where JacORB expects it.
      */
     @Override
     protected ByteBuffer messageBuffer(final int length)
     {
         final ConnectionPool p = pool;
-        if (length > DIRECT_REQUEST_MAX_BYTES || !connected || p == null)
+        final int max = runtime.config().clientDirectRequestMaxBytes();
+        if (length > max || !connected || p == null)
         {
             return null;
         }
@@ -249,16 +246,21 @@ final class LightwireClientConnection extends MessageConnection
             return null;
         }
         final TransportState state = stateOf(c);
-        if (!state.codeSetsSent)
-        {
-            p.release(c);
-            return null;
-        }
         ByteBuffer b = state.requestBuffer;
         if (b == null || b.capacity() < length)
         {
-            final int grown = b == null ? length : Math.max(length, Math.min(DIRECT_REQUEST_MAX_BYTES, b.capacity() * 2));
-            b = ByteBuffer.allocateDirect(grown);
+            final int grown = b == null ? length : (int)Math.max(length, Math.min(max, b.capacity() * 2L));
+            try
+            {
+                b = ByteBuffer.allocateDirect(grown);
+            }
+            catch (final OutOfMemoryError e)
+            {
+                // -XX:MaxDirectMemorySize reached: this request goes as an array.
+                runtime.directRequestBuffersRefused.incrementAndGet();
+                p.release(c);
+                return null;
+            }
             state.requestBuffer = b;
         }
         writing.set(c);
@@ -292,9 +294,20 @@ final class LightwireClientConnection extends MessageConnection
         }
         // What a failed call's exception reply and the one-way test read: GIOP 1.2 keeps them
         // at fixed offsets near the start, so the rest of the request is never copied.
+        runtime.directRequests.incrementAndGet();
+        final TransportState state = stateOf(c);
+        if (!state.codeSetsSent)
+        {
+            // The connection's first request: the code sets may have to be added, in an array.
+            final byte[] whole = new byte[message.remaining()];
+            message.get(message.position(), whole, 0, whole.length);
+            final byte[] m = withCodeSets(c, state, whole);
+            send(p, c, state, ByteBuffer.wrap(m), m, GiopMessage.responseExpected(m, m.length) == 0);
+            return;
+        }
         final byte[] head = new byte[Math.min(message.remaining(), REQUEST_HEAD_BYTES)];
         message.get(message.position(), head, 0, head.length);
-        send(p, c, stateOf(c), message, head, GiopMessage.responseExpected(head, head.length) == 0);
+        send(p, c, state, message, head, GiopMessage.responseExpected(head, head.length) == 0);
     }
 
     /**

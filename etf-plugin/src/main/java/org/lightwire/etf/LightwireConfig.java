@@ -56,6 +56,8 @@ public final class LightwireConfig
     public static final String SOCKET_BUFFER_BYTES = PREFIX + "socket_buffer_bytes";
     public static final String MAX_MESSAGE_BYTES = PREFIX + "max_message_bytes";
     public static final String CLIENT_MAX_CONNECTIONS = PREFIX + "client.max_connections";
+    /** Largest Request written straight into its transport connection's direct buffer; 0: none is. */
+    public static final String CLIENT_DIRECT_REQUEST_MAX_BYTES = PREFIX + "client.direct_request_max_bytes";
     public static final String CLIENT_ACQUIRE_TIMEOUT_MS = PREFIX + "client.acquire_timeout_ms";
     public static final String CLIENT_CALL_TIMEOUT_MS = PREFIX + "client.call_timeout_ms";
     public static final String CLIENT_REPLY_THREADS = PREFIX + "client.reply_threads";
@@ -88,6 +90,7 @@ public final class LightwireConfig
     private final UdpLinkConfig serverLink;
     private final int maxMessageBytes;
     private final int clientMaxConnections;
+    private final int clientDirectRequestMaxBytes;
     private final long clientAcquireTimeoutNs;
     private final long clientCallTimeoutNs;
     private final int clientReplyThreads;
@@ -157,6 +160,7 @@ public final class LightwireConfig
         }
         maxMessageBytes = (int)range(c, MAX_MESSAGE_BYTES, 64 * 1024 * 1024, 1024, Integer.MAX_VALUE - 64);
         clientMaxConnections = (int)range(c, CLIENT_MAX_CONNECTIONS, 64, 1, 65536);
+        clientDirectRequestMaxBytes = (int)range(c, CLIENT_DIRECT_REQUEST_MAX_BYTES, 2 * 1024 * 1024, 0, 1 << 30);
         clientAcquireTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_ACQUIRE_TIMEOUT_MS, 30_000, 0, 3_600_000));
         clientCallTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_CALL_TIMEOUT_MS, 0, 0, 86_400_000));
         clientReplyThreads = (int)range(c, CLIENT_REPLY_THREADS, 1024, 1, 65536);
@@ -297,6 +301,12 @@ public final class LightwireConfig
     public int clientMaxConnections()
     {
         return clientMaxConnections;
+    }
+
+    /** @return the largest Request written into its transport connection's direct buffer (0: none). */
+    public int clientDirectRequestMaxBytes()
+    {
+        return clientDirectRequestMaxBytes;
     }
 
     public long clientAcquireTimeoutNs()

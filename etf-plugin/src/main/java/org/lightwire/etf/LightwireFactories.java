@@ -163,6 +163,21 @@ public final class LightwireFactories extends FactoriesBase
         return client == null ? 0 : client.codeSetContextsAdded.get();
     }
 
+    /**
+     * @return GIOP 1.2 Requests of 8 KiB up to {@code client.direct_request_max_bytes} that JacORB
+     *     wrote straight into their transport connection's direct buffer.
+     */
+    public long directRequests()
+    {
+        return client == null ? 0 : client.directRequests.get();
+    }
+
+    /** @return requests written as arrays because direct memory ran out (-XX:MaxDirectMemorySize). */
+    public long directRequestBuffersRefused()
+    {
+        return client == null ? 0 : client.directRequestBuffersRefused.get();
+    }
+
     /** @return one-way requests sent exactly-once, every 64th on a transport connection, to keep the server in step. */
     public long onewaysConfirmed()
     {

@@ -108,9 +108,14 @@ class LightwireTransportTest
     {
         ttcp.reset();
         final long transportCallsBefore = lightwire.callsStarted();
+        final long directBefore = lightwire.directRequests();
         final Workloads.TtcpRun run = Workloads.sendTtcp(ttcp, true);
         Workloads.assertStats(ttcp.stats(), run.calls, run.bytes, 0, 0, run.checksum);
         assertEquals(run.calls + 1, lightwire.callsStarted() - transportCallsBefore);
+        // The buffers of 8 KiB to 1 MiB (128 + 64 + ... + 1 calls) were written by JacORB into
+        // their transport connection's direct buffer; the smaller ones, in arrays.
+        assertEquals(255, lightwire.directRequests() - directBefore);
+        assertEquals(0, lightwire.directRequestBuffersRefused());
     }
 
     @Test
