@@ -52,7 +52,11 @@ final class InFlightCalls
     /** What the reader does with a finished call. */
     interface Completion
     {
-        /** The reply is valid only during this upcall; the connection goes back to the pool after it. */
+        /**
+         * The reply, in the call's connection's reply buffer: the upcall owns the connection now
+         * and gives it back to the pool once it no longer needs the reply (the next call on the
+         * connection overwrites it).
+         */
         void replied(Call call, ByteBuffer reply);
 
         /** The call failed; its connection is closed and already back in the pool (discarded). */
@@ -365,14 +369,7 @@ final class InFlightCalls
         if (reply != null)
         {
             finish(call);
-            try
-            {
-                completion.replied(call, reply);
-            }
-            finally
-            {
-                call.pool.release(call.connection);
-            }
+            completion.replied(call, reply);
         }
     }
 
