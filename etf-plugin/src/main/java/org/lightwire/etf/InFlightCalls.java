@@ -52,11 +52,7 @@ final class InFlightCalls
     /** What the reader does with a finished call. */
     interface Completion
     {
-        /**
-         * The reply, in the call's connection's reply buffer: the upcall owns the connection now
-         * and gives it back to the pool once it no longer needs the reply (the next call on the
-         * connection overwrites it).
-         */
+        /** The reply is valid only during this upcall; the connection goes back to the pool after it. */
         void replied(Call call, ByteBuffer reply);
 
         /** The call failed; its connection is closed and already back in the pool (discarded). */
@@ -369,7 +365,14 @@ final class InFlightCalls
         if (reply != null)
         {
             finish(call);
-            completion.replied(call, reply);
+            try
+            {
+                completion.replied(call, reply);
+            }
+            finally
+            {
+                call.pool.release(call.connection);
+            }
         }
     }
 

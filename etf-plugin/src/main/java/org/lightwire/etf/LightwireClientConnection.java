@@ -96,10 +96,12 @@ final class LightwireClientConnection extends MessageConnection
         @Override
         public void replied(final InFlightCalls.Call call, final ByteBuffer r)
         {
-            // Presented where the transport assembled it, without a copy: the connection goes
-            // back to the pool, where another call could overwrite the reply, only once JacORB's
-            // reader has read it all (or it is dropped).
-            inbound.offer(call.generation, r, () -> call.pool.release(call.connection));
+            if (r.remaining() > 0)
+            {
+                final byte[] reply = new byte[r.remaining()];
+                r.get(reply);
+                inbound.offer(call.generation, reply);
+            }
         }
 
         @Override

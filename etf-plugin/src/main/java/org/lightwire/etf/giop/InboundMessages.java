@@ -18,18 +18,13 @@ import java.util.function.Supplier;
  */
 public final class InboundMessages
 {
-    private static final Runnable NOTHING = () -> { };
-
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     /** Signalled each time the reader takes a message off the queue. */
     private final Condition taken = lock.newCondition();
     /** Each message from its position to its limit; read with absolute gets, so neither moves. */
     private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>();
-    /** What runs once each queued message is read or dropped (see {@link #offer(long, ByteBuffer, Runnable)}); null entries for none. */
-    private final ArrayDeque<Runnable> whenDone = new ArrayDeque<>();
     private ByteBuffer current;
-    private Runnable currentDone;
     private int position;
     private long generation;
     private boolean closed = true;
@@ -46,7 +41,8 @@ public final class InboundMessages
         lock.lock();
         try
         {
-            dropQueued();
+            queue.clear();
+            current = null;
             generation++;
             closed = false;
             return generation;
@@ -64,7 +60,7 @@ public final class InboundMessages
      */
     public boolean offer(final long ofGeneration, final byte[] message)
     {
-        return enqueue(ofGeneration, ByteBuffer.wrap(message), null);
+        return enqueue(ofGeneration, ByteBuffer.wrap(message));
     }
 
     /**
@@ -76,7 +72,7 @@ public final class InboundMessages
      */
     public boolean offer(final long ofGeneration, final byte[] array, final int length)
     {
-        return enqueue(ofGeneration, ByteBuffer.wrap(array, 0, length), null);
+        return enqueue(ofGeneration, ByteBuffer.wrap(array, 0, length));
     }
 
     /**
@@ -91,25 +87,10 @@ public final class InboundMessages
     {
         // A view of its own: the caller may move the buffer's position and limit afterwards
         // (a transport's assembly buffer is cleared for the next message).
-        return enqueue(ofGeneration, message.slice(), null);
+        return enqueue(ofGeneration, message.slice());
     }
 
-    /**
-     * Appends one whole message in place, as {@link #offer(long, ByteBuffer)}, and runs
-     * {@code whenDone} once its bytes may change: when the reader has copied the last of them,
-     * or when the message is dropped (offered to a closed stream or another generation, or
-     * discarded by {@link #close} or {@link #open}). It runs exactly once, on the reader's
-     * thread, the closer's, or this one (when the offer fails), under this stream's lock: it
-     * must not block.
-     *
-     * @return false when it was dropped (and {@code whenDone} has run).
-     */
-    public boolean offer(final long ofGeneration, final ByteBuffer message, final Runnable whenDone)
-    {
-        return enqueue(ofGeneration, message.slice(), whenDone);
-    }
-
-    private boolean enqueue(final long ofGeneration, final ByteBuffer message, final Runnable done)
+    private boolean enqueue(final long ofGeneration, final ByteBuffer message)
     {
         lock.lock();
         try
@@ -117,23 +98,9 @@ public final class InboundMessages
             if (closed || ofGeneration != generation)
             {
                 dropped++;
-                if (done != null)
-                {
-                    done.run();
-                }
                 return false;
             }
-            if (!message.hasRemaining())
-            {
-                // Nothing to present.
-                if (done != null)
-                {
-                    done.run();
-                }
-                return true;
-            }
             queue.addLast(message);
-            whenDone.addLast(done == null ? NOTHING : done);
             arrived.signal();
             return true;
         }
@@ -167,7 +134,7 @@ public final class InboundMessages
                 }
                 left = taken.awaitNanos(left);
             }
-            return enqueue(ofGeneration, ByteBuffer.wrap(message), null);
+            return enqueue(ofGeneration, ByteBuffer.wrap(message));
         }
         finally
         {
@@ -202,7 +169,8 @@ public final class InboundMessages
             {
                 closed = true;
                 failure = why;
-                dropQueued();
+                queue.clear();
+                current = null;
                 arrived.signalAll();
                 taken.signalAll();
             }
@@ -237,7 +205,6 @@ public final class InboundMessages
                     current = queue.pollFirst();
                     if (current != null)
                     {
-                        currentDone = whenDone.pollFirst();
                         taken.signal();
                         position = current.position();
                     }
@@ -255,10 +222,6 @@ public final class InboundMessages
                 current.get(position, dst, offset + copied, n);
                 position += n;
                 copied += n;
-                if (position == current.limit())
-                {
-                    finishCurrent();
-                }
             }
             while (copied < minLength);
             return copied;
@@ -306,34 +269,6 @@ public final class InboundMessages
         finally
         {
             lock.unlock();
-        }
-    }
-
-    /** The reader copied the current message's last byte: its owner may have the bytes back. */
-    private void finishCurrent()
-    {
-        final Runnable done = currentDone;
-        currentDone = null;
-        if (done != null)
-        {
-            done.run();
-        }
-    }
-
-    /** Discards every message not yet read, the current one included, and lets their owners know. */
-    private void dropQueued()
-    {
-        if (current != null && position < current.limit())
-        {
-            finishCurrent();
-        }
-        current = null;
-        currentDone = null;
-        queue.clear();
-        Runnable done;
-        while ((done = whenDone.pollFirst()) != null)
-        {
-            done.run();
         }
     }
 

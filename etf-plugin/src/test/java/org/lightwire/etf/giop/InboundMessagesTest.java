@@ -108,37 +108,4 @@ class InboundMessagesTest
         assertEquals(5, direct.limit());
         assertFalse(in.hasData());
     }
-
-    @Test
-    void theOwnerOfAMessageOfferedInPlaceGetsItBackOnceWhenItsLastByteIsReadOrItIsDropped()
-    {
-        final InboundMessages in = new InboundMessages();
-        final long gen = in.open();
-        final int[] back = new int[4];
-        assertTrue(in.offer(gen, ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), () -> back[0]++));
-        assertTrue(in.offer(gen, ByteBuffer.allocate(0), () -> back[1]++));
-        assertTrue(in.offer(gen, ByteBuffer.wrap(new byte[] {5, 6}), () -> back[2]++));
-        assertEquals(1, back[1], "an empty message presents nothing and is given back at once");
-        assertEquals(2, in.queued());
-
-        final byte[] three = new byte[3];
-        assertEquals(3, in.read(three, 0, 3, 3));
-        assertEquals(0, back[0], "one byte of the first is still to be read");
-        assertEquals(2, in.read(three, 0, 2, 2));
-        assertArrayEquals(new byte[] {4, 5, 3}, three, "the last of the first, the first of the second");
-        assertEquals(1, back[0]);
-        assertEquals(0, back[2], "the second message is half read");
-
-        // Closing drops the half-read message and the queued ones, each given back once.
-        assertTrue(in.offer(gen, ByteBuffer.wrap(new byte[] {7}), () -> back[3]++));
-        in.close(() -> new IllegalStateException("closed"));
-        assertEquals(1, back[2]);
-        assertEquals(1, back[3]);
-        // An offer to a closed stream is dropped and given back at once.
-        assertFalse(in.offer(gen, ByteBuffer.wrap(new byte[] {8}), () -> back[0]++));
-        assertEquals(2, back[0]);
-        assertEquals(1, back[1]);
-        assertEquals(1, back[2]);
-        assertEquals(1, back[3]);
-    }
 }
