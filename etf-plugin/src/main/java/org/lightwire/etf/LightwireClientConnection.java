@@ -57,8 +57,6 @@ final class LightwireClientConnection extends MessageConnection
     static final int ONEWAYS_PER_CONFIRMATION = 64;
     /** The smallest Request written into its transport connection's direct buffer; a smaller one costs less to copy. */
     static final int DIRECT_REQUEST_MIN_BYTES = 8 * 1024;
-    /** Bytes of a GIOP 1.2 Request that hold what a failed call's exception reply needs (request id, response flags). */
-    private static final int REQUEST_HEAD_BYTES = 24;
 
     /** What this plug-in keeps with each transport connection (its attachment). */
     private static final class TransportState
@@ -292,8 +290,6 @@ final class LightwireClientConnection extends MessageConnection
             }
             throw CorbaExceptions.closed(server);
         }
-        // What a failed call's exception reply and the one-way test read: GIOP 1.2 keeps them
-        // at fixed offsets near the start, so the rest of the request is never copied.
         runtime.directRequests.incrementAndGet();
         final TransportState state = stateOf(c);
         if (!state.codeSetsSent)
@@ -305,7 +301,9 @@ final class LightwireClientConnection extends MessageConnection
             send(p, c, state, ByteBuffer.wrap(m), m, GiopMessage.responseExpected(m, m.length) == 0);
             return;
         }
-        final byte[] head = new byte[Math.min(message.remaining(), REQUEST_HEAD_BYTES)];
+        // What a failed call's exception reply and the one-way test read: GIOP 1.2 keeps them
+        // at fixed offsets near the start, so the rest of the request is never copied.
+        final byte[] head = new byte[Math.min(message.remaining(), GiopMessage.REQUEST_1_2_FIXED_LENGTH)];
         message.get(message.position(), head, 0, head.length);
         send(p, c, state, message, head, GiopMessage.responseExpected(head, head.length) == 0);
     }

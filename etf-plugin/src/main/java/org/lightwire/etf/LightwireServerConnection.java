@@ -29,18 +29,14 @@ import org.omg.ETF.Profile;
 final class LightwireServerConnection extends MessageConnection
 {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    private static final int REQUEST_PREFIX_BYTES = 32;
 
     private final LightwireListener listener;
     private final String transportName;
     private final long generation;
     private final AtomicReference<Pending> callInProgress = new AtomicReference<>();
     private final ConnectionReader reader;
-    /**
-     * The start of a request read in place, where its GIOP headers are parsed: a GIOP 1.2
-     * Request's flags end at byte 17. Only the reader thread uses it.
-     */
-    private final byte[] requestPrefix = new byte[REQUEST_PREFIX_BYTES];
+    /** The start of a request read in place, where its GIOP headers are parsed. Only the reader thread uses it. */
+    private final byte[] requestPrefix = new byte[GiopMessage.REQUEST_1_2_FIXED_LENGTH];
 
     /** @param reader the connection's own socket, read in {@link #read}; null when the listener's thread reads it. */
     LightwireServerConnection(final LightwireListener listener, final String transportName, final LightwireProfile peer,
@@ -84,7 +80,7 @@ final class LightwireServerConnection extends MessageConnection
             // header announces exactly this length), so it need not be copied.
             message = r;
             headers = requestPrefix;
-            headersLength = Math.min(length, REQUEST_PREFIX_BYTES);
+            headersLength = Math.min(length, requestPrefix.length);
         }
         else
         {
@@ -131,7 +127,7 @@ final class LightwireServerConnection extends MessageConnection
         {
             return false;
         }
-        final int n = Math.min(length, REQUEST_PREFIX_BYTES);
+        final int n = Math.min(length, requestPrefix.length);
         r.get(r.position(), requestPrefix, 0, n);
         return GiopMessage.isGiop(requestPrefix, n) && (GiopMessage.minor(requestPrefix) == 2 || length == n) &&
             (GiopMessage.bodySize(requestPrefix) & 0xFFFF_FFFFL) == length - GiopMessage.HEADER_LENGTH;

@@ -22,6 +22,11 @@ package org.lightwire.etf.giop;
 public final class GiopMessage
 {
     public static final int HEADER_LENGTH = 12;
+    /**
+     * The start of a GIOP 1.2 Request that holds every field read without parsing further: the
+     * header, request_id, response_flags and reserved.
+     */
+    public static final int REQUEST_1_2_FIXED_LENGTH = 24;
     public static final int UNKNOWN = -1;
 
     public static final int REQUEST = 0;

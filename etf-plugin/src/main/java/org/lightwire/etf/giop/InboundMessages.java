@@ -64,18 +64,6 @@ public final class InboundMessages
     }
 
     /**
-     * Appends one whole message held in the first {@code length} bytes of {@code array}, without
-     * copying it: the caller keeps those bytes unchanged until the reader has read them, and
-     * offers the same array again only after that.
-     *
-     * @return false when it was dropped: the stream is closed or belongs to another generation.
-     */
-    public boolean offer(final long ofGeneration, final byte[] array, final int length)
-    {
-        return enqueue(ofGeneration, ByteBuffer.wrap(array, 0, length));
-    }
-
-    /**
      * Appends one whole message, the bytes of {@code message} from its position to its limit,
      * without copying them: the caller keeps them unchanged until the reader has read them. The
      * buffer may be direct (a request left where the transport received it); neither its position

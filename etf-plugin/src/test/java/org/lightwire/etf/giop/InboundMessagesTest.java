@@ -96,7 +96,7 @@ class InboundMessagesTest
         direct.put(new byte[] {9, 9, 6, 7, 8, 9}).flip().position(2).limit(5);
         assertTrue(in.offer(gen, direct));
         // An array longer than its message.
-        assertTrue(in.offer(gen, new byte[] {10, 11, 99, 99}, 2));
+        assertTrue(in.offer(gen, ByteBuffer.wrap(new byte[] {10, 11, 99, 99}, 0, 2)));
         assertEquals(3, in.queued());
 
         final byte[] all = new byte[10];

@@ -208,7 +208,7 @@ public final class ServerSession
             {
                 // A request in one packet, handled on this thread: handed over where the link
                 // received it, without a copy (see ServerCall#request for how long it lasts).
-                handle(new ServerCall(ServerSession.this, payload.slice(), exactlyOnce));
+                handle(new ServerCall(ServerSession.this, payload, exactlyOnce));
                 return;
             }
             request.append(payload, endOfMessage);
