@@ -44,6 +44,7 @@ public final class RomiopConfig
     public static final String CLIENT_ID = PREFIX + "client_id";
     public static final String ORDER_INTERVAL_MS = PREFIX + "order_interval_ms";
     public static final String ORDER_AT_ONCE_WHEN_IDLE = PREFIX + "order_at_once_when_idle";
+    public static final String REQUESTS_TO_SEQUENCER = PREFIX + "requests_to_sequencer";
     public static final String RETRANSMIT_MS = PREFIX + "retransmit_ms";
     public static final String NAK_DELAY_MS = PREFIX + "nak_delay_ms";
     /**
@@ -124,6 +125,7 @@ public final class RomiopConfig
     final int clientId;
     final long orderIntervalNs;
     final boolean orderAtOnceWhenIdle;
+    final boolean requestsToSequencer;
     final long retransmitNs;
     final long nakDelayNs;
     final long requestAckDelayNs;
@@ -191,6 +193,7 @@ public final class RomiopConfig
             FIRST_CLIENT_ID + new SecureRandom().nextInt(Integer.MAX_VALUE - FIRST_CLIENT_ID);
         orderIntervalNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, ORDER_INTERVAL_MS, GroupConfig.DEFAULT_ORDER_INTERVAL_NS / 1_000_000, 0, 60_000));
         orderAtOnceWhenIdle = LightwireConfig.bool(c, ORDER_AT_ONCE_WHEN_IDLE, true);
+        requestsToSequencer = LightwireConfig.bool(c, REQUESTS_TO_SEQUENCER, GroupConfig.DEFAULT_REQUESTS_TO_SEQUENCER);
         retransmitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, RETRANSMIT_MS, GroupConfig.DEFAULT_RETRANSMIT_TIMEOUT_NS / 1_000_000, 1, 600_000));
         nakDelayNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, NAK_DELAY_MS, GroupConfig.DEFAULT_NAK_DELAY_NS / 1_000_000, 0, 60_000));
         final long retransmitMs = TimeUnit.NANOSECONDS.toMillis(retransmitNs);
@@ -298,6 +301,7 @@ public final class RomiopConfig
     {
         return config
             .orderInterval(orderIntervalNs, orderAtOnceWhenIdle)
+            .requestsToSequencer(requestsToSequencer)
             .retransmitTimeoutNs(retransmitNs)
             .nakDelayNs(nakDelayNs)
             .requestAckDelayNs(requestAckDelayNs)

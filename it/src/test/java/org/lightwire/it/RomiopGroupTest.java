@@ -36,14 +36,22 @@ class RomiopGroupTest
     /** Calls per client over multicast (10,000 in all, the figure) and over fan-out. */
     private static final int MULTICAST_CALLS_PER_CLIENT = 5000;
     private static final int FANOUT_CALLS_PER_CLIENT = 1000;
+    private static final String TO_SEQUENCER = "to_sequencer";
     private static final int ONEWAY_EVERY = 3;
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(5);
 
     @TempDir
     Path tmp;
 
+    /** "to_sequencer" is the multicast link with clients sending requests to the sequencer alone. */
     private static Map<String, String> common(final String link)
     {
+        if (TO_SEQUENCER.equals(link))
+        {
+            final Map<String, String> p = new HashMap<>(RomiopGroupFixture.orbProperties("multicast"));
+            p.put("jacorb.lightwire.romiop.requests_to_sequencer", "true");
+            return p;
+        }
         return RomiopGroupFixture.orbProperties(link);
     }
 
@@ -53,13 +61,13 @@ class RomiopGroupTest
     }
 
     @ParameterizedTest(name = "link {0}")
-    @ValueSource(strings = {"multicast", "fanout"})
+    @ValueSource(strings = {"multicast", "fanout", TO_SEQUENCER})
     void threeReplicasExecuteTwoConcurrentClientsCallsIdenticallyAndEveryTwoWayGetsItsReply(final String link) throws Exception
     {
         final int callsPerClient = "multicast".equals(link) ? MULTICAST_CALLS_PER_CLIENT : FANOUT_CALLS_PER_CLIENT;
         final ThreadLocalRandom r = ThreadLocalRandom.current();
         final String groupAddress = "239.255." + r.nextInt(1, 255) + "." + r.nextInt(1, 255) + ":" + r.nextInt(20000, 40000);
-        final String members = RomiopGroupFixture.memberList(link, REPLICAS);
+        final String members = RomiopGroupFixture.memberList(TO_SEQUENCER.equals(link) ? "multicast" : link, REPLICAS);
         final List<ProcessHarness> children = new ArrayList<>();
         final ORB probeOrb = Orbs.init(common(link));
         try
@@ -132,6 +140,17 @@ class RomiopGroupTest
                 assertEquals(digest, p.digest(), "execution log differs from replica 1's; " + what);
                 assertExecutionFollowsDelivery(p.execution_clients(), p.delivery_senders(), what);
             }
+            // The leader (replica 1) carried requests in its orders only when clients sent them to it alone.
+            final long carried = counter(probes.get(0).counters(), "requestsCarried");
+            final long carriedIn = counter(probes.get(1).counters(), "carriedRequestsReceived");
+            if (TO_SEQUENCER.equals(link))
+            {
+                assertTrue(carried > total / 2 && carriedIn > total / 2, "carried " + carried + ", received carried " + carriedIn + " of " + total);
+            }
+            else
+            {
+                assertEquals(0, carried + carriedIn);
+            }
         }
         finally
         {
@@ -162,6 +181,16 @@ class RomiopGroupTest
      * client is the i-th delivered request's sender, under one fixed mapping of client tags to
      * ROMIOP sender ids.
      */
+    private static long counter(final String counters, final String name)
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(counters);
+        if (!m.find())
+        {
+            throw new AssertionError("no counter " + name + " in " + counters);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
     private static void assertExecutionFollowsDelivery(final int[] executedClients, final int[] deliveredSenders, final String what)
     {
         assertEquals(executedClients.length, deliveredSenders.length, "executions and deliveries; " + what);

@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
@@ -25,7 +26,9 @@ import org.omg.CORBA.ORB;
  * every two-way call gets its reply, every replica executes every call once, and the execution
  * logs are identical. Needs root, {@code ip} and {@code iptables}; skipped with the reason
  * otherwise. Addresses 10.204.x.y exist only on the bridge and veths this test makes; the
- * namespaces (and with them the veths and rules) and the bridge are deleted afterwards.
+ * namespaces (and with them the veths and rules) and the bridge are deleted afterwards. Run twice:
+ * with the client multicasting its requests (Figure 4), and sending them to the sequencer alone
+ * ({@code requests_to_sequencer}), which carries them in its orders.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class RomiopNetnsLossTest
@@ -44,8 +47,9 @@ class RomiopNetnsLossTest
         return "lwrns" + pid + "x" + id;
     }
 
-    @Test
-    void replicasOnSeparateHostsWithFivePercentLossStayIdentical() throws Exception
+    @ParameterizedTest(name = "requests_to_sequencer={0}")
+    @ValueSource(booleans = {false, true})
+    void replicasOnSeparateHostsWithFivePercentLossStayIdentical(final boolean toSequencer) throws Exception
     {
         Shell.assumeRootNetworking("network namespaces, a bridge and iptables rules");
         final List<ProcessHarness> replicas = new ArrayList<>();
@@ -94,6 +98,7 @@ class RomiopNetnsLossTest
             final Map<String, String> c = RomiopGroupFixture.orbProperties("multicast");
             c.put("jacorb.lightwire.romiop.interface", bridge);
             c.put("jacorb.lightwire.romiop.host", subnet + ".1");
+            c.put("jacorb.lightwire.romiop.requests_to_sequencer", Boolean.toString(toSequencer));
             client = Orbs.init(c);
             probeOrb = Orbs.init(Map.of());
             final replicated_log group = replicated_logHelper.narrow(client.string_to_object(replicas.get(0).ior("group")));
@@ -136,6 +141,9 @@ class RomiopNetnsLossTest
                 final long dropped = droppedPackets(namespace(i + 1));
                 org.junit.jupiter.api.Assertions.assertTrue(dropped > 0, "no datagram dropped in " + namespace(i + 1));
             }
+            final String leader = probes.get(0).counters();
+            final boolean carried = leader.matches("(?s).*\\brequestsCarried=[1-9].*");
+            assertEquals(toSequencer, carried, "the leader carried requests in its orders only when sent them alone: " + leader);
         }
         finally
         {

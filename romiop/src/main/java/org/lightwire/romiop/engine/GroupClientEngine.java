@@ -12,6 +12,7 @@ import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
@@ -72,6 +73,8 @@ public final class GroupClientEngine
     private int evictedReplyWatermark;
     private int[] members;
     private int leaderId;
+    /** Something came from the current leader: the link knows where it is, so requests may go to it alone. */
+    private boolean leaderHeard;
     private int lastListPacketId;
     private int lamport;
     /** This client's number for its last request: 1, 2, ... 2^24-1, 1, ... (the sequencer keeps their order). */
@@ -186,7 +189,18 @@ public final class GroupClientEngine
             trackReplies(packetId, requestId);
         }
         counters.requestsSent++;
-        sender.send(GroupSender.GROUP, out, copy.length);
+        if (config.requestsToSequencer && leaderHeard && copy.length + MsgOrderFlyweight.length(1) <= config.maxPacketBytes)
+        {
+            // The sequencer carries it to the group in its MsgOrder; the kept copy, which every
+            // resend multicasts, has flags bit 2 clear.
+            header.wrap(out, 0).toSequencer(true);
+            counters.requestsToSequencer++;
+            sender.send(leaderId, out, copy.length);
+        }
+        else
+        {
+            sender.send(GroupSender.GROUP, out, copy.length);
+        }
         return packetId;
     }
 
@@ -365,6 +379,7 @@ public final class GroupClientEngine
             return;
         }
         observe(ack.packetId());
+        heard(ack.senderId());
         final PacketType acked = ack.ackedType();
         if ((acked != PacketType.REQUEST && acked != PacketType.CANCEL) || ack.ackedSenderId() != config.selfId ||
             !isMember(ack.senderId()))
@@ -413,6 +428,7 @@ public final class GroupClientEngine
             return;
         }
         final int memberId = reply.senderId();
+        heard(memberId);
         if (!isMember(memberId))
         {
             // Not ACKed: if the member joined and our view lags, its retransmission is taken once the view catches up.
@@ -490,6 +506,7 @@ public final class GroupClientEngine
             return;
         }
         observe(memberChange.packetId());
+        heard(memberChange.senderId());
         if (memberChange.status() != MemberChangeFlyweight.STATUS_LIST || memberChange.memberCount() == 0)
         {
             counters.unexpectedPackets++;
@@ -515,6 +532,8 @@ public final class GroupClientEngine
             return;
         }
         leaderId = newLeader;
+        // A list is taken only from the leader it names.
+        leaderHeard = true;
         members = list;
         counters.viewChanges++;
         completeAckedByAll(outstanding, true);
@@ -605,6 +624,11 @@ public final class GroupClientEngine
             }
         }
         return deadline;
+    }
+
+    private void heard(final int senderId)
+    {
+        leaderHeard |= senderId == leaderId;
     }
 
     private boolean isMember(final int id)

@@ -48,11 +48,19 @@ public final class GroupConfig
     /** {@code jacorb.lightwire.romiop.max_retained_orders}: delivered requests a member keeps for a new leader's recovery. */
     public static final int DEFAULT_MAX_RETAINED_ORDERS = 1024;
 
+    /**
+     * {@code jacorb.lightwire.romiop.requests_to_sequencer}: a client sends each request that fits
+     * to the sequencer alone, which carries it in its MsgOrder (false: Figure 4, every request
+     * multicast by its client).
+     */
+    public static final boolean DEFAULT_REQUESTS_TO_SEQUENCER = false;
+
     final int selfId;
     final int leaderId;
     final int[] memberIds;
     long orderIntervalNs = DEFAULT_ORDER_INTERVAL_NS;
     boolean orderAtOnceWhenIdle = true;
+    boolean requestsToSequencer = DEFAULT_REQUESTS_TO_SEQUENCER;
     long retransmitTimeoutNs = DEFAULT_RETRANSMIT_TIMEOUT_NS;
     long nakDelayNs = DEFAULT_NAK_DELAY_NS;
     long requestAckDelayNs = DEFAULT_REQUEST_ACK_DELAY_NS;
@@ -165,6 +173,19 @@ public final class GroupConfig
     {
         this.orderIntervalNs = intervalNs;
         this.orderAtOnceWhenIdle = atOnceWhenIdle;
+        return this;
+    }
+
+    /**
+     * How a client first sends a request. True: a request that fits in one MsgOrder with its entry
+     * goes to the sequencer alone (once the client has heard from it), which multicasts request
+     * and order in one datagram; every resend still goes to the whole group, so a lost or failed
+     * sequencer costs a retransmission timeout, not the request. False (default): the client
+     * multicasts it, as Figure 4 does. Members take either at any time, whatever their own setting.
+     */
+    public GroupConfig requestsToSequencer(final boolean on)
+    {
+        this.requestsToSequencer = on;
         return this;
     }
 

@@ -64,6 +64,15 @@ public final class GroupCounters
     long viewsSentToClients;
     long leaderStepDowns;
     long removedMembersTold;
+    /** Client: requests sent to the sequencer alone (first sending only; resends go to the group). */
+    long requestsToSequencer;
+    /** Sequencer: requests it carried in a MsgOrder, and requests sent to it that it sent by themselves (too large to carry). */
+    long requestsCarried;
+    long requestsRelayedAlone;
+    /** Member: requests that came inside the leader's MsgOrder. */
+    long carriedRequestsReceived;
+    /** Member: requests sent to it as the sequencer when it was not ordering (a client's stale view). */
+    long requestsToSequencerNotCarried;
 
     void countInvalid(final Invalid reason)
     {
@@ -353,6 +362,31 @@ public final class GroupCounters
         return cancelsAbandoned;
     }
 
+    public long requestsToSequencer()
+    {
+        return requestsToSequencer;
+    }
+
+    public long requestsCarried()
+    {
+        return requestsCarried;
+    }
+
+    public long requestsRelayedAlone()
+    {
+        return requestsRelayedAlone;
+    }
+
+    public long carriedRequestsReceived()
+    {
+        return carriedRequestsReceived;
+    }
+
+    public long requestsToSequencerNotCarried()
+    {
+        return requestsToSequencerNotCarried;
+    }
+
     @Override
     public String toString()
     {
@@ -378,6 +412,9 @@ public final class GroupCounters
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +
             ", requestAcksByReply=" + requestAcksByReply + ", requestAcksDeferred=" + requestAcksDeferred +
             ", requestsAckedByReply=" + requestsAckedByReply + ", requestsHeldForFifo=" + requestsHeldForFifo +
-            ", fifoGapsSkipped=" + fifoGapsSkipped + ", fifoLateRequests=" + fifoLateRequests + '}';
+            ", fifoGapsSkipped=" + fifoGapsSkipped + ", fifoLateRequests=" + fifoLateRequests +
+            ", requestsToSequencer=" + requestsToSequencer + ", requestsCarried=" + requestsCarried +
+            ", requestsRelayedAlone=" + requestsRelayedAlone + ", carriedRequestsReceived=" + carriedRequestsReceived +
+            ", requestsToSequencerNotCarried=" + requestsToSequencerNotCarried + '}';
     }
 }

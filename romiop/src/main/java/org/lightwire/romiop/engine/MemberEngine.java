@@ -121,6 +121,10 @@ public final class MemberEngine
     // Delivery.
     /** Received, not yet delivered requests, by {@link #key}, in arrival order. */
     private final LinkedHashMap<Long, Held> received = new LinkedHashMap<>();
+    /** Sequencer: received requests that only it has (sent to the sequencer), to carry in their MsgOrder. */
+    private final Set<Long> toCarry = new HashSet<>();
+    /** Reads the size of each Request a MsgOrder carries. */
+    private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
     /** Known order entries not yet delivered: order sequence number to request key. */
     private final TreeMap<Long, Long> orders = new TreeMap<>();
     /** Delivered requests still kept: for NAKs (leader) and a new leader's recovery (everyone). */
@@ -490,6 +494,7 @@ public final class MemberEngine
         }
         counters.requestsReceived++;
         observe(request.packetId());
+        final boolean toSequencer = request.header().toSequencer();
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
         if (config.requestAckDelayNs > 0 && request.responseFlags() != 0 && state != State.JOINING && !isMember(clientId) &&
@@ -541,6 +546,20 @@ public final class MemberEngine
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
         received.put(key, new Held(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload));
+        if (toSequencer)
+        {
+            if (isOrdering())
+            {
+                toCarry.add(key);
+            }
+            else
+            {
+                // The client's view names this member as leader and the view has moved on, or this
+                // is a new leader still recovering: the group gets the request when the client,
+                // lacking the other members' ACKs, multicasts it again; or by their request NAKs.
+                counters.requestsToSequencerNotCarried++;
+            }
+        }
         if (isOrdering())
         {
             admit(key, request.clientSeq(), nowNs);
@@ -814,6 +833,7 @@ public final class MemberEngine
         if (fromLeader)
         {
             highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
+            onCarriedRequests(buffer, msgOrder.firstCarried(), msgOrder.carriedCount(), nowNs);
         }
         deliverInOrder(nowNs);
         if (!fresh)
@@ -823,6 +843,23 @@ public final class MemberEngine
             sendOrderAck();
         }
         finishRecoveryWhenCaughtUp(nowNs);
+    }
+
+    /**
+     * Takes the Requests a leader's MsgOrder carries (validated with it) as if they had come by
+     * themselves: ACKed, held, then delivered in the order just recorded.
+     */
+    private void onCarriedRequests(final ByteBuffer buffer, final int first, final int count, final long nowNs)
+    {
+        int at = first;
+        for (int i = 0; i < count; i++)
+        {
+            // Read before onRequest, which may re-wrap every flyweight of this engine but this one.
+            final int size = (int)carriedHeader.wrap(buffer, at).packetSize();
+            counters.carriedRequestsReceived++;
+            onRequest(buffer, at, size, nowNs);
+            at += size;
+        }
     }
 
     private void onKeepAlive(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -1083,6 +1120,10 @@ public final class MemberEngine
         while (!pendingOrder.isEmpty())
         {
             final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
+            if (!toCarry.isEmpty())
+            {
+                sendAloneWhatCannotBeCarried(count);
+            }
             msgOrder.wrap(out, 0);
             msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq, count);
             for (int i = 0; i < count; i++)
@@ -1091,6 +1132,15 @@ public final class MemberEngine
                 orderSentNs.put(nextOrderSeq, nowNs);
                 orders.put(nextOrderSeq++, key);
                 msgOrder.entry(i, (int)(key >>> 32), (int)key);
+                final Held held;
+                if (toCarry.remove(key) && (held = received.get(key)) != null)
+                {
+                    // Written after the entries (whose room set() reserved), with flags bit 2 clear.
+                    request.wrap(out, msgOrder.end());
+                    writeRequest(held);
+                    msgOrder.carried(request.packetSize());
+                    counters.requestsCarried++;
+                }
             }
             counters.ordersSent++;
             counters.orderEntriesSent += count;
@@ -1103,6 +1153,36 @@ public final class MemberEngine
         {
             retransmitArmed = true;
             retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
+        }
+    }
+
+    /**
+     * Sequencer: of the next {@code count} requests to order, those sent to it alone that would not
+     * fit in the MsgOrder go to the group by themselves first (a plain Request, as a NAK answer).
+     */
+    private void sendAloneWhatCannotBeCarried(final int count)
+    {
+        int room = config.maxPacketBytes - MsgOrderFlyweight.length(count);
+        final Iterator<Long> keys = pendingOrder.iterator();
+        for (int i = 0; i < count; i++)
+        {
+            final long key = keys.next();
+            final Held held = received.get(key);
+            if (held == null || !toCarry.contains(key))
+            {
+                continue;
+            }
+            final int size = RequestFlyweight.HEADER_LENGTH + held.payload.length;
+            if (size <= room)
+            {
+                room -= size;
+            }
+            else
+            {
+                toCarry.remove(key);
+                counters.requestsRelayedAlone++;
+                sendRequest(GroupSender.GROUP, held);
+            }
         }
     }
 
@@ -1225,6 +1305,7 @@ public final class MemberEngine
             // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
             pendingOrder.remove(key);
             received.remove(key);
+            toCarry.remove(key);
             finished.finish(clientId, packetId);
             counters.requestsCancelled++;
         }
@@ -1629,6 +1710,7 @@ public final class MemberEngine
     {
         orders.clear();
         received.clear();
+        toCarry.clear();
         cancelledAtNs.clear();
         pendingOrder.clear();
         resetFifo();
@@ -1999,9 +2081,15 @@ public final class MemberEngine
     private void sendRequest(final int destinationId, final Held held)
     {
         request.wrap(out, 0);
+        writeRequest(held);
+        sender.send(destinationId, out, request.packetSize());
+    }
+
+    /** Writes a held request as its client sent it (flags bit 2 clear) where {@code request} is wrapped. */
+    private void writeRequest(final Held held)
+    {
         request.set(WIRE_ORDER, (int)(held.key >>> 32), (int)held.key, held.requestId, held.responseFlags, held.payload.length)
             .clientSeq(held.clientSeq).payload(ByteBuffer.wrap(held.payload), 0, held.payload.length);
-        sender.send(destinationId, out, request.packetSize());
     }
 
     private void sendOrderAck()
@@ -2032,6 +2120,12 @@ public final class MemberEngine
             case LEADER_IDLE, MEMBER, LEADER_RECOVERING, LEFT ->
             {
             }
+        }
+        if (next != State.LEADER_IDLE && next != State.LEADER_BATCHING)
+        {
+            // Only the sequencer that received them carries requests sent to it; they are held,
+            // and a successor orders them, or NAKs bring them to the members.
+            toCarry.clear();
         }
         state = next;
     }

@@ -13,6 +13,13 @@ import java.nio.ByteOrder;
  * every request by (sender_id, packet_id) explicitly, the paper's tie rule (equal ids: the lesser
  * member first) is not needed on the wire; it is how the leader could sort one batch.
  *
+ * <p>Also beyond the paper: a MsgOrder may carry requests. A client may send a small Request to
+ * the sequencer alone (header flags bit 2); the sequencer then appends that Request, whole and
+ * with the flag clear, after the entries of the MsgOrder that orders it, so the group receives
+ * request and order in one datagram (Amoeba's "PB" method). {@code carried_count} says how many
+ * Request packets follow the entries; each is delimited by its own {@code packet_size}, and each
+ * is named by one of this order's entries.
+ *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -26,11 +33,13 @@ import java.nio.ByteOrder;
  *  |                   first_order_seq (unsigned long long)        |
  *  |                                                               |
  *  +-------------------------------+-------------------------------+
- *  |     entry_count (ushort)      |        reserved (0)           |
+ *  |     entry_count (ushort)      |    carried_count (ushort)     |
  *  +-------------------------------+-------------------------------+
  *  |                   reserved (0)                                |
  *  +---------------------------------------------------------------+
  *  |   entry_count x { request sender_id, request packet_id }      |
+ *  +---------------------------------------------------------------+
+ *  |   carried_count x Request packet (header included) ...        |
  *  +---------------------------------------------------------------+
  * </pre>
  */
@@ -38,9 +47,13 @@ public final class MsgOrderFlyweight extends PacketFlyweight
 {
     public static final int FIRST_ORDER_SEQ_OFFSET = 8;
     public static final int ENTRY_COUNT_OFFSET = 16;
+    public static final int CARRIED_COUNT_OFFSET = 18;
     public static final int ENTRIES_OFFSET = 24;
     public static final int ENTRY_LENGTH = 8;
     public static final int HEADER_LENGTH = PacketHeader_1_0.HEADER_LENGTH + ENTRIES_OFFSET;
+
+    /** Reads the headers of carried requests while validating. */
+    private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
 
     @Override
     public PacketType packetType()
@@ -65,9 +78,37 @@ public final class MsgOrderFlyweight extends PacketFlyweight
         init(order, true, length(entryCount), senderId, packetId);
         putI64(FIRST_ORDER_SEQ_OFFSET, firstOrderSeq);
         putU16(ENTRY_COUNT_OFFSET, entryCount);
-        putU16(ENTRY_COUNT_OFFSET + 2, 0);
+        putU16(CARRIED_COUNT_OFFSET, 0);
         putI32(ENTRY_COUNT_OFFSET + 4, 0);
         return this;
+    }
+
+    /** @return absolute index in the buffer where the next carried Request is, or is to be written. */
+    public int end()
+    {
+        return offset + packetSize();
+    }
+
+    /**
+     * Counts one Request the caller has written at {@link #end()} (after every entry is set): the
+     * packet grows by its {@code packet_size}.
+     */
+    public MsgOrderFlyweight carried(final int requestPacketSize)
+    {
+        putU16(CARRIED_COUNT_OFFSET, carriedCount() + 1);
+        header.packetSize(packetSize() + requestPacketSize);
+        return this;
+    }
+
+    public int carriedCount()
+    {
+        return getU16(CARRIED_COUNT_OFFSET);
+    }
+
+    /** @return absolute index in the buffer of the first carried Request (they follow one another). */
+    public int firstCarried()
+    {
+        return body(ENTRIES_OFFSET + entryCount() * ENTRY_LENGTH);
     }
 
     public MsgOrderFlyweight entry(final int index, final int requestSenderId, final int requestPacketId)
@@ -100,7 +141,30 @@ public final class MsgOrderFlyweight extends PacketFlyweight
     @Override
     protected Invalid validateBody(final int bodyLength)
     {
-        if (bodyLength != ENTRIES_OFFSET + entryCount() * ENTRY_LENGTH || entryCount() == 0)
+        final int entriesEnd = ENTRIES_OFFSET + entryCount() * ENTRY_LENGTH;
+        if (bodyLength < entriesEnd || entryCount() == 0 || carriedCount() > entryCount())
+        {
+            return Invalid.BAD_COUNT;
+        }
+        // Each carried Request is delimited by its own packet_size; together they end the packet.
+        int at = entriesEnd;
+        for (int i = 0; i < carriedCount(); i++)
+        {
+            final int left = bodyLength - at;
+            if (left < RequestFlyweight.HEADER_LENGTH)
+            {
+                return Invalid.BAD_COUNT;
+            }
+            carriedHeader.wrap(buffer, body(at));
+            final long size = carriedHeader.packetSize();
+            if (!carriedHeader.magicMatches() || carriedHeader.typeCode() != PacketType.REQUEST.code() ||
+                size < RequestFlyweight.HEADER_LENGTH || size > left)
+            {
+                return Invalid.BAD_FIELD;
+            }
+            at += (int)size;
+        }
+        if (at != bodyLength)
         {
             return Invalid.BAD_COUNT;
         }
@@ -120,6 +184,11 @@ public final class MsgOrderFlyweight extends PacketFlyweight
         {
             sb.append(i == 0 ? "" : ", ").append(entrySenderId(i)).append(':').append(Integer.toUnsignedString(entryPacketId(i)));
         }
-        return sb.append("]}").toString();
+        sb.append(']');
+        if (carriedCount() > 0)
+        {
+            sb.append(", carried=").append(carriedCount());
+        }
+        return sb.append('}').toString();
     }
 }

@@ -19,7 +19,9 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *
  *  flags: bit 0 = byte order (0 big-endian, 1 little-endian, as GIOP),
- *         bit 1 = ACK requested, bits 2..7 reserved (0).
+ *         bit 1 = ACK requested,
+ *         bit 2 = to the sequencer (Request only: sent to the leader alone, which carries it to
+ *                 the group inside its MsgOrder), bits 3..7 reserved (0).
  * </pre>
  *
  * <p>The version octet is major in the high nibble and minor in the low one (0x10 = 1.0). Every
@@ -39,7 +41,9 @@ public final class PacketHeader_1_0
     public static final int VERSION_1_0 = 0x10;
     public static final int FLAG_LITTLE_ENDIAN = 0x01;
     public static final int FLAG_ACK_REQUESTED = 0x02;
-    static final int FLAGS_RESERVED_MASK = 0xFC;
+    /** Request only: sent to the sequencer alone, which carries it to the group in its MsgOrder. */
+    public static final int FLAG_TO_SEQUENCER = 0x04;
+    static final int FLAGS_RESERVED_MASK = 0xF8;
 
     private ByteBuffer buffer;
     private int offset;
@@ -109,6 +113,20 @@ public final class PacketHeader_1_0
         return (flags() & FLAG_ACK_REQUESTED) != 0;
     }
 
+    /** @return flags bit 2: a Request sent to the sequencer alone, for it to carry to the group. */
+    public boolean toSequencer()
+    {
+        return (flags() & FLAG_TO_SEQUENCER) != 0;
+    }
+
+    /** Sets or clears flags bit 2 of a header already written. */
+    public PacketHeader_1_0 toSequencer(final boolean on)
+    {
+        final int flags = on ? flags() | FLAG_TO_SEQUENCER : flags() & ~FLAG_TO_SEQUENCER;
+        buffer.put(offset + FLAGS_OFFSET, (byte)flags);
+        return this;
+    }
+
     /** @return packet_type as a raw unsigned short in the packet's byte order. */
     public int typeCode()
     {
@@ -119,6 +137,13 @@ public final class PacketHeader_1_0
     public PacketType type()
     {
         return PacketType.fromCode(typeCode());
+    }
+
+    /** Rewrites packet_size of a header already written (a packet that grew). */
+    public PacketHeader_1_0 packetSize(final int packetSize)
+    {
+        Bytes.putI32(buffer, offset + SIZE_OFFSET, packetSize, byteOrder());
+        return this;
     }
 
     /** @return packet_size: bytes of the whole packet, header included (unsigned long). */
@@ -152,6 +177,10 @@ public final class PacketHeader_1_0
         if (type() == null)
         {
             return Invalid.UNKNOWN_TYPE;
+        }
+        if (toSequencer() && type() != PacketType.REQUEST)
+        {
+            return Invalid.BAD_FLAGS;
         }
         if (packetSize() != packetLength)
         {

@@ -113,10 +113,20 @@ class PollingDriverTest
             final PollingDriver driver = new PollingDriver("test-driver", receiver, engine).start();
             try
             {
-                // The engine is free: a task runs now, on this thread.
-                final Thread[] ranOn = new Thread[1];
-                driver.submit(now -> ranOn[0] = Thread.currentThread());
-                assertSame(Thread.currentThread(), ranOn[0]);
+                // When the engine is free a task runs now, on this thread. The driver's own thread
+                // takes the engine now and then (its first polls after start), and a task submitted
+                // then runs there: so submit until the engine is found free, a few tries at most.
+                final AtomicReference<Thread> ranOn = new AtomicReference<>();
+                for (int i = 0; i < 100 && ranOn.get() != Thread.currentThread(); i++)
+                {
+                    ranOn.set(null);
+                    driver.submit(now -> ranOn.set(Thread.currentThread()));
+                    if (ranOn.get() == null)
+                    {
+                        Thread.sleep(1);
+                    }
+                }
+                assertSame(Thread.currentThread(), ranOn.get());
 
                 final AtomicBoolean done = new AtomicBoolean();
                 final AtomicReference<Thread> reader = new AtomicReference<>();

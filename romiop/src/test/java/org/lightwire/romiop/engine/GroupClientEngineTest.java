@@ -3,12 +3,14 @@ package org.lightwire.romiop.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.junit.jupiter.api.Test;
 
@@ -51,5 +53,37 @@ class GroupClientEngineTest
         assertEquals(0, client.outstandingRequests());
         assertEquals(1, client.counters().requestsCompleted());
         assertEquals(Long.MAX_VALUE, client.nextDeadlineNs());
+    }
+
+    @Test
+    void withRequestsToSequencerAFittingRequestGoesToTheLeaderAloneOnceItIsHeardAndEveryResendToTheGroup()
+    {
+        final List<Integer> to = new ArrayList<>();
+        final List<Boolean> flagged = new ArrayList<>();
+        final GroupClientEngine c = new GroupClientEngine(
+            new GroupConfig(100, 1, 1, 2).retransmitTimeoutNs(20 * MS).maxPacketBytes(512).requestsToSequencer(true),
+            (destination, packet, length) ->
+            {
+                to.add(destination);
+                flagged.add(new PacketHeader_1_0().wrap(packet, 0).toSequencer());
+            });
+        final int first = c.multicast(1, 1, ByteBuffer.allocate(3), 0, 3, 0);
+        assertEquals(List.of(GroupSender.GROUP), to, "nothing heard from the leader yet: its address may be unknown");
+        c.onPacket(ack(1, 100, first), 0, AckFlyweight.LENGTH, 1 * MS);
+
+        c.multicast(2, 1, ByteBuffer.allocate(3), 0, 3, 1 * MS);
+        // 512 bytes less a one-entry MsgOrder (44) less the request header (28): 440 bytes is the largest that is carried.
+        c.multicast(3, 1, ByteBuffer.allocate(440), 0, 440, 1 * MS);
+        c.multicast(4, 1, ByteBuffer.allocate(441), 0, 441, 1 * MS);
+        assertEquals(List.of(GroupSender.GROUP, 1, 1, GroupSender.GROUP), to);
+        assertEquals(List.of(false, true, true, false), flagged);
+        assertEquals(2, c.counters().requestsToSequencer());
+
+        to.clear();
+        flagged.clear();
+        c.onTimer(21 * MS);
+        assertEquals(List.of(GroupSender.GROUP, GroupSender.GROUP, GroupSender.GROUP, GroupSender.GROUP), to,
+            "every unACKed request is resent to the whole group (the first lacks member 2's ACK)");
+        assertTrue(flagged.stream().noneMatch(f -> f), "a resend never asks the sequencer to carry it");
     }
 }

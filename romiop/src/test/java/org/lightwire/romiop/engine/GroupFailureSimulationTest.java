@@ -43,13 +43,18 @@ class GroupFailureSimulationTest
 
     private static GroupHarness group(final long seed, final int leader, final int... memberIds)
     {
+        return group(seed, false, leader, memberIds);
+    }
+
+    private static GroupHarness group(final long seed, final boolean toSequencer, final int leader, final int... memberIds)
+    {
         final GroupHarness h = new GroupHarness(seed, 0.05, 0.03);
         for (final int id : memberIds)
         {
             h.addMember(id, new GroupConfig(id, leader, memberIds));
         }
-        h.addClient(101, new GroupConfig(101, leader, memberIds), PER_CLIENT);
-        h.addClient(102, new GroupConfig(102, leader, memberIds), PER_CLIENT);
+        h.addClient(101, new GroupConfig(101, leader, memberIds).requestsToSequencer(toSequencer), PER_CLIENT);
+        h.addClient(102, new GroupConfig(102, leader, memberIds).requestsToSequencer(toSequencer), PER_CLIENT);
         return h;
     }
 
@@ -88,9 +93,25 @@ class GroupFailureSimulationTest
     @ValueSource(longs = {1, 2, 3, 4, 5})
     void leaderCrashMidRunSurvivorsAgreeOnOneSequence(final long seed) throws Exception
     {
+        leaderCrash(seed, false);
+    }
+
+    /**
+     * The crashed sequencer held requests sent to it alone that it had not yet carried to anyone:
+     * the clients' resends to the group bring them to the survivors.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3})
+    void leaderCrashWithRequestsSentToTheSequencerAlone(final long seed) throws Exception
+    {
+        leaderCrash(seed, true);
+    }
+
+    private static void leaderCrash(final long seed, final boolean toSequencer) throws Exception
+    {
         withSeed(seed, () ->
         {
-            final GroupHarness h = group(seed, 1, 1, 2, 3, 4);
+            final GroupHarness h = group(seed, toSequencer, 1, 1, 2, 3, 4);
             final long[] survivorsDeliveredAtCrash = new long[1];
             h.when(() -> h.members.get(1).engine.deliveredSeq() >= TOTAL / 3, () ->
             {
@@ -120,6 +141,16 @@ class GroupFailureSimulationTest
             final int fixed = (int)survivorsDeliveredAtCrash[0];
             assertTrue(fixed > 0 && crashed.size() >= fixed, "survivors had delivered " + fixed + ", the leader " + crashed.size());
             assertEquals(crashed.subList(0, fixed), survivor.subList(0, fixed));
+            if (toSequencer)
+            {
+                // Before the crash to member 1, after it to member 2, once the clients had its view.
+                assertTrue(h.members.get(1).engine.counters().requestsCarried() > 0, "the first leader carried none");
+                assertTrue(h.members.get(2).engine.counters().requestsCarried() > 0, "the new leader carried none");
+            }
+            else
+            {
+                assertEquals(0, h.members.get(2).engine.counters().requestsCarried());
+            }
         });
     }
 

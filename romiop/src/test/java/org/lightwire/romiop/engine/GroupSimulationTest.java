@@ -36,7 +36,7 @@ class GroupSimulationTest
     {
         try
         {
-            run(seed, 0.05, 0.03, 1_000_000L, true);
+            run(seed, 0.05, 0.03, 1_000_000L, true, false);
         }
         catch (final AssertionError | RuntimeException e)
         {
@@ -50,7 +50,7 @@ class GroupSimulationTest
     {
         try
         {
-            run(seed, 0.05, 0.03, 10_000_000L, false);
+            run(seed, 0.05, 0.03, 10_000_000L, false, false);
         }
         catch (final AssertionError | RuntimeException e)
         {
@@ -58,7 +58,22 @@ class GroupSimulationTest
         }
     }
 
-    private static void run(final long seed, final double drop, final double dup, final long orderIntervalNs, final boolean atOnce) throws Exception
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 42})
+    void requestsSentToTheSequencerAloneGiveTheSameGuarantees(final long seed) throws Exception
+    {
+        try
+        {
+            run(seed, 0.05, 0.03, 1_000_000L, true, true);
+        }
+        catch (final AssertionError | RuntimeException e)
+        {
+            throw new AssertionError("group simulation failed with seed " + seed + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void run(final long seed, final double drop, final double dup, final long orderIntervalNs, final boolean atOnce,
+        final boolean toSequencer) throws Exception
     {
         final SimulatedGroupNetwork net = new SimulatedGroupNetwork(seed, MEMBERS, drop, dup, 50_000L, 400_000L);
         final List<MemberEngine> members = new ArrayList<>();
@@ -100,7 +115,8 @@ class GroupSimulationTest
             final Set<String> replies = new HashSet<>();
             repliesByClient.add(replies);
             final GroupClientEngine client = new GroupClientEngine(
-                new GroupConfig(id, LEADER, MEMBERS).retransmitTimeoutNs(5_000_000L).maxOutstandingRequests(32), net.senderFor(id),
+                new GroupConfig(id, LEADER, MEMBERS).retransmitTimeoutNs(5_000_000L).maxOutstandingRequests(32)
+                    .requestsToSequencer(toSequencer), net.senderFor(id),
                 (memberId, packetId, requestId, payload, offset, length) ->
                 {
                     final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();
@@ -201,9 +217,31 @@ class GroupSimulationTest
         }
         assertTrue(recoveries > 0, "no NAK or duplicate ever happened: " + state(members, clients));
 
+        final GroupCounters leader = members.get(0).counters();
+        long toLeader = 0;
+        for (final GroupClientEngine c : clients)
+        {
+            toLeader += c.counters().requestsToSequencer();
+        }
+        if (toSequencer)
+        {
+            // Most requests went to the leader alone and reached the others inside its orders.
+            assertTrue(toLeader > total / 2, toLeader + " of " + total + " requests sent to the sequencer alone");
+            assertTrue(leader.requestsCarried() > total / 2, "carried: " + leader.requestsCarried());
+            for (int i = 1; i < MEMBERS.length; i++)
+            {
+                assertTrue(members.get(i).counters().carriedRequestsReceived() > total / 2,
+                    "member " + MEMBERS[i] + " received carried: " + members.get(i).counters().carriedRequestsReceived());
+            }
+        }
+        else
+        {
+            assertEquals(0, toLeader);
+            assertEquals(0, leader.requestsCarried());
+        }
+
         // Per-client FIFO: each client's requests are delivered in the order it sent them, although
         // loss made some of them reach the leader after later ones (held back, then released).
-        final GroupCounters leader = members.get(0).counters();
         assertEquals(0, leader.fifoGapsSkipped(), "a lost request was always retransmitted within the FIFO wait");
         assertTrue(leader.requestsHeldForFifo() > 0, "no request ever overtook an earlier one: FIFO not exercised");
         for (final String clientPrefix : java.util.Arrays.stream(CLIENTS).mapToObj(c -> c + "/").toArray(String[]::new))

@@ -454,4 +454,112 @@ class MemberEngineTest
         assertEquals(1, member.counters().invalid(Invalid.BAD_COUNT));
         assertTrue(sent.isEmpty());
     }
+
+    private static ByteBuffer requestToSequencer(final int packetId, final int payloadLength)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + payloadLength);
+        ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, packetId, packetId, 1, payloadLength)
+            .header().toSequencer(true);
+        for (int i = 0; i < payloadLength; i++)
+        {
+            b.put(RequestFlyweight.HEADER_LENGTH + i, (byte)(packetId + i));
+        }
+        return b;
+    }
+
+    private List<Sent> sentOf(final PacketType type)
+    {
+        return sent.stream().filter(x -> x.type == type).toList();
+    }
+
+    private static byte[] bytes(final ByteBuffer b, final int from, final int to)
+    {
+        final byte[] a = new byte[to - from];
+        b.get(from, a);
+        return a;
+    }
+
+    @Test
+    void aRequestSentToTheSequencerTravelsInsideItsOrderAndAFollowerDeliversItFromThere()
+    {
+        final MemberEngine leader = engine(LEADER, 10 * MS, true);
+        final ByteBuffer fromClient = requestToSequencer(1, 5);
+        feed(leader, fromClient, 0);
+        assertTrue(sentOf(PacketType.REQUEST).isEmpty(), "not relayed by itself");
+        final List<MsgOrderFlyweight> orders = ordersSent();
+        assertEquals(1, orders.size());
+        final MsgOrderFlyweight order = orders.get(0);
+        assertEquals(1, order.entryCount());
+        assertEquals(1, order.carriedCount());
+        assertEquals(MsgOrderFlyweight.length(1) + fromClient.capacity(), order.packetSize());
+        // The client's packet, byte for byte, but for flags bit 2.
+        final byte[] expected = bytes(fromClient, 0, fromClient.capacity());
+        expected[PacketHeader_1_0.FLAGS_OFFSET] &= ~PacketHeader_1_0.FLAG_TO_SEQUENCER;
+        final ByteBuffer orderBytes = sentOf(PacketType.MSG_ORDER).get(0).bytes;
+        assertEquals(java.util.HexFormat.of().formatHex(expected),
+            java.util.HexFormat.of().formatHex(bytes(orderBytes, order.firstCarried(), order.end())));
+        assertEquals(1, leader.counters().requestsCarried());
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys);
+
+        sent.clear();
+        deliveredKeys.clear();
+        final MemberEngine follower = engine(MEMBER, 10 * MS, true);
+        feed(follower, orderBytes, 1 * MS);
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys, "request and order came in one datagram");
+        assertEquals(1, follower.counters().carriedRequestsReceived());
+        assertEquals(1, follower.counters().requestsReceived());
+        final List<Sent> acks = sentOf(PacketType.ACK);
+        assertEquals(2, acks.size(), "the request ACKed to its client, the order to the leader: " + acks);
+        assertEquals(CLIENT, acks.get(0).to);
+        assertEquals(LEADER, acks.get(1).to);
+    }
+
+    @Test
+    void aRequestSentToTheSequencerThatWouldNotFitInTheOrderGoesToTheGroupByItselfFirst()
+    {
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1, 2, 3)
+            .nakDelayNs(2 * MS).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderAckDelayNs(0).maxPacketBytes(512));
+        // 28 + 441 = 469 bytes: alone it fits a 512-byte packet, after a 44-byte one-entry order it does not.
+        feed(leader, requestToSequencer(1, 441), 0);
+        final List<Sent> out = sent.stream().filter(x -> x.type == PacketType.REQUEST || x.type == PacketType.MSG_ORDER).toList();
+        assertEquals(List.of(PacketType.REQUEST, PacketType.MSG_ORDER), out.stream().map(Sent::type).toList());
+        assertEquals(GroupSender.GROUP, out.get(0).to);
+        final RequestFlyweight relayed = (RequestFlyweight)new RequestFlyweight().wrap(out.get(0).bytes, 0);
+        assertEquals(null, relayed.validate(out.get(0).bytes.capacity()));
+        assertEquals(false, relayed.header().toSequencer());
+        assertEquals(441, relayed.payloadLength());
+        assertEquals(0, ordersSent().get(0).carriedCount());
+        assertEquals(1, leader.counters().requestsRelayedAlone());
+        assertEquals(0, leader.counters().requestsCarried());
+    }
+
+    @Test
+    void aRequestSentToAMemberThatDoesNotOrderIsHeldAndDeliveredByThePlainOrder()
+    {
+        final MemberEngine member = engine(MEMBER, 10 * MS, true);
+        feed(member, requestToSequencer(1, 2), 0);
+        assertEquals(1, member.counters().requestsToSequencerNotCarried());
+        assertTrue(ordersSent().isEmpty());
+        assertEquals(List.of(), deliveredKeys);
+        feed(member, order(1, 1), 1 * MS);
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys);
+    }
+
+    @Test
+    void aCarriedRequestTheFollowerAlreadyHasIsADuplicateAndDeliveredOnce()
+    {
+        final MemberEngine leader = engine(LEADER, 10 * MS, true);
+        feed(leader, requestToSequencer(1, 3), 0);
+        final ByteBuffer orderBytes = sentOf(PacketType.MSG_ORDER).get(0).bytes;
+        deliveredKeys.clear();
+        final MemberEngine follower = engine(MEMBER, 10 * MS, true);
+        // The client's resend to the group got there first.
+        final ByteBuffer resend = requestToSequencer(1, 3);
+        resend.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)(resend.get(PacketHeader_1_0.FLAGS_OFFSET) & ~PacketHeader_1_0.FLAG_TO_SEQUENCER));
+        feed(follower, resend, 0);
+        feed(follower, orderBytes, 1 * MS);
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys);
+        assertEquals(1, follower.counters().duplicateRequests());
+        assertEquals(1, follower.counters().delivered());
+    }
 }

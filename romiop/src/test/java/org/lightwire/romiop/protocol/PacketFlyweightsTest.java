@@ -202,6 +202,47 @@ class PacketFlyweightsTest
     }
 
     @Test
+    void msgOrderCarryingARequestGoldenBytesAndValidation()
+    {
+        final int requestSize = RequestFlyweight.HEADER_LENGTH + 2;
+        final int size = MsgOrderFlyweight.length(2) + requestSize;
+        final ByteBuffer b = ByteBuffer.allocate(size + 8);
+        final MsgOrderFlyweight o = new MsgOrderFlyweight();
+        o.wrap(b, 0);
+        o.set(ByteOrder.BIG_ENDIAN, 1, 2, 100, 2).entry(0, 5, 6).entry(1, 7, 8);
+        final RequestFlyweight carried = new RequestFlyweight();
+        carried.wrap(b, o.end());
+        carried.set(ByteOrder.BIG_ENDIAN, 7, 8, 9, 3, 2).clientSeq(4).payload(ByteBuffer.wrap(new byte[] {(byte)0xAB, (byte)0xCD}), 0, 2);
+        o.carried(carried.packetSize());
+        assertEquals(header("02", "0007", size) + BE_PREFIX_S1_P2 + "0000000000000064" + "0002" + "0001" + "00000000"
+            + "00000005" + "00000006" + "00000007" + "00000008"
+            + header("02", "0000", requestSize) + "00000007" + "00000008" + "00000009" + "03000004" + "abcd", Hex.of(b, size));
+        final MsgOrderFlyweight r = (MsgOrderFlyweight)new MsgOrderFlyweight().wrap(b, 0);
+        assertNull(r.validate(size));
+        assertEquals(1, r.carriedCount());
+        assertEquals(MsgOrderFlyweight.length(2), r.firstCarried());
+        assertEquals(size, r.end());
+        assertTrue(r.toString().endsWith("entries=[5:6, 7:8], carried=1}"), r.toString());
+
+        // What a receiver must refuse: each is counted by its reason, never thrown.
+        b.putInt(PacketHeader_1_0.SIZE_OFFSET, size + 1);
+        assertEquals(Invalid.BAD_COUNT, r.validate(size + 1), "bytes after the last carried request");
+        b.putInt(PacketHeader_1_0.SIZE_OFFSET, size);
+        b.putInt(MsgOrderFlyweight.length(2) + PacketHeader_1_0.SIZE_OFFSET, requestSize + 1);
+        assertEquals(Invalid.BAD_FIELD, r.validate(size), "a carried request longer than what is left");
+        b.putInt(MsgOrderFlyweight.length(2) + PacketHeader_1_0.SIZE_OFFSET, requestSize);
+        b.putShort(MsgOrderFlyweight.length(2) + PacketHeader_1_0.TYPE_OFFSET, (short)PacketType.REPLY.code());
+        assertEquals(Invalid.BAD_FIELD, r.validate(size), "a carried packet that is not a Request");
+        b.putShort(MsgOrderFlyweight.length(2) + PacketHeader_1_0.TYPE_OFFSET, (short)PacketType.REQUEST.code());
+        b.putShort(PacketHeader_1_0.HEADER_LENGTH + MsgOrderFlyweight.CARRIED_COUNT_OFFSET, (short)3);
+        assertEquals(Invalid.BAD_COUNT, r.validate(size), "more carried requests than entries");
+        b.putShort(PacketHeader_1_0.HEADER_LENGTH + MsgOrderFlyweight.CARRIED_COUNT_OFFSET, (short)2);
+        assertEquals(Invalid.BAD_COUNT, r.validate(size), "a second carried request that is not there");
+        b.putShort(PacketHeader_1_0.HEADER_LENGTH + MsgOrderFlyweight.CARRIED_COUNT_OFFSET, (short)1);
+        assertNull(r.validate(size));
+    }
+
+    @Test
     void garbageNeverThrowsOnValidate()
     {
         final java.util.Random random = new java.util.Random(4);

@@ -69,4 +69,22 @@ class PacketHeader_1_0Test
         b.put(0, (byte)'M');
         assertEquals(Invalid.BAD_MAGIC, header.validate(12));
     }
+
+    @Test
+    void flagsBit2IsARequestsOnlyAndBit3IsReserved()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(12);
+        final PacketHeader_1_0 header = new PacketHeader_1_0();
+        header.wrap(b, 0).set(ByteOrder.BIG_ENDIAN, true, PacketType.REQUEST, 12).toSequencer(true);
+        assertEquals(0x06, header.flags());
+        assertTrue(header.toSequencer());
+        assertNull(header.validate(12));
+        b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0x0E);
+        assertEquals(Invalid.BAD_FLAGS, header.validate(12));
+        header.set(ByteOrder.BIG_ENDIAN, true, PacketType.MSG_ORDER, 12).toSequencer(true);
+        assertEquals(Invalid.BAD_FLAGS, header.validate(12));
+        header.toSequencer(false);
+        assertFalse(header.toSequencer());
+        assertEquals(0x02, header.flags());
+    }
 }
