@@ -121,8 +121,6 @@ public final class MemberEngine
     // Delivery.
     /** Received, not yet delivered requests, by {@link #key}, in arrival order. */
     private final LinkedHashMap<Long, Held> received = new LinkedHashMap<>();
-    /** Sequencer: received requests that only it has (sent to the sequencer), to carry in their MsgOrder. */
-    private final Set<Long> toCarry = new HashSet<>();
     /** Reads the size of each Request a MsgOrder carries. */
     private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
     /** Known order entries not yet delivered: order sequence number to request key. */
@@ -545,12 +543,13 @@ public final class MemberEngine
         }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
-        received.put(key, new Held(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload));
+        final Held held = new Held(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload);
+        received.put(key, held);
         if (toSequencer)
         {
             if (isOrdering())
             {
-                toCarry.add(key);
+                held.toCarry = true;
             }
             else
             {
@@ -1120,10 +1119,7 @@ public final class MemberEngine
         while (!pendingOrder.isEmpty())
         {
             final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
-            if (!toCarry.isEmpty())
-            {
-                sendAloneWhatCannotBeCarried(count);
-            }
+            sendAloneWhatCannotBeCarried(count);
             msgOrder.wrap(out, 0);
             msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq, count);
             for (int i = 0; i < count; i++)
@@ -1132,9 +1128,10 @@ public final class MemberEngine
                 orderSentNs.put(nextOrderSeq, nowNs);
                 orders.put(nextOrderSeq++, key);
                 msgOrder.entry(i, (int)(key >>> 32), (int)key);
-                final Held held;
-                if (toCarry.remove(key) && (held = received.get(key)) != null)
+                final Held held = received.get(key);
+                if (held != null && held.toCarry)
                 {
+                    held.toCarry = false;
                     // Written after the entries (whose room set() reserved), with flags bit 2 clear.
                     request.wrap(out, msgOrder.end());
                     writeRequest(held);
@@ -1168,7 +1165,7 @@ public final class MemberEngine
         {
             final long key = keys.next();
             final Held held = received.get(key);
-            if (held == null || !toCarry.contains(key))
+            if (held == null || !held.toCarry)
             {
                 continue;
             }
@@ -1179,7 +1176,7 @@ public final class MemberEngine
             }
             else
             {
-                toCarry.remove(key);
+                held.toCarry = false;
                 counters.requestsRelayedAlone++;
                 sendRequest(GroupSender.GROUP, held);
             }
@@ -1305,7 +1302,6 @@ public final class MemberEngine
             // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
             pendingOrder.remove(key);
             received.remove(key);
-            toCarry.remove(key);
             finished.finish(clientId, packetId);
             counters.requestsCancelled++;
         }
@@ -1710,7 +1706,6 @@ public final class MemberEngine
     {
         orders.clear();
         received.clear();
-        toCarry.clear();
         cancelledAtNs.clear();
         pendingOrder.clear();
         resetFifo();
@@ -2121,12 +2116,6 @@ public final class MemberEngine
             {
             }
         }
-        if (next != State.LEADER_IDLE && next != State.LEADER_BATCHING)
-        {
-            // Only the sequencer that received them carries requests sent to it; they are held,
-            // and a successor orders them, or NAKs bring them to the members.
-            toCarry.clear();
-        }
         state = next;
     }
 
@@ -2149,7 +2138,28 @@ public final class MemberEngine
         return ((long)senderId << 32) | (packetId & 0xFFFF_FFFFL);
     }
 
-    private record Held(long key, int requestId, int responseFlags, int clientSeq, byte[] payload)
+    /** A received request, as its client sent it. */
+    private static final class Held
     {
+        final long key;
+        final int requestId;
+        final int responseFlags;
+        final int clientSeq;
+        final byte[] payload;
+        /**
+         * Sequencer: sent to it alone (flags bit 2) and not yet carried to the group. Set only on
+         * arrival at an ordering member; carrying a request the others already have is harmless
+         * (a duplicate to them), so a leader that steps down need not clear it.
+         */
+        boolean toCarry;
+
+        Held(final long key, final int requestId, final int responseFlags, final int clientSeq, final byte[] payload)
+        {
+            this.key = key;
+            this.requestId = requestId;
+            this.responseFlags = responseFlags;
+            this.clientSeq = clientSeq;
+            this.payload = payload;
+        }
     }
 }

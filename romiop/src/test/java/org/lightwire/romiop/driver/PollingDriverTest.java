@@ -115,18 +115,14 @@ class PollingDriverTest
             {
                 // When the engine is free a task runs now, on this thread. The driver's own thread
                 // takes the engine now and then (its first polls after start), and a task submitted
-                // then runs there: so submit until the engine is found free, a few tries at most.
+                // then runs there: so submit until one runs inline, which needs the engine free once.
+                final Thread caller = Thread.currentThread();
                 final AtomicReference<Thread> ranOn = new AtomicReference<>();
-                for (int i = 0; i < 100 && ranOn.get() != Thread.currentThread(); i++)
+                await(() ->
                 {
-                    ranOn.set(null);
                     driver.submit(now -> ranOn.set(Thread.currentThread()));
-                    if (ranOn.get() == null)
-                    {
-                        Thread.sleep(1);
-                    }
-                }
-                assertSame(Thread.currentThread(), ranOn.get());
+                    return ranOn.get() == caller;
+                }, "a task submitted while the engine is free runs on the submitting thread");
 
                 final AtomicBoolean done = new AtomicBoolean();
                 final AtomicReference<Thread> reader = new AtomicReference<>();
