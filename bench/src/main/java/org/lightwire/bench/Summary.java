@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.apache.commons.math3.distribution.TDistribution;
+
 /**
  * The results of {@link OrbBenchmark}: per scenario and size, one value per run and transport;
  * reported as the median over runs. {@code ratio} is always Lightwire over IIOP: below 1 is
@@ -26,7 +28,11 @@ import java.util.Map;
  *  "lightwire_offered_mbps":..,"lightwire_delivered_fraction":..,  (one-way only; same for iiop)
  *  "per_run":{...}}
  * </pre>
- * plus a final object {@code {"machine": "..."}}.
+ * plus a final object {@code {"machine": "..."}}. With two runs or more, each row also has
+ * {@code ratio_geomean}, the geometric mean of the per-run ratios, and {@code ratio_ci95_low} and
+ * {@code _high}, its 95% confidence interval (Student's t on the logarithms of the ratios): the
+ * runs of one size scatter by 10-20% on a shared VM, so whether Lightwire is below or above IIOP
+ * at a size is whether that interval lies below or above 1.
  */
 final class Summary
 {
@@ -60,6 +66,39 @@ final class Summary
             final List<Double> v = values.get(field);
             return v == null ? Double.NaN : OrbBenchmark.median(v.stream().mapToDouble(Double::doubleValue).toArray());
         }
+
+        /** @return geometric mean of the per-run ratios, and the low and high ends of its 95% interval (NaN below two runs). */
+        double[] ratioInterval()
+        {
+            final List<Double> v = values.get("ratio");
+            return v == null ? new double[] {Double.NaN, Double.NaN, Double.NaN} : geometricInterval(v);
+        }
+    }
+
+    /**
+     * @return the geometric mean of {@code values} (all positive) and the 95% confidence interval
+     *     of it, from Student's t on their logarithms; NaN where there are fewer than two.
+     */
+    static double[] geometricInterval(final List<Double> values)
+    {
+        final int n = values.size();
+        if (n < 2)
+        {
+            return new double[] {n == 1 ? values.get(0) : Double.NaN, Double.NaN, Double.NaN};
+        }
+        double sum = 0;
+        for (final double v : values)
+        {
+            sum += Math.log(v);
+        }
+        final double mean = sum / n;
+        double squares = 0;
+        for (final double v : values)
+        {
+            squares += (Math.log(v) - mean) * (Math.log(v) - mean);
+        }
+        final double halfWidth = new TDistribution(n - 1).inverseCumulativeProbability(0.975) * Math.sqrt(squares / (n - 1) / n);
+        return new double[] {Math.exp(mean), Math.exp(mean - halfWidth), Math.exp(mean + halfWidth)};
     }
 
     private final Map<String, Row> rows = new LinkedHashMap<>();
@@ -131,6 +170,13 @@ final class Summary
             {
                 b.append(",\"").append(field).append("\":").append(number(r.median(field)));
             }
+            final double[] interval = r.ratioInterval();
+            if (!Double.isNaN(interval[1]))
+            {
+                b.append(",\"ratio_geomean\":").append(number(interval[0]));
+                b.append(",\"ratio_ci95_low\":").append(number(interval[1]));
+                b.append(",\"ratio_ci95_high\":").append(number(interval[2]));
+            }
             b.append(",\"per_run\":{");
             String sep = "";
             for (final Map.Entry<String, List<Double>> e : r.values.entrySet())
@@ -165,6 +211,11 @@ final class Summary
             {
                 b.append(String.format(Locale.ROOT, "  %s=%.3g %s", field, r.median(field), r.values.get(field).stream()
                     .map(v -> String.format(Locale.ROOT, "%.3g", v)).toList()));
+            }
+            final double[] interval = r.ratioInterval();
+            if (!Double.isNaN(interval[1]))
+            {
+                b.append(String.format(Locale.ROOT, "  ratio_geomean=%.3f (95%%: %.3f..%.3f)", interval[0], interval[1], interval[2]));
             }
             out.println(b);
         }

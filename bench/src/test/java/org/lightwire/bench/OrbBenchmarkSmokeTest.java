@@ -27,6 +27,12 @@ class OrbBenchmarkSmokeTest
         assertEquals(2, s.rows("oneway").size());
         assertEquals(2, s.rows("exactly_once").size());
         assertEquals(2, s.rows("struct_sequence").size());
+        for (final Summary.Row r : s.rows("oneway"))
+        {
+            // The server's POA queue waits (OrbBenchmark.serverProperties): no one-way is refused.
+            assertEquals(1.0, r.median("lightwire_delivered_fraction"), r.scenario + " " + r.size);
+            assertEquals(1.0, r.median("iiop_delivered_fraction"), r.scenario + " " + r.size);
+        }
         for (final Summary.Row r : s.rows("exactly_once"))
         {
             assertTrue(r.median("lightwire_mbps") > 0 && r.median("iiop_mbps") > 0, r.scenario + " " + r.size);

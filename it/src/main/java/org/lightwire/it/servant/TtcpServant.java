@@ -18,6 +18,7 @@ public final class TtcpServant extends ttcpPOA
     private long corrupt;
     private long duplicates;
     private long checksum;
+    private long lastCallNs;
 
     @Override
     public void receive_at_most_once(final char[] data)
@@ -46,7 +47,7 @@ public final class TtcpServant extends ttcpPOA
     @Override
     public synchronized TtcpStats stats()
     {
-        return new TtcpStats(calls, bytes, corrupt, duplicates, checksum);
+        return new TtcpStats(calls, bytes, corrupt, duplicates, checksum, lastCallNs);
     }
 
     @Override
@@ -58,6 +59,7 @@ public final class TtcpServant extends ttcpPOA
         corrupt = 0;
         duplicates = 0;
         checksum = 0;
+        lastCallNs = 0;
     }
 
     private void record(final char[] data)
@@ -69,6 +71,7 @@ public final class TtcpServant extends ttcpPOA
         {
             calls++;
             bytes += data.length;
+            lastCallNs = System.nanoTime();
             if (sequence < 0)
             {
                 corrupt++;
