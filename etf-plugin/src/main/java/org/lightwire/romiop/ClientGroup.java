@@ -102,7 +102,12 @@ final class ClientGroup implements AutoCloseable
         }
     }
 
-    ClientGroup(final RomiopAddress address, final RomiopConfig config) throws IOException
+    /**
+     * @param clientId this end's id in the group.
+     * @param resume   {@code {packet id, client seq}} of the last request of an earlier end of this
+     *                 group with the same client id (see {@link GroupClientEngine#resumeAfter}), or null.
+     */
+    ClientGroup(final RomiopAddress address, final RomiopConfig config, final int clientId, final int[] resume) throws IOException
     {
         this.address = address;
         this.config = config;
@@ -111,7 +116,7 @@ final class ClientGroup implements AutoCloseable
         {
             throw new IOException("the group " + address.group() + " has no multicast address; set " + RomiopConfig.LINK + "=fanout");
         }
-        final UdpGroupLink.Settings s = new UdpGroupLink.Settings().mode(config.link).group(multicast).selfId(config.clientId)
+        final UdpGroupLink.Settings s = new UdpGroupLink.Settings().mode(config.link).group(multicast).selfId(clientId)
             .joinGroup(false).ttl(config.ttl).maxPacketBytes(config.maxPacketBytes).polled(config.pollingDriver);
         try
         {
@@ -144,8 +149,12 @@ final class ClientGroup implements AutoCloseable
             throw e;
         }
         this.policy = config.consolidation(address.group());
-        this.engine = new GroupClientEngine(config.engine(config.clientId, address.leaderId(), address.memberIds()), link, this::onReply,
+        this.engine = new GroupClientEngine(config.engine(clientId, address.leaderId(), address.memberIds()), link, this::onReply,
             this::onMembers);
+        if (resume != null)
+        {
+            engine.resumeAfter(resume[0], resume[1]);
+        }
         this.backlogRoom = new Semaphore(config.clientBacklog);
         this.driver = config.driver("romiop-client-" + address.group(), link,
             DrivenEngine.of(this::onPacket, this::onTimer, this::nextDeadlineNs)).start();
@@ -345,5 +354,11 @@ final class ClientGroup implements AutoCloseable
     {
         driver.close();
         link.close();
+    }
+
+    /** @return {@code {packet id, client seq}} to resume from in a later end with this client id; after {@link #close} only. */
+    int[] numbering()
+    {
+        return new int[] {engine.lamport(), engine.clientSeq()};
     }
 }

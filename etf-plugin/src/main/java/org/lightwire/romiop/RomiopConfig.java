@@ -122,7 +122,10 @@ public final class RomiopConfig
     final String interfaceName;
     final String host;
     final int ttl;
+    /** The client id of this ORB's first end of each group: {@link #CLIENT_ID}, or random. */
     final int clientId;
+    /** True when {@link #CLIENT_ID} is set: every end of a group this ORB opens has that id. */
+    final boolean clientIdConfigured;
     final long orderIntervalNs;
     final boolean orderAtOnceWhenIdle;
     final boolean requestsToSequencer;
@@ -189,8 +192,8 @@ public final class RomiopConfig
             throw new ConfigurationException(CLIENT_ID + " = " + configuredClient + " is a member id; client ids are " + FIRST_CLIENT_ID +
                 ".." + Integer.MAX_VALUE);
         }
-        clientId = configuredClient != 0 ? (int)configuredClient :
-            FIRST_CLIENT_ID + new SecureRandom().nextInt(Integer.MAX_VALUE - FIRST_CLIENT_ID);
+        clientIdConfigured = configuredClient != 0;
+        clientId = clientIdConfigured ? (int)configuredClient : randomClientId();
         orderIntervalNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, ORDER_INTERVAL_MS, GroupConfig.DEFAULT_ORDER_INTERVAL_NS / 1_000_000, 0, 60_000));
         orderAtOnceWhenIdle = LightwireConfig.bool(c, ORDER_AT_ONCE_WHEN_IDLE, true);
         requestsToSequencer = LightwireConfig.bool(c, REQUESTS_TO_SEQUENCER, GroupConfig.DEFAULT_REQUESTS_TO_SEQUENCER);
@@ -260,6 +263,12 @@ public final class RomiopConfig
     }
 
     /** Reads and checks every property. */
+    /** @return a client id drawn at random from {@value #FIRST_CLIENT_ID}..2^31-1. */
+    static int randomClientId()
+    {
+        return FIRST_CLIENT_ID + new SecureRandom().nextInt(Integer.MAX_VALUE - FIRST_CLIENT_ID);
+    }
+
     public static RomiopConfig from(final Configuration configuration) throws ConfigurationException
     {
         return new RomiopConfig(configuration);

@@ -5,6 +5,7 @@ import java.io.IOException;
 import org.omg.CORBA.BAD_PARAM;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.CompletionStatus;
+import org.omg.CORBA.IMP_LIMIT;
 import org.omg.CORBA.TRANSIENT;
 
 /**
@@ -20,6 +21,9 @@ import org.omg.CORBA.TRANSIENT;
  *   <tr><td>0x4C570103</td><td>COMM_FAILURE</td><td>the ETF connection was closed</td></tr>
  *   <tr><td>0x4C570104</td><td>BAD_PARAM</td><td>a group profile or corbaloc address that cannot be used</td></tr>
  *   <tr><td>0x4C570105</td><td>BAD_PARAM</td><td>a call's consolidation policy ({@link CallPolicy}) that cannot be read; the call is not sent</td></tr>
+ *   <tr><td>0x4C570106</td><td>IMP_LIMIT</td><td>the replicas executed the call, but its reply does not fit in one ROMIOP packet
+ *       ({@code jacorb.lightwire.romiop.max_packet_bytes}; replies are not fragmented): each replica answers with this
+ *       exception instead, and logs the reply's size</td></tr>
  * </table>
  */
 public final class RomiopExceptions
@@ -29,6 +33,7 @@ public final class RomiopExceptions
     public static final int MINOR_CLOSED = org.lightwire.etf.CorbaExceptions.VMCID | 0x103;
     public static final int MINOR_BAD_ADDRESS = org.lightwire.etf.CorbaExceptions.VMCID | 0x104;
     public static final int MINOR_BAD_CALL_POLICY = org.lightwire.etf.CorbaExceptions.VMCID | 0x105;
+    public static final int MINOR_REPLY_TOO_LARGE = org.lightwire.etf.CorbaExceptions.VMCID | 0x106;
 
     private RomiopExceptions()
     {
@@ -58,6 +63,18 @@ public final class RomiopExceptions
     static BAD_PARAM badAddress(final String address, final String why)
     {
         return new BAD_PARAM("ROMIOP: bad group address " + address + ": " + why, MINOR_BAD_ADDRESS, CompletionStatus.COMPLETED_NO);
+    }
+
+    /**
+     * Sent in place of a reply that does not fit in a packet. Only the repository id, minor code
+     * and completion status cross the wire (JacORB's client reads no exception detail), so the
+     * minor code is the client's clue, and the replica logs the whole message.
+     */
+    static IMP_LIMIT replyTooLarge(final int replyBytes, final int maxPacketBytes)
+    {
+        return new IMP_LIMIT("ROMIOP: the reply of " + replyBytes + " bytes does not fit in one packet (" + RomiopConfig.MAX_PACKET_BYTES +
+            " = " + maxPacketBytes + ", header included; replies are not fragmented): the call was executed and its result replaced by this exception",
+            MINOR_REPLY_TOO_LARGE, CompletionStatus.COMPLETED_YES);
     }
 
     static BAD_PARAM badCallPolicy(final String connection, final IllegalArgumentException why)

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jacorb.config.Configuration;
@@ -41,6 +42,15 @@ public final class RomiopFactories extends FactoriesBase
 
     private RomiopConfig config;
     private final Map<RomiopAddress, ClientGroup> groups = new HashMap<>();
+    /**
+     * Groups this ORB had an end of before, none open now: the numbering the last end reached
+     * ({@code {packet id, client seq}}), which a new end resumes when the client id is configured
+     * (otherwise it takes a new random id).
+     */
+    private final Map<RomiopAddress, int[]> earlierEnds = new HashMap<>();
+    /** In {@link #earlierEnds} while that end closes. */
+    private static final int[] CLOSING = new int[0];
+    private static final long CLOSING_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
     private RomiopListener listener;
 
     final AtomicLong messagesDropped = new AtomicLong();
@@ -74,7 +84,34 @@ public final class RomiopFactories extends FactoriesBase
         ClientGroup g = groups.get(address);
         if (g == null)
         {
-            g = new ClientGroup(address, config());
+            // JacORB closes a connection after any system exception in a reply (its default
+            // jacorb.connection.client.disconnect_after_systemexception=on) and opens another for
+            // the next call: the new end must not look to the members like the old one restarted.
+            final RomiopConfig c = config();
+            int[] earlier = earlierEnds.get(address);
+            final long giveUpNs = System.nanoTime() + CLOSING_WAIT_NS;
+            while (earlier == CLOSING && c.clientIdConfigured && System.nanoTime() - giveUpNs < 0)
+            {
+                // The last end with this id is still closing: its numbering is not final yet.
+                try
+                {
+                    wait(TimeUnit.NANOSECONDS.toMillis(CLOSING_WAIT_NS) / 10 + 1);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while the group " + address.group() + "'s last end closed", e);
+                }
+                earlier = earlierEnds.get(address);
+            }
+            if (earlier == CLOSING && c.clientIdConfigured)
+            {
+                throw new IOException("the group " + address.group() + "'s last end with client id " + c.clientId + " did not close within " +
+                    TimeUnit.NANOSECONDS.toMillis(CLOSING_WAIT_NS) + " ms");
+            }
+            final int id = earlier == null || c.clientIdConfigured ? c.clientId : RomiopConfig.randomClientId();
+            g = new ClientGroup(address, c, id, earlier != null && c.clientIdConfigured ? earlier : null);
+            earlierEnds.remove(address);
             groups.put(address, g);
         }
         g.users++;
@@ -94,9 +131,16 @@ public final class RomiopFactories extends FactoriesBase
                 return;
             }
             groups.remove(g.address());
+            earlierEnds.put(g.address(), CLOSING);
         }
         g.close();
         groupsClosed.incrementAndGet();
+        synchronized (this)
+        {
+            // After close: the driver thread has ended, so the engine's numbering is final and visible here.
+            earlierEnds.put(g.address(), g.numbering());
+            notifyAll();
+        }
     }
 
     /** @return client groups open in this ORB (one per group it calls while a connection uses it). */

@@ -13,10 +13,12 @@ import org.jacorb.config.Configuration;
 import org.jacorb.config.ConfigurationException;
 import org.jacorb.orb.etf.ListenerBase;
 import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.MemberEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
+import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.omg.CORBA.INITIALIZE;
 import org.omg.ETF.Profile;
 import org.omg.GIOP.Version;
@@ -65,6 +67,7 @@ public final class RomiopListener extends ListenerBase
     final AtomicLong notGiop = new AtomicLong();
     final AtomicLong repliesSent = new AtomicLong();
     final AtomicLong repliesWithoutRequest = new AtomicLong();
+    private final AtomicLong repliesTooLarge = new AtomicLong();
     final AtomicLong messagesDropped = new AtomicLong();
     /** Deliveries that waited because {@code delivery_queue} requests were waiting for the ORB already. */
     final AtomicLong deliveryStalls = new AtomicLong();
@@ -287,18 +290,47 @@ public final class RomiopListener extends ListenerBase
             repliesWithoutRequest.incrementAndGet();
             return;
         }
-        GiopMessage.setRequestId(reply, reply.length, p.requestId & 0xFFFF_FFFFL);
+        final byte[] sent = fitsInAPacket(reply) ? reply : tooLargeReply(reply, p.requestId);
+        GiopMessage.setRequestId(sent, sent.length, p.requestId & 0xFFFF_FFFFL);
         repliesSent.incrementAndGet();
         // The engine keeps the reply until the client ACKs it, resending it meanwhile.
         try
         {
-            driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(reply), 0, reply.length, now));
+            driver.submit(now -> engine.sendReply(p.clientId, p.packetId, p.requestId, ByteBuffer.wrap(sent), 0, sent.length, now));
         }
         catch (final IllegalStateException e)
         {
             // The replica is shutting down: the client gets its reply from the other members.
             messagesDropped.incrementAndGet();
         }
+    }
+
+    private boolean fitsInAPacket(final byte[] reply)
+    {
+        return ReplyFlyweight.HEADER_LENGTH + reply.length <= config.maxPacketBytes;
+    }
+
+    /**
+     * A GIOP Reply of the same GIOP version and request carrying {@link RomiopExceptions#replyTooLarge}
+     * in place of {@code reply}, which does not fit in a packet. Every replica that executed the
+     * call answers alike, so the client's consolidation hands the caller the exception instead of
+     * waiting for replies that never come.
+     */
+    private byte[] tooLargeReply(final byte[] reply, final int requestId)
+    {
+        final org.omg.CORBA.IMP_LIMIT e = RomiopExceptions.replyTooLarge(reply.length, config.maxPacketBytes);
+        repliesTooLarge.incrementAndGet();
+        // The same bytes from every replica (no member id in it), or consolidation would find the replies inconsistent.
+        final String text = "ROMIOP group " + config.group + ": " + e.getMessage();
+        logger.warn("member " + config.memberId + ": " + text);
+        return SystemExceptionReply.build(GiopMessage.minor(reply), requestId & 0xFFFF_FFFFL, org.omg.CORBA.IMP_LIMITHelper.id(), e.minor,
+            org.omg.CORBA.CompletionStatus._COMPLETED_YES, org.jacorb.orb.dsi.ServerRequest.createExceptionDetailMessage(text).context_data);
+    }
+
+    /** @return replies replaced by {@link RomiopExceptions#replyTooLarge} because they did not fit in a packet. */
+    public long repliesTooLarge()
+    {
+        return repliesTooLarge.get();
     }
 
     /** The ORB closed the group connection: a replica keeps serving, on a new one. */
@@ -325,7 +357,7 @@ public final class RomiopListener extends ListenerBase
     /** @return a one-line summary of this replica's counters, for logs and test failures. */
     public String counters()
     {
-        return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", notGiop=" + notGiop +
+        return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", repliesTooLarge=" + repliesTooLarge + ", notGiop=" + notGiop +
             ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped +
             ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +

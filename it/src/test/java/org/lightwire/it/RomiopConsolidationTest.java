@@ -1,5 +1,6 @@
 package org.lightwire.it;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,9 +20,15 @@ import org.junit.jupiter.api.TestInstance;
 import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.romiop.CallPolicy;
 import org.lightwire.romiop.CallPolicyInitializer;
+import org.lightwire.romiop.RomiopConfig;
+import org.lightwire.romiop.RomiopExceptions;
+import org.lightwire.romiop.RomiopFactories;
+import org.lightwire.it.servant.TtcpPattern;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.omg.CORBA.CompletionStatus;
+import org.omg.CORBA.IMP_LIMIT;
 import org.omg.CORBA.INTERNAL;
 import org.omg.CORBA.ORB;
 import org.omg.CORBA.SystemException;
@@ -228,5 +235,50 @@ class RomiopConsolidationTest
         assertTrue(stalls.find(), slow);
         assertTrue(Long.parseLong(stalls.group(1)) > 0, "the slow replica's delivery waited for its servant: " + slow);
         assertTrue(slow.contains("messagesDropped=0"), slow);
+    }
+
+    /**
+     * A reply too large for one ROMIOP packet (replies are not fragmented): every replica executes
+     * the call and answers IMP_LIMIT, with the plug-in's minor code, in place of the reply, so the
+     * caller gets that exception from the consolidation instead of waiting out its timeout; a
+     * reply that fits comes back whole. JacORB closes a connection after a system exception reply
+     * and opens another for the next call; the group's new end must reach the members as a new
+     * client (random id) or, with a configured client id, continue the old end's numbering.
+     */
+    @Test
+    @Order(3)
+    void aReplyTooLargeForAPacketIsImpLimitFromEveryReplicaAndTheNextCallGoesThrough() throws Exception
+    {
+        final long before = executedEverywhere(probes.get(0).executed());
+
+        tooLargeThenMore(client(Map.of()), 3);
+        final Map<String, String> configuredId = common();
+        configuredId.put(RomiopConfig.CLIENT_ID, "70000");
+        tooLargeThenMore(replicated_logHelper.narrow(orb(configuredId).string_to_object(groupIor)), 4);
+
+        assertEquals(before + 6, executedEverywhere(before + 6));
+        final String digest = probes.get(0).digest();
+        for (final replica_probe p : probes)
+        {
+            assertEquals(before + 6, p.executed(), p.counters());
+            assertEquals(digest, p.digest());
+            assertTrue(p.counters().contains("repliesTooLarge=2,"), p.counters());
+        }
+    }
+
+    private void tooLargeThenMore(final replicated_log group, final int client)
+    {
+        final RomiopFactories factories = RomiopFactories.of(orbs.get(orbs.size() - 1));
+        assertArrayEquals(TtcpPattern.create(1, 60_000), group.append_and_return(client, 1, 60_000));
+        final IMP_LIMIT tooLarge = assertThrows(IMP_LIMIT.class, () -> group.append_and_return(client, 2, 70_000));
+        assertEquals(RomiopExceptions.MINOR_REPLY_TOO_LARGE, tooLarge.minor);
+        assertEquals(CompletionStatus.COMPLETED_YES, tooLarge.completed);
+        // The GIOP reply: 70,000 chars, their length and a 24-byte GIOP 1.2 reply head (no service context).
+        assertTrue(tooLarge.getMessage().matches("(?s).*ROMIOP group votes: ROMIOP: the reply of 70028 bytes does not fit in one " +
+            "packet \\(jacorb\\.lightwire\\.romiop\\.max_packet_bytes = 65000, .*"), tooLarge.getMessage());
+        assertTrue(factories.clientCounters().contains("groupsClosed=1"), "JacORB closed the connection: " + factories.clientCounters());
+
+        assertArrayEquals(TtcpPattern.create(3, 100), group.append_and_return(client, 3, 100), factories.clientCounters());
+        assertEquals(1, factories.openClientGroups(), factories.clientCounters());
     }
 }

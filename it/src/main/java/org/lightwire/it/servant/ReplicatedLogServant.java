@@ -112,6 +112,17 @@ public final class ReplicatedLogServant extends replicated_logPOA
         pause(onewayDelayMs);
     }
 
+    @Override
+    public char[] append_and_return(final int client, final int seq, final int length)
+    {
+        synchronized (this)
+        {
+            record(client, seq);
+        }
+        pause(replyDelayMs);
+        return TtcpPattern.create(seq, length);
+    }
+
     private long record(final int client, final int seq)
     {
         return record(client, seq, -1);

@@ -157,6 +157,42 @@ public final class GroupClientEngine
     }
 
     /**
+     * Continues the numbering of an earlier engine with this client id, which sent its last
+     * request as packet {@code packetId} with client sequence number {@code seq}: members hold
+     * every (client, packet id) they have seen as a duplicate and the sequencer waits for each
+     * client's next sequence number, so a second end of the same client that started again from 1
+     * would have its requests dropped as duplicates or held as out of order. Before the first
+     * request only.
+     *
+     * @throws IllegalStateException once a request was sent.
+     */
+    public void resumeAfter(final int packetId, final int seq)
+    {
+        if (lastRequestPacketId != 0)
+        {
+            throw new IllegalStateException("client " + config.selfId + " already sent request " + lastRequestPacketId +
+                ": resumeAfter must come before the first request");
+        }
+        if (Integer.compareUnsigned(packetId, lamport) > 0)
+        {
+            lamport = packetId;
+        }
+        clientSeq = seq;
+    }
+
+    /** @return the newest packet id this engine used or saw (its Lamport clock). */
+    public int lamport()
+    {
+        return lamport;
+    }
+
+    /** @return the client sequence number of the newest request (0 before the first). */
+    public int clientSeq()
+    {
+        return clientSeq;
+    }
+
+    /**
      * Multicasts one request to the group and keeps it until every member ACKs it.
      *
      * @param responseFlags GIOP's; non-zero means replies are expected and will be de-duplicated.

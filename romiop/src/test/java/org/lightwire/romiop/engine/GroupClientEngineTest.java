@@ -86,4 +86,22 @@ class GroupClientEngineTest
             "every unACKed request is resent to the whole group (the first lacks member 2's ACK)");
         assertTrue(flagged.stream().noneMatch(f -> f), "a resend never asks the sequencer to carry it");
     }
+
+    @Test
+    void aSecondEndOfTheSameClientContinuesItsPacketIdsAndSequenceNumbers()
+    {
+        final List<ByteBuffer> sent = new ArrayList<>();
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(100, 1, 1, 2).retransmitTimeoutNs(20 * MS),
+            (to, packet, length) -> sent.add(ByteBuffer.wrap(java.util.Arrays.copyOf(packet.array(), length))));
+        c.resumeAfter(1000, 77);
+
+        assertEquals(1001, c.multicast(5, 1, ByteBuffer.allocate(3), 0, 3, 0));
+        final org.lightwire.romiop.protocol.RequestFlyweight r = new org.lightwire.romiop.protocol.RequestFlyweight();
+        r.wrap(sent.get(0), 0);
+        assertEquals(1001, r.packetId());
+        assertEquals(78, r.clientSeq());
+        assertEquals(1001, c.lamport());
+        assertEquals(78, c.clientSeq());
+        assertThrows(IllegalStateException.class, () -> c.resumeAfter(2000, 1));
+    }
 }
