@@ -51,7 +51,7 @@ public final class OrbBenchmark
     static final String IIOP = "iiop";
 
     /** What to measure, and how much. */
-    record Plan(int runs, int echoCalls, int warmupCalls, long warmupNs, long bytesPerPoint, int[] sizes, Path outputDir)
+    record Plan(int runs, int echoCalls, int warmupCalls, long warmupNs, long bytesPerPoint, int chunks, int[] sizes, Path outputDir)
     {
         static Plan full(final Path outputDir)
         {
@@ -60,8 +60,8 @@ public final class OrbBenchmark
             {
                 sizes[i] = 1024 << i;
             }
-            return new Plan(3, 10_000, 5_000, Long.getLong("bench.warmupSeconds", 30) * 1_000_000_000L, 10_000_000L, sizes,
-                outputDir);
+            return new Plan(3, 10_000, 5_000, Long.getLong("bench.warmupSeconds", 30) * 1_000_000_000L, 10_000_000L,
+                Integer.getInteger("bench.chunks", 8), sizes, outputDir);
         }
     }
 
@@ -86,6 +86,7 @@ public final class OrbBenchmark
             full.warmupCalls(),
             full.warmupNs(),
             args.length > 3 ? Long.parseLong(args[3]) : full.bytesPerPoint(),
+            full.chunks(),
             full.sizes(),
             full.outputDir());
         new OrbBenchmark(plan).run();
@@ -133,20 +134,7 @@ public final class OrbBenchmark
                 nullEcho(echos);
                 for (int i = 0; i < plan.sizes().length; i++)
                 {
-                    final int size = plan.sizes()[i];
-                    final String[] order = i % 2 == 0 ? new String[] {LIGHTWIRE, IIOP} : new String[] {IIOP, LIGHTWIRE};
-                    for (final String t : order)
-                    {
-                        summary.addThroughput("oneway", size, t, oneway(ttcps.get(t), size, calls(size)));
-                    }
-                    for (int k = order.length - 1; k >= 0; k--)
-                    {
-                        summary.addThroughput("exactly_once", size, order[k], exactlyOnce(ttcps.get(order[k]), size, calls(size)));
-                    }
-                    for (final String t : order)
-                    {
-                        summary.addThroughput("struct_sequence", size, t, structs(pairss.get(t), size));
-                    }
+                    throughputs(plan.sizes()[i], i % 2 == 0 ? new String[] {LIGHTWIRE, IIOP} : new String[] {IIOP, LIGHTWIRE}, ttcps, pairss);
                 }
             }
             finally
@@ -156,6 +144,74 @@ public final class OrbBenchmark
                 iiopOrb.shutdown(false);
                 iiopOrb.destroy();
             }
+        }
+    }
+
+    /**
+     * The three throughput scenarios at one size. Each point's bytes go in {@code plan.chunks()}
+     * chunks (default 8, {@code -Dbench.chunks}), the two transports alternating chunk by chunk in
+     * ABBA order, and each transport's throughput is its bytes over its time summed over its
+     * chunks: on a shared VM the machine's speed drifts within a point, and one transfer of 10 MB
+     * after the other would give the drift to one of them.
+     */
+    private void throughputs(final int size, final String[] order, final Map<String, ttcp> ttcps, final Map<String, pairs> pairss)
+        throws InterruptedException
+    {
+        final int chunks = Math.min(plan.chunks(), calls(size));
+        final Map<String, Transfer> oneway = new LinkedHashMap<>();
+        final Map<String, Transfer> exactlyOnce = new LinkedHashMap<>();
+        final Map<String, Transfer> structs = new LinkedHashMap<>();
+        for (int c = 0; c < chunks; c++)
+        {
+            final int count = calls(size) / chunks + (c < calls(size) % chunks ? 1 : 0);
+            final List<String> turn = c % 2 == 0 ? List.of(order) : List.of(order[1], order[0]);
+            for (final String t : turn)
+            {
+                oneway.merge(t, oneway(ttcps.get(t), size, count), Transfer::plus);
+            }
+            for (final String t : List.of(turn.get(1), turn.get(0)))
+            {
+                exactlyOnce.merge(t, exactlyOnce(ttcps.get(t), size, count), Transfer::plus);
+            }
+            for (final String t : turn)
+            {
+                structs.merge(t, structs(pairss.get(t), size, count), Transfer::plus);
+            }
+        }
+        for (final String t : order)
+        {
+            summary.addThroughput("oneway", size, t, oneway.get(t).throughput());
+        }
+        for (final String t : List.of(order[1], order[0]))
+        {
+            summary.addThroughput("exactly_once", size, t, exactlyOnce.get(t).throughput());
+        }
+        for (final String t : order)
+        {
+            summary.addThroughput("struct_sequence", size, t, structs.get(t).throughput());
+        }
+    }
+
+    /**
+     * Bytes moved and the time they took, summed over chunks. One-way: {@code bytes} is what the
+     * server received, {@code ns} until its last buffer arrived, {@code offeredBytes} what was
+     * sent, {@code sendNs} how long sending took. Two-way: both pairs alike.
+     */
+    record Transfer(long bytes, long ns, long offeredBytes, long sendNs)
+    {
+        static Transfer twoWay(final long bytes, final long ns)
+        {
+            return new Transfer(bytes, ns, bytes, ns);
+        }
+
+        Transfer plus(final Transfer o)
+        {
+            return new Transfer(bytes + o.bytes, ns + o.ns, offeredBytes + o.offeredBytes, sendNs + o.sendNs);
+        }
+
+        Summary.Throughput throughput()
+        {
+            return new Summary.Throughput(mbps(bytes, ns), mbps(offeredBytes, sendNs), (double)bytes / offeredBytes);
         }
     }
 
@@ -245,8 +301,8 @@ public final class OrbBenchmark
         return data;
     }
 
-    /** @return delivered throughput (Mbit/s) and the fraction of bytes delivered. */
-    private Summary.Throughput oneway(final ttcp t, final int size, final int count) throws InterruptedException
+    /** @return bytes the server received and the time from the first send to the last arrival, and what was sent. */
+    private Transfer oneway(final ttcp t, final int size, final int count) throws InterruptedException
     {
         final char[][] data = buffers(size, count);
         t.reset();
@@ -286,10 +342,10 @@ public final class OrbBenchmark
         }
         final long offered = (long)count * size;
         final long endNs = last.bytes == 0 ? sentNs : Math.max(t0 + 1, last.last_call_ns);
-        return new Summary.Throughput(mbps(last.bytes, endNs - t0), mbps(offered, sentNs - t0), (double)last.bytes / offered);
+        return new Transfer(last.bytes, endNs - t0, offered, sentNs - t0);
     }
 
-    private Summary.Throughput exactlyOnce(final ttcp t, final int size, final int count)
+    private Transfer exactlyOnce(final ttcp t, final int size, final int count)
     {
         final char[][] data = buffers(size, count);
         t.reset();
@@ -304,21 +360,18 @@ public final class OrbBenchmark
         {
             throw new IllegalStateException("exactly-once ttcp: " + s.calls + " of " + count + " calls arrived, " + s.corrupt + " corrupt");
         }
-        final double m = mbps((long)count * size, elapsedNs);
-        return new Summary.Throughput(m, m, 1.0);
+        return Transfer.twoWay((long)count * size, elapsedNs);
     }
 
-    private Summary.Throughput structs(final pairs p, final int size)
+    private Transfer structs(final pairs p, final int size, final int count)
     {
-        final int count = calls(size);
         final Runnable call = structCall(p, size);
         final long t0 = System.nanoTime();
         for (int i = 0; i < count; i++)
         {
             call.run();
         }
-        final double m = mbps((long)count * size, System.nanoTime() - t0);
-        return new Summary.Throughput(m, m, 1.0);
+        return Transfer.twoWay((long)count * size, System.nanoTime() - t0);
     }
 
     /** @return one struct-sequence call of {@code size} bytes of pairs, which checks the server's sum. */

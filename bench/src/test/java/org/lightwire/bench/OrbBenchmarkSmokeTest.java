@@ -21,7 +21,7 @@ class OrbBenchmarkSmokeTest
     @Timeout(60)
     void writesTheSummaryAndTheThreeFigures(@TempDir final Path dir) throws Exception
     {
-        final Summary s = new OrbBenchmark(new OrbBenchmark.Plan(1, 200, 200, 0, 64 * 1024, new int[] {1024, 16 * 1024}, dir)).run();
+        final Summary s = new OrbBenchmark(new OrbBenchmark.Plan(1, 200, 200, 0, 64 * 1024, 2, new int[] {1024, 16 * 1024}, dir)).run();
 
         assertEquals(1, s.rows("null_echo").size());
         assertEquals(2, s.rows("oneway").size());
