@@ -20,6 +20,8 @@ import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.GroupClientEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
+import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.lightwire.romiop.protocol.RequestFragment;
 
 /**
  * One client ORB's end of one group: its link, its {@link GroupClientEngine} on a
@@ -61,6 +63,8 @@ final class ClientGroup implements AutoCloseable
 
     final AtomicLong requestsSent = new AtomicLong();
     final AtomicLong onewaysSent = new AtomicLong();
+    /** Pieces of requests larger than a packet. */
+    final AtomicLong fragmentsSent = new AtomicLong();
     final AtomicLong repliesDelivered = new AtomicLong();
     final AtomicLong lateReplies = new AtomicLong();
     final AtomicLong unknownReplies = new AtomicLong();
@@ -76,6 +80,9 @@ final class ClientGroup implements AutoCloseable
         final boolean twoWay;
         /** This call's own policy, or null for the group's. */
         final ConsolidationPolicy policy;
+        /** A message larger than a packet goes in pieces: the bytes sent so far, and each piece's packet id. */
+        int sent;
+        int[] pieces = new int[0];
 
         Outgoing(final byte[] message, final int requestId, final boolean twoWay, final ConsolidationPolicy policy)
         {
@@ -89,13 +96,16 @@ final class ClientGroup implements AutoCloseable
     private static final class Call
     {
         final int packetId;
+        /** The packet ids of a fragmented request's pieces (the first is {@code packetId}), else empty. */
+        final int[] pieces;
         final int requestId;
         final int giopMinor;
         final ReplyConsolidator consolidator;
 
-        Call(final int packetId, final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
+        Call(final int packetId, final int[] pieces, final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
         {
             this.packetId = packetId;
+            this.pieces = pieces;
             this.requestId = requestId;
             this.giopMinor = giopMinor;
             this.consolidator = consolidator;
@@ -179,15 +189,16 @@ final class ClientGroup implements AutoCloseable
     /**
      * Hands one GIOP Request to the group, in flush order.
      *
-     * @throws IOException when the backlog stayed full for the retransmission timeout many times
-     *                     over, or the request is too large for one packet.
+     * @throws IOException when the backlog stayed full for 60 s, or the request is longer than
+     *                     {@code max_request_bytes}. A request larger than one packet goes in
+     *                     pieces ({@link RequestFragment}).
      */
     void send(final byte[] message, final int requestId, final boolean twoWay, final ConsolidationPolicy callPolicy) throws IOException
     {
-        if (message.length + org.lightwire.romiop.protocol.RequestFlyweight.HEADER_LENGTH > config.maxPacketBytes)
+        if (message.length > config.maxRequestBytes)
         {
-            throw new IOException("a GIOP request of " + message.length + " bytes does not fit in one ROMIOP packet (" +
-                RomiopConfig.MAX_PACKET_BYTES + " = " + config.maxPacketBytes + "; fragmentation is not implemented)");
+            throw new IOException("a GIOP request of " + message.length + " bytes is larger than " + RomiopConfig.MAX_REQUEST_BYTES + " = " +
+                config.maxRequestBytes + " (members refuse a longer one with the same setting)");
         }
         try
         {
@@ -268,17 +279,47 @@ final class ClientGroup implements AutoCloseable
         }
     }
 
-    /** Moves backlog requests into the engine while its window has room. Driver thread. */
+    /**
+     * Moves backlog requests into the engine while its window has room, a request larger than a
+     * packet piece by piece (each piece a request of its own to the engine, so the window holds a
+     * long one back as it holds many short ones). A call is named by the packet id of its first
+     * piece, which members' replies answer. Driver thread.
+     */
     private void pump(final long nowNs)
     {
+        final int room = config.maxPacketBytes - RequestFlyweight.HEADER_LENGTH;
         while (!backlog.isEmpty() && engine.canMulticast())
         {
-            final Outgoing o = backlog.poll();
+            final Outgoing o = backlog.peek();
+            final int responseFlags = o.twoWay ? 3 : 0;
+            final int packetId;
+            if (o.message.length <= room)
+            {
+                packetId = engine.multicast(o.requestId, responseFlags, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs);
+            }
+            else
+            {
+                final int length = Math.min(room - RequestFragment.HEADER_LENGTH, o.message.length - o.sent);
+                final byte[] piece = new byte[RequestFragment.HEADER_LENGTH + length];
+                RequestFragment.write(piece, 0, o.sent == 0 ? 0 : o.pieces[0], o.sent, o.message.length);
+                System.arraycopy(o.message, o.sent, piece, RequestFragment.HEADER_LENGTH, length);
+                // Only the first piece asks for a reply: it names the call.
+                final int id = engine.multicast(o.requestId, o.sent == 0 ? responseFlags : 0, ByteBuffer.wrap(piece), 0, piece.length, nowNs);
+                o.pieces = java.util.Arrays.copyOf(o.pieces, o.pieces.length + 1);
+                o.pieces[o.pieces.length - 1] = id;
+                o.sent += length;
+                fragmentsSent.incrementAndGet();
+                if (o.sent < o.message.length)
+                {
+                    continue;
+                }
+                packetId = o.pieces[0];
+            }
+            backlog.poll();
             backlogRoom.release();
-            final int packetId = engine.multicast(o.requestId, o.twoWay ? 3 : 0, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs);
             if (o.twoWay)
             {
-                calls.put(packetId, new Call(packetId, o.requestId, GiopMessage.minor(o.message),
+                calls.put(packetId, new Call(packetId, o.pieces, o.requestId, GiopMessage.minor(o.message),
                     new ReplyConsolidator(o.policy != null ? o.policy : policy, engine.currentMembers(), nowNs)));
                 requestsSent.incrementAndGet();
             }
@@ -330,7 +371,15 @@ final class ClientGroup implements AutoCloseable
         {
             // No member answered in time: the caller gives up, so the group should too. Members
             // drop the request if it is not yet ordered (best effort: once ordered, it runs).
-            engine.cancel(call.packetId, System.nanoTime());
+            final long now = System.nanoTime();
+            if (call.pieces.length == 0)
+            {
+                engine.cancel(call.packetId, now);
+            }
+            for (final int piece : call.pieces)
+            {
+                engine.cancel(piece, now);
+            }
             cancelsSent.incrementAndGet();
         }
         final int completion = "COMPLETED_YES".equals(o.completion()) ? org.omg.CORBA.CompletionStatus._COMPLETED_YES :
@@ -343,7 +392,7 @@ final class ClientGroup implements AutoCloseable
     @Override
     public String toString()
     {
-        return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", repliesDelivered=" +
+        return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", fragmentsSent=" + fragmentsSent + ", repliesDelivered=" +
             repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
             ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", policy " + policy + ", driverFailures=" +
             driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters();

@@ -65,6 +65,8 @@ public final class RomiopConfig
     public static final String MAX_OUTSTANDING = PREFIX + "max_outstanding";
     /** Client: requests the ORB handed over that wait for the outstanding window (then flush blocks). */
     public static final String CLIENT_BACKLOG = PREFIX + "client.backlog";
+    /** Largest GIOP request sent to a group (client) or put together from its pieces (replica). */
+    public static final String MAX_REQUEST_BYTES = PREFIX + "max_request_bytes";
     /** Leader's KeepAlive period; 0 turns failure detection off. */
     public static final String KEEPALIVE_MS = PREFIX + "keepalive_ms";
     /** Silence after which the leader removes a member, or the members replace the leader (at least two KeepAlive periods). */
@@ -139,6 +141,7 @@ public final class RomiopConfig
     final int maxPacketBytes;
     final int maxOutstanding;
     final int clientBacklog;
+    final int maxRequestBytes;
     final boolean allowConcurrentDispatch;
     final int poaThreadPoolMax;
     final int poaThreadPoolMin;
@@ -211,6 +214,7 @@ public final class RomiopConfig
         maxPacketBytes = (int)LightwireConfig.range(c, MAX_PACKET_BYTES, 65000, 512, 65507);
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
+        maxRequestBytes = (int)LightwireConfig.range(c, MAX_REQUEST_BYTES, 16 << 20, 1024, 1 << 30);
         allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
         poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
         poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);

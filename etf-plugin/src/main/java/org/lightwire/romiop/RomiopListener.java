@@ -16,9 +16,11 @@ import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.EngineDriver;
+import org.lightwire.romiop.engine.FragmentAssembler;
 import org.lightwire.romiop.engine.MemberEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
+import org.lightwire.romiop.protocol.RequestFragment;
 import org.omg.CORBA.INITIALIZE;
 import org.omg.ETF.Profile;
 import org.omg.GIOP.Version;
@@ -55,6 +57,8 @@ public final class RomiopListener extends ListenerBase
     private RomiopAddress address;
     private UdpGroupLink link;
     private MemberEngine engine;
+    /** Requests larger than a packet, put together from their pieces; driver thread. */
+    private FragmentAssembler assembler;
     private EngineDriver driver;
     private volatile RomiopServerConnection connection;
     private volatile boolean destroyed;
@@ -131,6 +135,7 @@ public final class RomiopListener extends ListenerBase
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
         engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
+        assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs));
         final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
@@ -234,28 +239,46 @@ public final class RomiopListener extends ListenerBase
     }
 
     /** The group delivered a request, in order; driver thread. */
-    private void onDeliver(final long orderSeq, final int senderId, final int packetId, final int requestId, final ByteBuffer payload,
+    private void onDeliver(final long orderSeq, final int senderId, final int piecePacketId, final int requestId, final ByteBuffer payload,
         final int offset, final int length)
     {
-        final byte[] m = new byte[length];
-        payload.get(offset, m);
+        final byte[] m;
+        final int packetId;
+        if (RequestFragment.isFragment(payload, offset, length))
+        {
+            // A piece of a request larger than a packet: the request is whole at its last piece's
+            // place in the order (the same on every member), named by its first piece's packet id.
+            final FragmentAssembler.Message whole = assembler.offer(senderId, piecePacketId, payload, offset, length);
+            if (whole == null)
+            {
+                return;
+            }
+            m = whole.bytes();
+            packetId = whole.messageId();
+        }
+        else
+        {
+            m = new byte[length];
+            payload.get(offset, m);
+            packetId = piecePacketId;
+        }
         delivered.incrementAndGet();
         final DeliveryObserver o = observer;
         if (o != null)
         {
             o.onDeliver(orderSeq, senderId, packetId, requestId);
         }
-        if (!GiopMessage.isGiop(m, length) || GiopMessage.type(m) != GiopMessage.REQUEST || GiopMessage.requestIdOffset(m, length) < 0)
+        if (!GiopMessage.isGiop(m, m.length) || GiopMessage.type(m) != GiopMessage.REQUEST || GiopMessage.requestIdOffset(m, m.length) < 0)
         {
             notGiop.incrementAndGet();
             return;
         }
         final long localId = nextLocalRequestId++ & 0xFFFF_FFFFL;
-        if (GiopMessage.responseExpected(m, length) != 0)
+        if (GiopMessage.responseExpected(m, m.length) != 0)
         {
             pending.put(localId, new Pending(senderId, packetId, requestId));
         }
-        GiopMessage.setRequestId(m, length, localId);
+        GiopMessage.setRequestId(m, m.length, localId);
         final RomiopServerConnection c = connection;
         boolean queued = false;
         if (c != null)
@@ -362,7 +385,8 @@ public final class RomiopListener extends ListenerBase
             ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
             (driver instanceof org.lightwire.romiop.driver.PollingDriver ? ", " + driver : "") +
-            ", link " + (link == null ? "-" : link.counters()) + (engine == null ? "" : ", engine " + engineSummary());
+            ", link " + (link == null ? "-" : link.counters()) + (assembler == null ? "" : ", " + assembler) +
+            (engine == null ? "" : ", engine " + engineSummary());
     }
 
     /** The engine's state, read without its lock: for diagnostics only (values may be a moment old). */

@@ -24,4 +24,21 @@ class ReplicatedLogServantTest
         assertTrue(log.lastExecutionNs() - before >= 0);
         assertEquals(8, log.append_data(7, 9, new char[0]), "append_data returns the log's length");
     }
+
+    @Test
+    void aCheckedCallLogsWhetherItsDataWasIntact() throws Exception
+    {
+        final ReplicatedLogServant log = new ReplicatedLogServant(4);
+        final char[] corrupt = org.lightwire.it.servant.TtcpPattern.create(6, 100);
+        corrupt[99] ^= 1;
+
+        assertEquals(1, log.append_checked(1, 5, org.lightwire.it.servant.TtcpPattern.create(5, 100)));
+        assertEquals(2, log.append_checked(1, 6, corrupt));
+        assertEquals(3, log.append_checked(1, 7, org.lightwire.it.servant.TtcpPattern.create(8, 100)), "another seq's data is not intact");
+
+        final java.security.MessageDigest expected = java.security.MessageDigest.getInstance("SHA-256");
+        expected.update("1:5:100:intact\n1:6:100:corrupt\n1:7:100:corrupt\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals(java.util.HexFormat.of().formatHex(expected.digest()), log.digest());
+        assertEquals("1:5:100:intact\n", ReplicatedLogServant.line(1, 5, ReplicatedLogServant.checkedLine(100, true)));
+    }
 }

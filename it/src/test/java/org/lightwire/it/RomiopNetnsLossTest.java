@@ -16,15 +16,18 @@ import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.lightwire.it.servant.ReplicatedLogServant;
+import org.lightwire.it.servant.TtcpPattern;
 import org.omg.CORBA.ORB;
 
 /**
  * Replicas as separate hosts: each of three replica JVMs in its own network namespace, joined to
  * the client's by a bridge (multicast snooping off), the group multicast across it, and iptables
  * in every replica's namespace dropping 5% of its UDP datagrams at random in each direction
- * ({@code -m statistic}). Two-way calls with atomic consolidation and oneways from one client:
- * every two-way call gets its reply, every replica executes every call once, and the execution
- * logs are identical. Needs root, {@code ip} and {@code iptables}; skipped with the reason
+ * ({@code -m statistic}). Two-way calls with atomic consolidation and oneways from one client,
+ * then requests of five pieces each (larger than a packet): every two-way call gets its reply,
+ * and every replica executes every call once, in the client's order, every byte intact (its
+ * execution log's digest equals the one the test computes). Needs root, {@code ip} and {@code iptables}; skipped with the reason
  * otherwise. Addresses 10.204.x.y exist only on the bridge and veths this test makes; the
  * namespaces (and with them the veths and rules) and the bridge are deleted afterwards. Run twice:
  * with the client multicasting its requests (Figure 4), and sending them to the sequencer alone
@@ -36,6 +39,9 @@ class RomiopNetnsLossTest
     private static final int REPLICAS = 3;
     private static final int CALLS = 1200;
     private static final int ONEWAY_EVERY = 3;
+    /** Then requests of five pieces each (300,000 bytes), whose pieces are lost and resent like any request. */
+    private static final int LARGE_CALLS = 20;
+    private static final int LARGE_BYTES = 300_000;
     private static final String DROP_PROBABILITY = "0.05";
 
     private final long pid = ProcessHandle.current().pid();
@@ -121,22 +127,34 @@ class RomiopNetnsLossTest
                 last = length;
             }
             assertEquals(twoWays, increasing, "every two-way call got its consolidated reply, the log growing each time");
+            final java.security.MessageDigest expected = java.security.MessageDigest.getInstance("SHA-256");
+            for (int seq = 0; seq < CALLS; seq++)
+            {
+                expected.update(ReplicatedLogServant.line(1, seq, "").getBytes(StandardCharsets.US_ASCII));
+            }
+            for (int seq = CALLS; seq < CALLS + LARGE_CALLS; seq++)
+            {
+                assertEquals(seq + 1, group.append_checked(1, seq, TtcpPattern.create(seq, LARGE_BYTES)), "the log's length after call " + seq);
+                expected.update(ReplicatedLogServant.line(1, seq, ReplicatedLogServant.checkedLine(LARGE_BYTES, true))
+                    .getBytes(StandardCharsets.US_ASCII));
+            }
+            final String expectedDigest = java.util.HexFormat.of().formatHex(expected.digest());
             final List<replica_probe> probes = new ArrayList<>();
             for (final ProcessHarness h : replicas)
             {
                 probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(h.ior("probe"))));
             }
             final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (probes.stream().anyMatch(p -> p.executed() < CALLS) && System.nanoTime() - end < 0)
+            while (probes.stream().anyMatch(p -> p.executed() < CALLS + LARGE_CALLS) && System.nanoTime() - end < 0)
             {
                 Thread.sleep(50);
             }
-            final String digest = probes.get(0).digest();
             for (int i = 0; i < REPLICAS; i++)
             {
-                assertEquals(CALLS, probes.get(i).executed(), "replica " + (i + 1) + " ran every call once: " + probes.get(i).counters());
-                assertEquals(digest, probes.get(i).digest(), "replica " + (i + 1) + "'s log differs from replica 1's");
-                assertEquals(CALLS, probes.get(i).in_order(), "replica " + (i + 1) + " ran the client's calls in the order it made them");
+                assertEquals(CALLS + LARGE_CALLS, probes.get(i).executed(), "replica " + (i + 1) + " ran every call once: " + probes.get(i).counters());
+                assertEquals(expectedDigest, probes.get(i).digest(), "replica " + (i + 1) + " ran every call once, in order, every byte intact: " +
+                    probes.get(i).counters());
+                assertEquals(CALLS + LARGE_CALLS, probes.get(i).in_order(), "replica " + (i + 1) + " ran the client's calls in the order it made them");
                 // The loss must really have happened, or the test proves nothing.
                 final long dropped = droppedPackets(namespace(i + 1));
                 org.junit.jupiter.api.Assertions.assertTrue(dropped > 0, "no datagram dropped in " + namespace(i + 1));

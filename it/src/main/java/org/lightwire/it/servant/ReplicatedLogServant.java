@@ -123,6 +123,28 @@ public final class ReplicatedLogServant extends replicated_logPOA
         return TtcpPattern.create(seq, length);
     }
 
+    @Override
+    public long append_checked(final int client, final int seq, final char[] data)
+    {
+        final boolean intact = TtcpPattern.verify(data) == seq;
+        synchronized (this)
+        {
+            return record(client, seq, checkedLine(data.length, intact));
+        }
+    }
+
+    /** @return the end of an {@code append_checked} call's line in the digested log: its data's length and whether it was intact. */
+    public static String checkedLine(final int length, final boolean intact)
+    {
+        return ":" + length + (intact ? ":intact" : ":corrupt");
+    }
+
+    /** @return one line of the digested log (a test computes the digest it expects from these). */
+    public static String line(final int client, final int seq, final String rest)
+    {
+        return client + ":" + seq + rest + "\n";
+    }
+
     private long record(final int client, final int seq)
     {
         return record(client, seq, -1);
@@ -131,7 +153,12 @@ public final class ReplicatedLogServant extends replicated_logPOA
     /** @param dataLength a payload's length, or -1 without one (then the line is as before payloads existed). */
     private long record(final int client, final int seq, final int dataLength)
     {
-        digest.update((client + ":" + seq + (dataLength < 0 ? "" : ":" + dataLength) + "\n").getBytes(StandardCharsets.US_ASCII));
+        return record(client, seq, dataLength < 0 ? "" : ":" + dataLength);
+    }
+
+    private long record(final int client, final int seq, final String rest)
+    {
+        digest.update(line(client, seq, rest).getBytes(StandardCharsets.US_ASCII));
         final Integer before = lastSeq.put(client, seq);
         if (before == null || seq > before)
         {
