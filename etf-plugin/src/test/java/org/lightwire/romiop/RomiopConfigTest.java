@@ -61,6 +61,15 @@ class RomiopConfigTest
     }
 
     @Test
+    void aLargestRequestOutsideItsRangeIsRefused()
+    {
+        final String small = initError(RomiopConfig.MAX_REQUEST_BYTES, "100");
+        assertTrue(small.contains("jacorb.lightwire.romiop.max_request_bytes = 100 is outside the allowed range 1024..1073741824"), small);
+        final String large = initError(RomiopConfig.MAX_REQUEST_BYTES, "2147483647");
+        assertTrue(large.contains("jacorb.lightwire.romiop.max_request_bytes = 2147483647 is outside the allowed range 1024..1073741824"), large);
+    }
+
+    @Test
     void anUnknownDriverIsRefusedWithTheAllowedValues()
     {
         final String text = initError("jacorb.lightwire.romiop.driver", "fibers");
