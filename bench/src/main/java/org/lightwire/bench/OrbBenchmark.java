@@ -181,13 +181,7 @@ public final class OrbBenchmark
         for (final String t : order)
         {
             summary.addThroughput("oneway", size, t, oneway.get(t).throughput());
-        }
-        for (final String t : List.of(order[1], order[0]))
-        {
             summary.addThroughput("exactly_once", size, t, exactlyOnce.get(t).throughput());
-        }
-        for (final String t : order)
-        {
             summary.addThroughput("struct_sequence", size, t, structs.get(t).throughput());
         }
     }

@@ -80,9 +80,10 @@ final class ClientGroup implements AutoCloseable
         final boolean twoWay;
         /** This call's own policy, or null for the group's. */
         final ConsolidationPolicy policy;
-        /** A message larger than a packet goes in pieces: the bytes sent so far, and each piece's packet id. */
+        /** Bytes handed to the engine so far, and the packet id of each piece (one for a message that fits a packet). */
         int sent;
-        int[] pieces = new int[0];
+        int[] packetIds;
+        int pieces;
 
         Outgoing(final byte[] message, final int requestId, final boolean twoWay, final ConsolidationPolicy policy)
         {
@@ -95,17 +96,18 @@ final class ClientGroup implements AutoCloseable
 
     private static final class Call
     {
+        /** The first piece's, which names the call (the only one unless the request went in pieces). */
         final int packetId;
-        /** The packet ids of a fragmented request's pieces (the first is {@code packetId}), else empty. */
-        final int[] pieces;
+        /** Every piece's, to cancel. */
+        final int[] packetIds;
         final int requestId;
         final int giopMinor;
         final ReplyConsolidator consolidator;
 
-        Call(final int packetId, final int[] pieces, final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
+        Call(final int[] packetIds, final int requestId, final int giopMinor, final ReplyConsolidator consolidator)
         {
-            this.packetId = packetId;
-            this.pieces = pieces;
+            this.packetId = packetIds[0];
+            this.packetIds = packetIds;
             this.requestId = requestId;
             this.giopMinor = giopMinor;
             this.consolidator = consolidator;
@@ -292,34 +294,36 @@ final class ClientGroup implements AutoCloseable
         {
             final Outgoing o = backlog.peek();
             final int responseFlags = o.twoWay ? 3 : 0;
-            final int packetId;
             if (o.message.length <= room)
             {
-                packetId = engine.multicast(o.requestId, responseFlags, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs);
+                o.packetIds = new int[] {engine.multicast(o.requestId, responseFlags, ByteBuffer.wrap(o.message), 0, o.message.length, nowNs)};
             }
             else
             {
-                final int length = Math.min(room - RequestFragment.HEADER_LENGTH, o.message.length - o.sent);
+                final int pieceRoom = room - RequestFragment.HEADER_LENGTH;
+                if (o.packetIds == null)
+                {
+                    o.packetIds = new int[(o.message.length + pieceRoom - 1) / pieceRoom];
+                }
+                final int length = Math.min(pieceRoom, o.message.length - o.sent);
                 final byte[] piece = new byte[RequestFragment.HEADER_LENGTH + length];
-                RequestFragment.write(piece, 0, o.sent == 0 ? 0 : o.pieces[0], o.sent, o.message.length);
+                RequestFragment.write(piece, 0, o.sent == 0 ? 0 : o.packetIds[0], o.sent, o.message.length);
                 System.arraycopy(o.message, o.sent, piece, RequestFragment.HEADER_LENGTH, length);
                 // Only the first piece asks for a reply: it names the call.
-                final int id = engine.multicast(o.requestId, o.sent == 0 ? responseFlags : 0, ByteBuffer.wrap(piece), 0, piece.length, nowNs);
-                o.pieces = java.util.Arrays.copyOf(o.pieces, o.pieces.length + 1);
-                o.pieces[o.pieces.length - 1] = id;
+                o.packetIds[o.pieces++] = engine.multicast(o.requestId, o.sent == 0 ? responseFlags : 0, ByteBuffer.wrap(piece), 0, piece.length,
+                    nowNs);
                 o.sent += length;
                 fragmentsSent.incrementAndGet();
                 if (o.sent < o.message.length)
                 {
                     continue;
                 }
-                packetId = o.pieces[0];
             }
             backlog.poll();
             backlogRoom.release();
             if (o.twoWay)
             {
-                calls.put(packetId, new Call(packetId, o.pieces, o.requestId, GiopMessage.minor(o.message),
+                calls.put(o.packetIds[0], new Call(o.packetIds, o.requestId, GiopMessage.minor(o.message),
                     new ReplyConsolidator(o.policy != null ? o.policy : policy, engine.currentMembers(), nowNs)));
                 requestsSent.incrementAndGet();
             }
@@ -372,13 +376,9 @@ final class ClientGroup implements AutoCloseable
             // No member answered in time: the caller gives up, so the group should too. Members
             // drop the request if it is not yet ordered (best effort: once ordered, it runs).
             final long now = System.nanoTime();
-            if (call.pieces.length == 0)
+            for (final int packetId : call.packetIds)
             {
-                engine.cancel(call.packetId, now);
-            }
-            for (final int piece : call.pieces)
-            {
-                engine.cancel(piece, now);
+                engine.cancel(packetId, now);
             }
             cancelsSent.incrementAndGet();
         }
@@ -392,8 +392,8 @@ final class ClientGroup implements AutoCloseable
     @Override
     public String toString()
     {
-        return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", fragmentsSent=" + fragmentsSent + ", repliesDelivered=" +
-            repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
+        return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", fragmentsSent=" + fragmentsSent +
+            ", repliesDelivered=" + repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
             ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", policy " + policy + ", driverFailures=" +
             driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters();
     }

@@ -266,13 +266,13 @@ public final class RomiopConfig
             key -> properties.get(key) == null || properties.get(key).isBlank() ? null : properties.get(key), groupName);
     }
 
-    /** Reads and checks every property. */
     /** @return a client id drawn at random from {@value #FIRST_CLIENT_ID}..2^31-1. */
     static int randomClientId()
     {
         return FIRST_CLIENT_ID + new SecureRandom().nextInt(Integer.MAX_VALUE - FIRST_CLIENT_ID);
     }
 
+    /** Reads and checks every property. */
     public static RomiopConfig from(final Configuration configuration) throws ConfigurationException
     {
         return new RomiopConfig(configuration);

@@ -23,7 +23,7 @@ import org.omg.CORBA.TRANSIENT;
  *   <tr><td>0x4C570105</td><td>BAD_PARAM</td><td>a call's consolidation policy ({@link CallPolicy}) that cannot be read; the call is not sent</td></tr>
  *   <tr><td>0x4C570106</td><td>IMP_LIMIT</td><td>the replicas executed the call, but its reply does not fit in one ROMIOP packet
  *       ({@code jacorb.lightwire.romiop.max_packet_bytes}; replies are not fragmented): each replica answers with this
- *       exception instead, and logs the reply's size</td></tr>
+ *       exception instead, its message naming the reply's size and the setting</td></tr>
  * </table>
  */
 public final class RomiopExceptions
@@ -66,9 +66,8 @@ public final class RomiopExceptions
     }
 
     /**
-     * Sent in place of a reply that does not fit in a packet. Only the repository id, minor code
-     * and completion status cross the wire (JacORB's client reads no exception detail), so the
-     * minor code is the client's clue, and the replica logs the whole message.
+     * Sent in place of a reply that does not fit in a packet; its message travels in the reply's
+     * ExceptionDetailMessage context, which JacORB's client reads into the exception it throws.
      */
     static IMP_LIMIT replyTooLarge(final int replyBytes, final int maxPacketBytes)
     {

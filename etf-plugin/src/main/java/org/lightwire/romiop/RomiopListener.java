@@ -380,7 +380,8 @@ public final class RomiopListener extends ListenerBase
     /** @return a one-line summary of this replica's counters, for logs and test failures. */
     public String counters()
     {
-        return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", repliesTooLarge=" + repliesTooLarge + ", notGiop=" + notGiop +
+        return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", repliesTooLarge=" +
+            repliesTooLarge + ", notGiop=" + notGiop +
             ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped +
             ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +

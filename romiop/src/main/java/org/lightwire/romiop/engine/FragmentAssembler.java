@@ -40,6 +40,9 @@ public final class FragmentAssembler
         }
     }
 
+    /** Messages refused as too long that are remembered, so their later pieces are refused too. */
+    private static final int REFUSED_REMEMBERED = 1024;
+
     private final int maxMessageBytes;
     private final long maxPartialBytes;
     /** Messages under way, oldest first, by (sender id, message id). */
@@ -96,7 +99,7 @@ public final class FragmentAssembler
         {
             tooLong++;
             refused.put(key, Boolean.TRUE);
-            if (refused.size() > 1024)
+            if (refused.size() > REFUSED_REMEMBERED)
             {
                 final Iterator<Long> oldest = refused.keySet().iterator();
                 oldest.next();
