@@ -21,7 +21,7 @@ import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.GroupClientEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
 import org.lightwire.romiop.protocol.RequestFlyweight;
-import org.lightwire.romiop.protocol.RequestFragment;
+import org.lightwire.romiop.protocol.FragmentHeader;
 
 /**
  * One client ORB's end of one group: its link, its {@link GroupClientEngine} on a
@@ -193,7 +193,7 @@ final class ClientGroup implements AutoCloseable
      *
      * @throws IOException when the backlog stayed full for 60 s, or the request is longer than
      *                     {@code max_request_bytes}. A request larger than one packet goes in
-     *                     pieces ({@link RequestFragment}).
+     *                     pieces ({@link FragmentHeader}).
      */
     void send(final byte[] message, final int requestId, final boolean twoWay, final ConsolidationPolicy callPolicy) throws IOException
     {
@@ -300,15 +300,15 @@ final class ClientGroup implements AutoCloseable
             }
             else
             {
-                final int pieceRoom = room - RequestFragment.HEADER_LENGTH;
+                final int pieceRoom = room - FragmentHeader.HEADER_LENGTH;
                 if (o.packetIds == null)
                 {
                     o.packetIds = new int[(o.message.length + pieceRoom - 1) / pieceRoom];
                 }
                 final int length = Math.min(pieceRoom, o.message.length - o.sent);
-                final byte[] piece = new byte[RequestFragment.HEADER_LENGTH + length];
-                RequestFragment.write(piece, 0, o.sent == 0 ? 0 : o.packetIds[0], o.sent, o.message.length);
-                System.arraycopy(o.message, o.sent, piece, RequestFragment.HEADER_LENGTH, length);
+                final byte[] piece = new byte[FragmentHeader.HEADER_LENGTH + length];
+                FragmentHeader.write(piece, 0, o.sent == 0 ? 0 : o.packetIds[0], o.sent, o.message.length);
+                System.arraycopy(o.message, o.sent, piece, FragmentHeader.HEADER_LENGTH, length);
                 // Only the first piece asks for a reply: it names the call.
                 o.packetIds[o.pieces++] = engine.multicast(o.requestId, o.sent == 0 ? responseFlags : 0, ByteBuffer.wrap(piece), 0, piece.length,
                     nowNs);
@@ -394,7 +394,7 @@ final class ClientGroup implements AutoCloseable
     {
         return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", fragmentsSent=" + fragmentsSent +
             ", repliesDelivered=" + repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
-            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", policy " + policy + ", driverFailures=" +
+            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", reply pieces: " + engine.replyPieceCounters() + ", policy " + policy + ", driverFailures=" +
             driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters();
     }
 

@@ -67,6 +67,8 @@ public final class RomiopConfig
     public static final String CLIENT_BACKLOG = PREFIX + "client.backlog";
     /** Largest GIOP request sent to a group (client) or put together from its pieces (replica). */
     public static final String MAX_REQUEST_BYTES = PREFIX + "max_request_bytes";
+    /** Largest GIOP reply a replica sends (in pieces when longer than a packet) or a client puts together. */
+    public static final String MAX_REPLY_BYTES = PREFIX + "max_reply_bytes";
     /** Leader's KeepAlive period; 0 turns failure detection off. */
     public static final String KEEPALIVE_MS = PREFIX + "keepalive_ms";
     /** Silence after which the leader removes a member, or the members replace the leader (at least two KeepAlive periods). */
@@ -142,6 +144,7 @@ public final class RomiopConfig
     final int maxOutstanding;
     final int clientBacklog;
     final int maxRequestBytes;
+    final int maxReplyBytes;
     final boolean allowConcurrentDispatch;
     final int poaThreadPoolMax;
     final int poaThreadPoolMin;
@@ -215,6 +218,7 @@ public final class RomiopConfig
         maxOutstanding = (int)LightwireConfig.range(c, MAX_OUTSTANDING, GroupConfig.DEFAULT_MAX_OUTSTANDING_REQUESTS, 1, 65536);
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
         maxRequestBytes = (int)LightwireConfig.range(c, MAX_REQUEST_BYTES, 16 << 20, 1024, 1 << 30);
+        maxReplyBytes = (int)LightwireConfig.range(c, MAX_REPLY_BYTES, GroupConfig.DEFAULT_MAX_REPLY_BYTES, 1024, 1 << 30);
         allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
         poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
         poaThreadPoolMin = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_min", 5, 1, Integer.MAX_VALUE);
@@ -328,6 +332,7 @@ public final class RomiopConfig
             .joinTimeoutNs(joinTimeoutNs)
             .cancelHoldNs(cancelHoldNs)
             .maxPendingReplies(maxPendingReplies)
+            .maxReplyBytes(maxReplyBytes)
             .replyGiveUpNs(replyGiveUpNs)
             .maxTrackedReplies(maxTrackedReplies)
             .duplicateWindow(duplicateWindow)

@@ -21,9 +21,9 @@ import org.omg.CORBA.TRANSIENT;
  *   <tr><td>0x4C570103</td><td>COMM_FAILURE</td><td>the ETF connection was closed</td></tr>
  *   <tr><td>0x4C570104</td><td>BAD_PARAM</td><td>a group profile or corbaloc address that cannot be used</td></tr>
  *   <tr><td>0x4C570105</td><td>BAD_PARAM</td><td>a call's consolidation policy ({@link CallPolicy}) that cannot be read; the call is not sent</td></tr>
- *   <tr><td>0x4C570106</td><td>IMP_LIMIT</td><td>the replicas executed the call, but its reply does not fit in one ROMIOP packet
- *       ({@code jacorb.lightwire.romiop.max_packet_bytes}; replies are not fragmented): each replica answers with this
- *       exception instead, its message naming the reply's size and the setting</td></tr>
+ *   <tr><td>0x4C570106</td><td>IMP_LIMIT</td><td>the replicas executed the call, but its reply is longer than
+ *       {@code jacorb.lightwire.romiop.max_reply_bytes} (or would go in more pieces than {@code max_pending_replies} keeps):
+ *       each replica answers with this exception instead, its message naming the reply's size and the setting</td></tr>
  * </table>
  */
 public final class RomiopExceptions
@@ -69,10 +69,10 @@ public final class RomiopExceptions
      * Sent in place of a reply that does not fit in a packet; its message travels in the reply's
      * ExceptionDetailMessage context, which JacORB's client reads into the exception it throws.
      */
-    static IMP_LIMIT replyTooLarge(final int replyBytes, final int maxPacketBytes)
+    /** @param refusal why the member engine cannot send it ({@code MemberEngine.replyRefusal}), naming the setting. */
+    static IMP_LIMIT replyTooLarge(final String refusal)
     {
-        return new IMP_LIMIT("ROMIOP: the reply of " + replyBytes + " bytes does not fit in one packet (" + RomiopConfig.MAX_PACKET_BYTES +
-            " = " + maxPacketBytes + ", header included; replies are not fragmented): the call was executed and its result replaced by this exception",
+        return new IMP_LIMIT("ROMIOP: " + refusal + ": the call was executed and its result replaced by this exception",
             MINOR_REPLY_TOO_LARGE, CompletionStatus.COMPLETED_YES);
     }
 

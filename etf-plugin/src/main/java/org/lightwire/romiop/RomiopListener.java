@@ -19,8 +19,7 @@ import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.FragmentAssembler;
 import org.lightwire.romiop.engine.MemberEngine;
 import org.lightwire.romiop.link.UdpGroupLink;
-import org.lightwire.romiop.protocol.ReplyFlyweight;
-import org.lightwire.romiop.protocol.RequestFragment;
+import org.lightwire.romiop.protocol.FragmentHeader;
 import org.omg.CORBA.INITIALIZE;
 import org.omg.ETF.Profile;
 import org.omg.GIOP.Version;
@@ -244,7 +243,7 @@ public final class RomiopListener extends ListenerBase
     {
         final byte[] m;
         final int packetId;
-        if (RequestFragment.isFragment(payload, offset, length))
+        if (FragmentHeader.isFragment(payload, offset, length))
         {
             // A piece of a request larger than a packet: the request is whole at its last piece's
             // place in the order (the same on every member), named by its first piece's packet id.
@@ -313,7 +312,8 @@ public final class RomiopListener extends ListenerBase
             repliesWithoutRequest.incrementAndGet();
             return;
         }
-        final byte[] sent = fitsInAPacket(reply) ? reply : tooLargeReply(reply, p.requestId);
+        final String refusal = engine.replyRefusal(reply.length);
+        final byte[] sent = refusal == null ? reply : tooLargeReply(reply, p.requestId, refusal);
         GiopMessage.setRequestId(sent, sent.length, p.requestId & 0xFFFF_FFFFL);
         repliesSent.incrementAndGet();
         // The engine keeps the reply until the client ACKs it, resending it meanwhile.
@@ -328,20 +328,15 @@ public final class RomiopListener extends ListenerBase
         }
     }
 
-    private boolean fitsInAPacket(final byte[] reply)
-    {
-        return ReplyFlyweight.HEADER_LENGTH + reply.length <= config.maxPacketBytes;
-    }
-
     /**
      * A GIOP Reply of the same GIOP version and request carrying {@link RomiopExceptions#replyTooLarge}
-     * in place of {@code reply}, which does not fit in a packet. Every replica that executed the
-     * call answers alike, so the client's consolidation hands the caller the exception instead of
-     * waiting for replies that never come.
+     * in place of {@code reply}, which the engine cannot send ({@code refusal}). Every replica that
+     * executed the call answers alike, so the client's consolidation hands the caller the exception
+     * instead of waiting for replies that never come.
      */
-    private byte[] tooLargeReply(final byte[] reply, final int requestId)
+    private byte[] tooLargeReply(final byte[] reply, final int requestId, final String refusal)
     {
-        final org.omg.CORBA.IMP_LIMIT e = RomiopExceptions.replyTooLarge(reply.length, config.maxPacketBytes);
+        final org.omg.CORBA.IMP_LIMIT e = RomiopExceptions.replyTooLarge(refusal);
         repliesTooLarge.incrementAndGet();
         // The same bytes from every replica (no member id in it), or consolidation would find the replies inconsistent.
         final String text = "ROMIOP group " + config.group + ": " + e.getMessage();
@@ -350,7 +345,7 @@ public final class RomiopListener extends ListenerBase
             org.omg.CORBA.CompletionStatus._COMPLETED_YES, org.jacorb.orb.dsi.ServerRequest.createExceptionDetailMessage(text).context_data);
     }
 
-    /** @return replies replaced by {@link RomiopExceptions#replyTooLarge} because they did not fit in a packet. */
+    /** @return replies replaced by {@link RomiopExceptions#replyTooLarge} because the engine could not send them. */
     public long repliesTooLarge()
     {
         return repliesTooLarge.get();
@@ -386,7 +381,7 @@ public final class RomiopListener extends ListenerBase
             ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
             (driver instanceof org.lightwire.romiop.driver.PollingDriver ? ", " + driver : "") +
-            ", link " + (link == null ? "-" : link.counters()) + (assembler == null ? "" : ", " + assembler) +
+            ", link " + (link == null ? "-" : link.counters()) + (assembler == null ? "" : ", " + assembler.counters("Requests")) +
             (engine == null ? "" : ", engine " + engineSummary());
     }
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.omg.CORBA.ORB;
 
 /**
@@ -60,13 +62,14 @@ class RomiopConfigTest
         assertTrue(window.contains("jacorb.lightwire.romiop.order_window = 0 is outside the allowed range 1..65536"), window);
     }
 
-    @Test
-    void aLargestRequestOutsideItsRangeIsRefused()
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {RomiopConfig.MAX_REQUEST_BYTES, RomiopConfig.MAX_REPLY_BYTES})
+    void aLargestMessageOutsideItsRangeIsRefused(final String property)
     {
-        final String small = initError(RomiopConfig.MAX_REQUEST_BYTES, "100");
-        assertTrue(small.contains("jacorb.lightwire.romiop.max_request_bytes = 100 is outside the allowed range 1024..1073741824"), small);
-        final String large = initError(RomiopConfig.MAX_REQUEST_BYTES, "2147483647");
-        assertTrue(large.contains("jacorb.lightwire.romiop.max_request_bytes = 2147483647 is outside the allowed range 1024..1073741824"), large);
+        final String small = initError(property, "100");
+        assertTrue(small.contains(property + " = 100 is outside the allowed range 1024..1073741824"), small);
+        final String large = initError(property, "2147483647");
+        assertTrue(large.contains(property + " = 2147483647 is outside the allowed range 1024..1073741824"), large);
     }
 
     @Test

@@ -52,6 +52,8 @@ class RomiopConsolidationTest
     private static final long ONEWAY_MS = 5;
     private static final int DELIVERY_QUEUE = 8;
     private static final int FLOOD = 300;
+    /** The replicas' jacorb.lightwire.romiop.max_reply_bytes. */
+    private static final int MAX_REPLY_BYTES = 300_000;
 
     private final List<ProcessHarness> replicas = new ArrayList<>();
     private final List<ORB> orbs = new ArrayList<>();
@@ -75,7 +77,8 @@ class RomiopConsolidationTest
                     "lightwire.test.reply_offset", id == FAULTY ? "1000" : "0",
                     "lightwire.test.reply_delay_ms", id == LATE ? Long.toString(LATE_MS) : "0",
                     "lightwire.test.oneway_delay_ms", id == LATE ? Long.toString(ONEWAY_MS) : "0",
-                    "jacorb.lightwire.romiop.delivery_queue", Integer.toString(DELIVERY_QUEUE))));
+                    "jacorb.lightwire.romiop.delivery_queue", Integer.toString(DELIVERY_QUEUE),
+                    RomiopConfig.MAX_REPLY_BYTES, Integer.toString(MAX_REPLY_BYTES))));
             }
             groupIor = replicas.get(0).ior("group");
             final ORB probeOrb = orb(Map.of());
@@ -238,47 +241,52 @@ class RomiopConsolidationTest
     }
 
     /**
-     * A reply too large for one ROMIOP packet (replies are not fragmented): every replica executes
-     * the call and answers IMP_LIMIT, with the plug-in's minor code, in place of the reply, so the
-     * caller gets that exception from the consolidation instead of waiting out its timeout; a
-     * reply that fits comes back whole. JacORB closes a connection after a system exception reply
+     * Replies of one packet and of four pieces come back whole from every replica (the consolidation
+     * compares them byte for byte). A reply longer than the replicas' {@code max_reply_bytes}: every
+     * replica executes the call and answers IMP_LIMIT, with the plug-in's minor code, in place of
+     * the reply, so the caller gets that exception from the consolidation instead of waiting out
+     * its timeout. JacORB closes a connection after a system exception reply
      * and opens another for the next call; the group's new end must reach the members as a new
      * client (random id) or, with a configured client id, continue the old end's numbering.
      */
     @Test
     @Order(3)
-    void aReplyTooLargeForAPacketIsImpLimitFromEveryReplicaAndTheNextCallGoesThrough() throws Exception
+    void aReplyLargerThanAPacketComesInPiecesOneLargerThanMaxReplyBytesIsImpLimitFromEveryReplicaAndTheNextCallGoesThrough()
+        throws Exception
     {
         final long before = executedEverywhere(probes.get(0).executed());
 
-        tooLargeThenMore(client(Map.of()), 3);
+        largeRepliesThenMore(client(Map.of()), 3);
         final Map<String, String> configuredId = common();
         configuredId.put(RomiopConfig.CLIENT_ID, "70000");
-        tooLargeThenMore(replicated_logHelper.narrow(orb(configuredId).string_to_object(groupIor)), 4);
+        largeRepliesThenMore(replicated_logHelper.narrow(orb(configuredId).string_to_object(groupIor)), 4);
 
-        assertEquals(before + 6, executedEverywhere(before + 6));
+        assertEquals(before + 8, executedEverywhere(before + 8));
         final String digest = probes.get(0).digest();
         for (final replica_probe p : probes)
         {
-            assertEquals(before + 6, p.executed(), p.counters());
+            assertEquals(before + 8, p.executed(), p.counters());
             assertEquals(digest, p.digest());
             assertTrue(p.counters().contains("repliesTooLarge=2,"), p.counters());
+            // 200,028 bytes of GIOP reply in pieces of 65,000 - 36 - 16 = 64,948 bytes: 4 pieces, twice.
+            assertTrue(p.counters().contains("replyFragmentsSent=8,"), p.counters());
         }
     }
 
-    private void tooLargeThenMore(final replicated_log group, final int client)
+    private void largeRepliesThenMore(final replicated_log group, final int client)
     {
         final RomiopFactories factories = RomiopFactories.of(orbs.get(orbs.size() - 1));
         assertArrayEquals(TtcpPattern.create(1, 60_000), group.append_and_return(client, 1, 60_000));
-        final IMP_LIMIT tooLarge = assertThrows(IMP_LIMIT.class, () -> group.append_and_return(client, 2, 70_000));
+        assertArrayEquals(TtcpPattern.create(2, 200_000), group.append_and_return(client, 2, 200_000), factories.clientCounters());
+        final IMP_LIMIT tooLarge = assertThrows(IMP_LIMIT.class, () -> group.append_and_return(client, 3, 400_000));
         assertEquals(RomiopExceptions.MINOR_REPLY_TOO_LARGE, tooLarge.minor);
         assertEquals(CompletionStatus.COMPLETED_YES, tooLarge.completed);
-        // The GIOP reply: 70,000 chars, their length and a 24-byte GIOP 1.2 reply head (no service context).
-        assertTrue(tooLarge.getMessage().matches("(?s).*ROMIOP group votes: ROMIOP: the reply of 70028 bytes does not fit in one " +
-            "packet \\(jacorb\\.lightwire\\.romiop\\.max_packet_bytes = 65000, .*"), tooLarge.getMessage());
+        // The GIOP reply: 400,000 chars, their length and a 24-byte GIOP 1.2 reply head (no service context).
+        assertTrue(tooLarge.getMessage().contains("ROMIOP group votes: ROMIOP: a reply of 400028 bytes is longer than " +
+            "jacorb.lightwire.romiop.max_reply_bytes = " + MAX_REPLY_BYTES + ": the call was executed"), tooLarge.getMessage());
         assertTrue(factories.clientCounters().contains("groupsClosed=1"), "JacORB closed the connection: " + factories.clientCounters());
 
-        assertArrayEquals(TtcpPattern.create(3, 100), group.append_and_return(client, 3, 100), factories.clientCounters());
+        assertArrayEquals(TtcpPattern.create(4, 100), group.append_and_return(client, 4, 100), factories.clientCounters());
         assertEquals(1, factories.openClientGroups(), factories.clientCounters());
     }
 }

@@ -90,7 +90,7 @@ class RomiopLargeRequestTest
                 assertEquals(digest, p.digest(), "every request whole, once, in order; " + what);
                 // 100,000 and 200,000 bytes: 2 and 4 pieces; 1, 3, 5 MB: 16, 47, 77.
                 assertTrue(p.counters().contains("fragmentedRequests=5,"), what);
-                assertTrue(p.counters().contains("invalidFragments=0, fragmentsTooLong=0, partialRequestsEvicted=0, partialRequests=0"), what);
+                assertTrue(p.counters().contains("invalidFragments=0, duplicateFragments=0, fragmentsTooLong=0, partialRequestsEvicted=0, partialRequests=0"), what);
             }
         }
         finally

@@ -1,5 +1,6 @@
 package org.lightwire.it;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
@@ -25,8 +26,8 @@ import org.omg.CORBA.ORB;
  * the client's by a bridge (multicast snooping off), the group multicast across it, and iptables
  * in every replica's namespace dropping 5% of its UDP datagrams at random in each direction
  * ({@code -m statistic}). Two-way calls with atomic consolidation and oneways from one client,
- * then requests of five pieces each (larger than a packet): every two-way call gets its reply,
- * and every replica executes every call once, in the client's order, every byte intact (its
+ * then requests of five pieces each (larger than a packet), then calls whose replies come in five
+ * pieces from each replica: every two-way call gets its reply (byte for byte), and every replica executes every call once, in the client's order, every byte intact (its
  * execution log's digest equals the one the test computes). Needs root, {@code ip} and {@code iptables}; skipped with the reason
  * otherwise. Addresses 10.204.x.y exist only on the bridge and veths this test makes; the
  * namespaces (and with them the veths and rules) and the bridge are deleted afterwards. Run twice:
@@ -42,6 +43,8 @@ class RomiopNetnsLossTest
     /** Then requests of five pieces each (300,000 bytes), whose pieces are lost and resent like any request. */
     private static final int LARGE_CALLS = 20;
     private static final int LARGE_BYTES = 300_000;
+    /** Calls whose replies go in pieces (300,028 bytes of GIOP reply: 5 pieces from each replica). */
+    private static final int LARGE_REPLY_CALLS = 10;
     private static final String DROP_PROBABILITY = "0.05";
 
     private final long pid = ProcessHandle.current().pid();
@@ -138,6 +141,12 @@ class RomiopNetnsLossTest
                 expected.update(ReplicatedLogServant.line(1, seq, ReplicatedLogServant.checkedLine(LARGE_BYTES, true))
                     .getBytes(StandardCharsets.US_ASCII));
             }
+            for (int seq = CALLS + LARGE_CALLS; seq < CALLS + LARGE_CALLS + LARGE_REPLY_CALLS; seq++)
+            {
+                assertArrayEquals(TtcpPattern.create(seq, LARGE_BYTES), group.append_and_return(1, seq, LARGE_BYTES), "the reply to call " + seq);
+                expected.update(ReplicatedLogServant.line(1, seq, "").getBytes(StandardCharsets.US_ASCII));
+            }
+            final int all = CALLS + LARGE_CALLS + LARGE_REPLY_CALLS;
             final String expectedDigest = java.util.HexFormat.of().formatHex(expected.digest());
             final List<replica_probe> probes = new ArrayList<>();
             for (final ProcessHarness h : replicas)
@@ -145,16 +154,18 @@ class RomiopNetnsLossTest
                 probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(h.ior("probe"))));
             }
             final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (probes.stream().anyMatch(p -> p.executed() < CALLS + LARGE_CALLS) && System.nanoTime() - end < 0)
+            while (probes.stream().anyMatch(p -> p.executed() < all) && System.nanoTime() - end < 0)
             {
                 Thread.sleep(50);
             }
             for (int i = 0; i < REPLICAS; i++)
             {
-                assertEquals(CALLS + LARGE_CALLS, probes.get(i).executed(), "replica " + (i + 1) + " ran every call once: " + probes.get(i).counters());
+                assertEquals(all, probes.get(i).executed(), "replica " + (i + 1) + " ran every call once: " + probes.get(i).counters());
                 assertEquals(expectedDigest, probes.get(i).digest(), "replica " + (i + 1) + " ran every call once, in order, every byte intact: " +
                     probes.get(i).counters());
-                assertEquals(CALLS + LARGE_CALLS, probes.get(i).in_order(), "replica " + (i + 1) + " ran the client's calls in the order it made them");
+                final String counters = probes.get(i).counters();
+                org.junit.jupiter.api.Assertions.assertTrue(counters.contains("replyFragmentsSent=" + 5 * LARGE_REPLY_CALLS + ","), counters);
+                assertEquals(all, probes.get(i).in_order(), "replica " + (i + 1) + " ran the client's calls in the order it made them");
                 // The loss must really have happened, or the test proves nothing.
                 final long dropped = droppedPackets(namespace(i + 1));
                 org.junit.jupiter.api.Assertions.assertTrue(dropped > 0, "no datagram dropped in " + namespace(i + 1));

@@ -1,25 +1,25 @@
 package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeMap;
 
-import org.lightwire.romiop.protocol.RequestFragment;
+import org.lightwire.romiop.protocol.FragmentHeader;
 
 /**
- * Puts fragmented requests ({@link RequestFragment}) together on a member, fed with the pieces in
- * the order the group delivers them; a message is whole, and handed on, at the delivery of the
- * piece that completes it, which is the same place in the total order on every member. One
- * thread (the member's driver); no I/O, no clock.
+ * Puts messages sent in pieces ({@link FragmentHeader}) together, in any order of their pieces. On
+ * a member, requests ({@link #offer}): fed with the pieces in the order the group delivers them, a
+ * request is whole, and handed on, at the delivery of the piece that completes it, which is the
+ * same place in the total order on every member. On a client, each member's reply
+ * ({@link #offerNamed}). One thread (the engine's driver); no I/O, no clock.
  *
  * <p>Memory is bounded: a message longer than {@code maxMessageBytes} is refused at its first
  * piece (and its other pieces after it), and when the messages under way would hold more than
- * {@code maxPartialBytes}, the oldest are dropped. Either way the drop is counted, and a piece
- * that does not fit its message (outside it, another total length, an offset seen before) is
- * dropped and counted; nothing throws.
+ * {@code maxPartialBytes}, the oldest are dropped. Either way the drop is counted. A piece that
+ * does not fit its message (outside it, another total length, overlapping another piece) is
+ * dropped and counted as invalid, one seen before as a duplicate; nothing throws.
  */
 public final class FragmentAssembler
 {
@@ -31,7 +31,8 @@ public final class FragmentAssembler
     private static final class Partial
     {
         final byte[] bytes;
-        final Set<Long> offsets = new HashSet<>();
+        /** Pieces received: offset to length. */
+        final TreeMap<Long, Integer> pieces = new TreeMap<>();
         long received;
 
         Partial(final int length)
@@ -53,6 +54,7 @@ public final class FragmentAssembler
     private long fragments;
     private long messages;
     private long invalid;
+    private long duplicates;
     private long tooLong;
     private long evicted;
 
@@ -72,24 +74,51 @@ public final class FragmentAssembler
     }
 
     /**
+     * A piece of a request: its header names the message by the packet id of its first piece, 0 in
+     * the first piece itself.
+     *
      * @param packetId the piece's own packet id.
-     * @param payload  the Request's payload, {@code [offset, offset + length)}, a {@link RequestFragment}.
+     * @param payload  the Request's payload, {@code [offset, offset + length)}, a {@link FragmentHeader}.
      * @return the whole message when this piece completes it, else null.
      */
     public Message offer(final int senderId, final int packetId, final ByteBuffer payload, final int offset, final int length)
     {
         fragments++;
-        if (!RequestFragment.isFragment(payload, offset, length))
+        if (!FragmentHeader.isFragment(payload, offset, length))
         {
             invalid++;
             return null;
         }
-        final int header = RequestFragment.messageId(payload, offset);
-        final int messageId = header == 0 ? packetId : header;
-        final long key = ((long)senderId << 32) | (messageId & 0xFFFF_FFFFL);
-        final long at = RequestFragment.offset(payload, offset);
-        final long total = RequestFragment.totalLength(payload, offset);
-        final int pieceLength = length - RequestFragment.HEADER_LENGTH;
+        final int header = FragmentHeader.messageId(payload, offset);
+        final boolean named = (header == 0) == (FragmentHeader.offset(payload, offset) == 0);
+        return add(senderId, header == 0 ? packetId : header, named, payload, offset, length);
+    }
+
+    /**
+     * A piece whose header names its message itself (a reply piece: by the request it answers).
+     *
+     * @param messageId the message's name, which the piece's header must repeat.
+     * @param payload   {@code [offset, offset + length)}, a {@link FragmentHeader} and the piece.
+     * @return the whole message when this piece completes it, else null.
+     */
+    public Message offerNamed(final int senderId, final int messageId, final ByteBuffer payload, final int offset, final int length)
+    {
+        fragments++;
+        if (!FragmentHeader.isFragment(payload, offset, length))
+        {
+            invalid++;
+            return null;
+        }
+        return add(senderId, messageId, FragmentHeader.messageId(payload, offset) == messageId, payload, offset, length);
+    }
+
+    private Message add(final int senderId, final int messageId, final boolean named, final ByteBuffer payload, final int offset,
+        final int length)
+    {
+        final long key = key(senderId, messageId);
+        final long at = FragmentHeader.offset(payload, offset);
+        final long total = FragmentHeader.totalLength(payload, offset);
+        final int pieceLength = length - FragmentHeader.HEADER_LENGTH;
         if (refused.containsKey(key))
         {
             tooLong++;
@@ -107,7 +136,7 @@ public final class FragmentAssembler
             }
             return null;
         }
-        if (total == 0 || at + pieceLength > total || (header == 0) != (at == 0))
+        if (total == 0 || at + pieceLength > total || !named)
         {
             invalid++;
             return null;
@@ -125,12 +154,22 @@ public final class FragmentAssembler
             invalid++;
             return null;
         }
-        if (!p.offsets.add(at))
+        final Integer same = p.pieces.get(at);
+        if (same != null && same == pieceLength)
+        {
+            duplicates++;
+            return null;
+        }
+        final Map.Entry<Long, Integer> before = p.pieces.floorEntry(at);
+        final Map.Entry<Long, Integer> after = p.pieces.ceilingEntry(at);
+        if ((before != null && before.getKey() + before.getValue() > at) || (after != null && after.getKey() < at + pieceLength) ||
+            pieceLength == 0)
         {
             invalid++;
             return null;
         }
-        payload.get(offset + RequestFragment.HEADER_LENGTH, p.bytes, (int)at, pieceLength);
+        p.pieces.put(at, pieceLength);
+        payload.get(offset + FragmentHeader.HEADER_LENGTH, p.bytes, (int)at, pieceLength);
         p.received += pieceLength;
         if (p.received < total)
         {
@@ -140,6 +179,21 @@ public final class FragmentAssembler
         partialBytes -= total;
         messages++;
         return new Message(senderId, messageId, p.bytes);
+    }
+
+    /** Forgets a message under way (its caller no longer wants it); nothing when there is none. */
+    public void discard(final int senderId, final int messageId)
+    {
+        final Partial p = partials.remove(key(senderId, messageId));
+        if (p != null)
+        {
+            partialBytes -= p.bytes.length;
+        }
+    }
+
+    private static long key(final int senderId, final int messageId)
+    {
+        return ((long)senderId << 32) | (messageId & 0xFFFF_FFFFL);
     }
 
     /** Drops the oldest messages under way until {@code more} bytes fit. */
@@ -171,6 +225,12 @@ public final class FragmentAssembler
         return invalid;
     }
 
+    /** @return pieces dropped because the same piece came before. */
+    public long duplicates()
+    {
+        return duplicates;
+    }
+
     /** @return pieces dropped because their message is longer than the maximum. */
     public long tooLong()
     {
@@ -195,10 +255,17 @@ public final class FragmentAssembler
         return partialBytes;
     }
 
+    /** @return the counters, named with {@code messages} ("Requests", "Replies"), for logs and test failures. */
+    public String counters(final String messages)
+    {
+        return "fragments=" + fragments + ", fragmented" + messages + "=" + this.messages + ", invalidFragments=" + invalid +
+            ", duplicateFragments=" + duplicates + ", fragmentsTooLong=" + tooLong + ", partial" + messages + "Evicted=" + evicted + ", partial" +
+            messages + "=" + partials.size();
+    }
+
     @Override
     public String toString()
     {
-        return "fragments=" + fragments + ", fragmentedRequests=" + messages + ", invalidFragments=" + invalid + ", fragmentsTooLong=" + tooLong +
-            ", partialRequestsEvicted=" + evicted + ", partialRequests=" + partials.size();
+        return counters("Messages");
     }
 }

@@ -33,12 +33,17 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * replies are ACKed at once (the member resends for want of that ACK). Replies are remembered for
  * the last {@code maxTrackedReplies} two-way requests; a reply to an older one is stale.
  *
+ * <p>A reply too large for one packet comes in pieces (Reply packets with flags bit 3, each ACKed
+ * like a reply): the engine puts each member's reply together ({@link FragmentAssembler}, up to
+ * {@code maxReplyBytes}) and hands it on whole, once. Pieces of a call already decided are not
+ * kept.
+ *
  * <p>Membership: the view starts as the configured members and follows the leader's MemberChange
  * LIST packets (leader first in the list). A request stops waiting for a member's ACK once that
  * member leaves the view. See {@link #acceptList} for which lists are taken.
  *
- * <p>Not yet: fragmentation of requests larger than one packet (multicast refuses them), and
- * allocation-free steady state (each request and reply record is a small allocation).
+ * <p>Requests larger than one packet are split by the caller (multicast refuses them). Not yet:
+ * an allocation-free steady state (each request and reply record is a small allocation).
  */
 public final class GroupClientEngine
 {
@@ -69,6 +74,8 @@ public final class GroupClientEngine
      * every reply ACK cost up to {@code maxTrackedReplies} steps.
      */
     private final ArrayDeque<ReplyRecord> undecided = new ArrayDeque<>();
+    /** Members' replies that came in pieces, by (member, request packet id). */
+    private final FragmentAssembler replyPieces;
     /** Replies to packet ids at or below this (unsigned) are stale: their records were evicted. */
     private int evictedReplyWatermark;
     private int[] members;
@@ -121,11 +128,18 @@ public final class GroupClientEngine
         this.members = config.memberIds.clone();
         Arrays.sort(members);
         this.leaderId = config.leaderId;
+        this.replyPieces = new FragmentAssembler(config.maxReplyBytes, 4L * config.maxReplyBytes);
     }
 
     public GroupCounters counters()
     {
         return counters;
+    }
+
+    /** @return the counters of replies put together from pieces. */
+    public String replyPieceCounters()
+    {
+        return replyPieces.counters("Replies");
     }
 
     /** @return the members in this client's current view, ascending (a copy). */
@@ -266,6 +280,7 @@ public final class GroupClientEngine
             record.cancelled = true;
             record.done = true;
             requestId = record.requestId;
+            discardPieces(record);
         }
         final int cancelPacketId = ++lamport;
         cancelPacket.wrap(out, 0);
@@ -335,6 +350,23 @@ public final class GroupClientEngine
         if (record != null)
         {
             record.done = true;
+            discardPieces(record);
+        }
+    }
+
+    /** Forgets the pieces of replies to this call that are still under way. */
+    private void discardPieces(final ReplyRecord record)
+    {
+        if (replyPieces.partials() > 0)
+        {
+            for (final int memberId : config.memberIds)
+            {
+                replyPieces.discard(memberId, record.packetId);
+            }
+            for (final int memberId : members)
+            {
+                replyPieces.discard(memberId, record.packetId);
+            }
         }
     }
 
@@ -520,18 +552,39 @@ public final class GroupClientEngine
             }
             return false;
         }
-        if (!record.firstReplyFrom(memberId))
+        if (record.repliedBy(memberId))
         {
             counters.duplicateReplies++;
             return false;
         }
+        ByteBuffer whole = buffer;
+        int at = reply.payloadOffset();
+        int length = reply.payloadLength();
+        if (reply.header().piece())
+        {
+            if (record.done)
+            {
+                counters.lateReplyFragments++;
+                return false;
+            }
+            counters.replyFragmentsReceived++;
+            final FragmentAssembler.Message m = replyPieces.offerNamed(memberId, packetId, buffer, at, length);
+            if (m == null)
+            {
+                return true;
+            }
+            whole = ByteBuffer.wrap(m.bytes());
+            at = 0;
+            length = m.bytes().length;
+        }
+        record.replied(memberId);
         if (record.cancelled)
         {
             counters.repliesAfterCancel++;
             return false;
         }
         counters.repliesDelivered++;
-        replyHandler.onReply(memberId, packetId, reply.requestId(), buffer, reply.payloadOffset(), reply.payloadLength());
+        replyHandler.onReply(memberId, packetId, reply.requestId(), whole, at, length);
         return true;
     }
 
@@ -625,6 +678,7 @@ public final class GroupClientEngine
             final ReplyRecord evicted = eldest.next();
             evictedReplyWatermark = evicted.packetId;
             eldest.remove();
+            discardPieces(evicted);
             if (undecided.peekFirst() == evicted)
             {
                 // No longer tracked, so no longer holding back the cumulative ACK (as before).
@@ -756,12 +810,7 @@ public final class GroupClientEngine
             }
             for (final int id : view)
             {
-                boolean replied = false;
-                for (final int r : repliedBy)
-                {
-                    replied |= r == id;
-                }
-                if (!replied)
+                if (!repliedBy(id))
                 {
                     return false;
                 }
@@ -775,18 +824,23 @@ public final class GroupClientEngine
             this.requestId = requestId;
         }
 
-        boolean firstReplyFrom(final int memberId)
+        boolean repliedBy(final int memberId)
         {
             for (final int id : repliedBy)
             {
                 if (id == memberId)
                 {
-                    return false;
+                    return true;
                 }
             }
+            return false;
+        }
+
+        /** Member {@code memberId} replied (not before: see {@link #repliedBy}). */
+        void replied(final int memberId)
+        {
             repliedBy = Arrays.copyOf(repliedBy, repliedBy.length + 1);
             repliedBy[repliedBy.length - 1] = memberId;
-            return true;
         }
     }
 }

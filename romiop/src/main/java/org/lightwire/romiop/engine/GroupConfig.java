@@ -29,6 +29,8 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_OUTSTANDING_REQUESTS = 64;
     /** {@code jacorb.lightwire.romiop.max_pending_replies}: replies a member keeps until ACKed. */
     public static final int DEFAULT_MAX_PENDING_REPLIES = 1024;
+    /** {@code jacorb.lightwire.romiop.max_reply_bytes}: the longest reply a member sends (in pieces) or a client puts together. */
+    public static final int DEFAULT_MAX_REPLY_BYTES = 16 << 20;
     /** {@code jacorb.lightwire.romiop.reply_give_up_ms}: a reply unACKed this long means the client is gone. */
     public static final long DEFAULT_REPLY_GIVE_UP_NS = 5_000_000_000L;
     /** {@code jacorb.lightwire.romiop.max_tracked_replies}: two-way calls a client remembers replies for. */
@@ -72,6 +74,7 @@ public final class GroupConfig
     int maxPacketBytes = DEFAULT_MAX_PACKET_BYTES;
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
     int maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
+    int maxReplyBytes = DEFAULT_MAX_REPLY_BYTES;
     long replyGiveUpNs = DEFAULT_REPLY_GIVE_UP_NS;
     int maxTrackedReplies = DEFAULT_MAX_TRACKED_REPLIES;
     long keepAlivePeriodNs = DEFAULT_KEEP_ALIVE_PERIOD_NS;
@@ -308,6 +311,18 @@ public final class GroupConfig
     public GroupConfig maxPendingReplies(final int replies)
     {
         this.maxPendingReplies = positive(replies, "maxPendingReplies (jacorb.lightwire.romiop.max_pending_replies)");
+        return this;
+    }
+
+    /**
+     * Both sides: a member sends a reply longer than one packet in pieces (each a Reply of its own,
+     * kept until ACKed and counted against {@code maxPendingReplies}), up to this many bytes, and
+     * refuses a longer one; a client puts replies together up to this many bytes, and holds at most
+     * four times as many in replies under way.
+     */
+    public GroupConfig maxReplyBytes(final int bytes)
+    {
+        this.maxReplyBytes = positive(bytes, "maxReplyBytes (jacorb.lightwire.romiop.max_reply_bytes)");
         return this;
     }
 

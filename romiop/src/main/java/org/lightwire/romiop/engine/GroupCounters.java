@@ -40,6 +40,11 @@ public final class GroupCounters
     long cancelsCompleted;
     long cancelsAbandoned;
     long repliesAfterCancel;
+    /** Member: Reply packets that carried a piece of a reply too large for one packet. */
+    long replyFragmentsSent;
+    /** Client: reply pieces received for calls still wanting them, and pieces for calls already decided (dropped). */
+    long replyFragmentsReceived;
+    long lateReplyFragments;
     long staleMemberLists;
     long viewChanges;
     long clientsForgotten;
@@ -387,6 +392,21 @@ public final class GroupCounters
         return requestsToSequencerNotCarried;
     }
 
+    public long replyFragmentsSent()
+    {
+        return replyFragmentsSent;
+    }
+
+    public long replyFragmentsReceived()
+    {
+        return replyFragmentsReceived;
+    }
+
+    public long lateReplyFragments()
+    {
+        return lateReplyFragments;
+    }
+
     @Override
     public String toString()
     {
@@ -415,6 +435,7 @@ public final class GroupCounters
             ", fifoGapsSkipped=" + fifoGapsSkipped + ", fifoLateRequests=" + fifoLateRequests +
             ", requestsToSequencer=" + requestsToSequencer + ", requestsCarried=" + requestsCarried +
             ", requestsRelayedAlone=" + requestsRelayedAlone + ", carriedRequestsReceived=" + carriedRequestsReceived +
-            ", requestsToSequencerNotCarried=" + requestsToSequencerNotCarried + '}';
+            ", requestsToSequencerNotCarried=" + requestsToSequencerNotCarried + ", replyFragmentsSent=" + replyFragmentsSent +
+            ", replyFragmentsReceived=" + replyFragmentsReceived + ", lateReplyFragments=" + lateReplyFragments + '}';
     }
 }

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
+import org.lightwire.romiop.protocol.FragmentHeader;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
@@ -309,32 +310,78 @@ public final class MemberEngine
      * is kept and re-sent every {@code retransmitTimeoutNs} until the client ACKs it, cancels the
      * request, or {@code replyGiveUpNs} passes (the client is gone); see {@link ReplyStore}.
      *
+     * <p>A reply too large for one packet goes in pieces: each a Reply of its own (own packet id,
+     * kept and ACKed alone) with flags bit 3 set and a {@link FragmentHeader} naming the request.
+     *
      * @param clientId  the request's sender, as delivered.
      * @param packetId  the request's packet id, as delivered.
      * @param requestId the GIOP request id, as delivered.
      * @param payload   the GIOP Reply message, bytes {@code [offset, offset + length)}, copied.
-     * @throws IllegalArgumentException when the reply does not fit one packet of {@code maxPacketBytes}.
+     * @throws IllegalArgumentException when {@link #replyRefusal} refuses the reply.
      */
     public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload,
         final int offset, final int length, final long nowNs)
     {
-        if (ReplyFlyweight.HEADER_LENGTH + length > config.maxPacketBytes)
+        final String refusal = replyRefusal(length);
+        if (refusal != null)
         {
-            throw new IllegalArgumentException("reply of " + length + " bytes exceeds maxPacketBytes " + config.maxPacketBytes +
-                " less the " + ReplyFlyweight.HEADER_LENGTH + "-byte reply header; fragmentation is not implemented yet");
+            throw new IllegalArgumentException(refusal);
         }
         if (deferredAcks.remove(key(clientId, packetId)) != null)
         {
             counters.requestAcksByReply++;
         }
+        counters.repliesSent++;
+        if (ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes)
+        {
+            sendReplyPacket(clientId, packetId, requestId, false, payload, offset, length, nowNs);
+            return;
+        }
+        final int pieceRoom = config.maxPacketBytes - ReplyFlyweight.HEADER_LENGTH - FragmentHeader.HEADER_LENGTH;
+        final byte[] piece = new byte[FragmentHeader.HEADER_LENGTH + pieceRoom];
+        final ByteBuffer pieceBuffer = ByteBuffer.wrap(piece);
+        for (int at = 0; at < length; at += pieceRoom)
+        {
+            final int n = Math.min(pieceRoom, length - at);
+            FragmentHeader.write(piece, 0, packetId, at, length);
+            payload.get(offset + at, piece, FragmentHeader.HEADER_LENGTH, n);
+            sendReplyPacket(clientId, packetId, requestId, true, pieceBuffer, 0, FragmentHeader.HEADER_LENGTH + n, nowNs);
+            counters.replyFragmentsSent++;
+        }
+    }
+
+    /**
+     * @return why a reply of {@code length} bytes cannot be sent (longer than {@code maxReplyBytes},
+     *     or in more pieces than {@code maxPendingReplies} can keep), or null when it can. Reads
+     *     settings only: any thread.
+     */
+    public String replyRefusal(final int length)
+    {
+        if (length > config.maxReplyBytes)
+        {
+            return "a reply of " + length + " bytes is longer than jacorb.lightwire.romiop.max_reply_bytes = " + config.maxReplyBytes;
+        }
+        final int pieceRoom = config.maxPacketBytes - ReplyFlyweight.HEADER_LENGTH - FragmentHeader.HEADER_LENGTH;
+        final long pieces = ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes ? 1 : (length + pieceRoom - 1L) / pieceRoom;
+        if (pieces > config.maxPendingReplies)
+        {
+            return "a reply of " + length + " bytes goes in " + pieces + " pieces of jacorb.lightwire.romiop.max_packet_bytes = " +
+                config.maxPacketBytes + ", more than jacorb.lightwire.romiop.max_pending_replies = " + config.maxPendingReplies + " keeps";
+        }
+        return null;
+    }
+
+    private void sendReplyPacket(final int clientId, final int packetId, final int requestId, final boolean piece, final ByteBuffer payload,
+        final int offset, final int length, final long nowNs)
+    {
         final int replyPacketId = nextPacketId();
         reply.wrap(out, 0);
         // reply_status stays 0: the GIOP reply in the payload carries the real one.
         reply.set(WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        reply.header().piece(piece);
         final byte[] copy = new byte[reply.packetSize()];
         out.get(0, copy);
         replies.add(replyPacketId, clientId, packetId, copy, nowNs);
-        counters.repliesSent++;
         sender.send(clientId, out, copy.length);
     }
 

@@ -21,7 +21,9 @@ import java.nio.ByteOrder;
  *  flags: bit 0 = byte order (0 big-endian, 1 little-endian, as GIOP),
  *         bit 1 = ACK requested,
  *         bit 2 = to the sequencer (Request only: sent to the leader alone, which carries it to
- *                 the group inside its MsgOrder), bits 3..7 reserved (0).
+ *                 the group inside its MsgOrder),
+ *         bit 3 = piece (Reply only: the payload is a {@link FragmentHeader} and a piece of the
+ *                 reply), bits 4..7 reserved (0).
  * </pre>
  *
  * <p>The version octet is major in the high nibble and minor in the low one (0x10 = 1.0). Every
@@ -43,7 +45,9 @@ public final class PacketHeader_1_0
     public static final int FLAG_ACK_REQUESTED = 0x02;
     /** Request only: sent to the sequencer alone, which carries it to the group in its MsgOrder. */
     public static final int FLAG_TO_SEQUENCER = 0x04;
-    static final int FLAGS_RESERVED_MASK = 0xF8;
+    /** Reply only: a piece of a reply too large for one packet, behind a {@link FragmentHeader}. */
+    public static final int FLAG_PIECE = 0x08;
+    static final int FLAGS_RESERVED_MASK = 0xF0;
 
     private ByteBuffer buffer;
     private int offset;
@@ -127,6 +131,20 @@ public final class PacketHeader_1_0
         return this;
     }
 
+    /** @return flags bit 3: a Reply that carries a piece of a reply too large for one packet. */
+    public boolean piece()
+    {
+        return (flags() & FLAG_PIECE) != 0;
+    }
+
+    /** Sets or clears flags bit 3 of a header already written. */
+    public PacketHeader_1_0 piece(final boolean on)
+    {
+        final int flags = on ? flags() | FLAG_PIECE : flags() & ~FLAG_PIECE;
+        buffer.put(offset + FLAGS_OFFSET, (byte)flags);
+        return this;
+    }
+
     /** @return packet_type as a raw unsigned short in the packet's byte order. */
     public int typeCode()
     {
@@ -178,7 +196,7 @@ public final class PacketHeader_1_0
         {
             return Invalid.UNKNOWN_TYPE;
         }
-        if (toSequencer() && type() != PacketType.REQUEST)
+        if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY))
         {
             return Invalid.BAD_FLAGS;
         }

@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.lightwire.romiop.protocol.RequestFragment;
+import org.lightwire.romiop.protocol.FragmentHeader;
 
 class FragmentAssemblerTest
 {
@@ -30,9 +30,9 @@ class FragmentAssemblerTest
     /** @return the piece of {@code m} at {@code at}, {@code length} bytes, as a Request payload. */
     private static ByteBuffer piece(final byte[] m, final int messageId, final int at, final int length)
     {
-        final byte[] p = new byte[RequestFragment.HEADER_LENGTH + length];
-        RequestFragment.write(p, 0, messageId, at, m.length);
-        System.arraycopy(m, at, p, RequestFragment.HEADER_LENGTH, length);
+        final byte[] p = new byte[FragmentHeader.HEADER_LENGTH + length];
+        FragmentHeader.write(p, 0, messageId, at, m.length);
+        System.arraycopy(m, at, p, FragmentHeader.HEADER_LENGTH, length);
         return ByteBuffer.wrap(p);
     }
 
@@ -44,14 +44,14 @@ class FragmentAssemblerTest
     @Test
     void theHeaderHasItsGoldenBytes()
     {
-        final byte[] h = new byte[RequestFragment.HEADER_LENGTH];
-        RequestFragment.write(h, 0, 0x01020304, 0x0000FFFF, 0x00010000);
+        final byte[] h = new byte[FragmentHeader.HEADER_LENGTH];
+        FragmentHeader.write(h, 0, 0x01020304, 0x0000FFFF, 0x00010000);
 
         assertArrayEquals(new byte[] {'R', 'F', 'R', 'G', 1, 2, 3, 4, 0, 0, (byte)0xFF, (byte)0xFF, 0, 1, 0, 0}, h);
-        assertEquals(0x01020304, RequestFragment.messageId(ByteBuffer.wrap(h), 0));
-        assertEquals(0xFFFF, RequestFragment.offset(ByteBuffer.wrap(h), 0));
-        assertEquals(0x10000, RequestFragment.totalLength(ByteBuffer.wrap(h), 0));
-        assertEquals(false, RequestFragment.isFragment(ByteBuffer.wrap("GIOP\1\2\0\0\0\0\0\0\0\0\0\0".getBytes()), 0, 16));
+        assertEquals(0x01020304, FragmentHeader.messageId(ByteBuffer.wrap(h), 0));
+        assertEquals(0xFFFF, FragmentHeader.offset(ByteBuffer.wrap(h), 0));
+        assertEquals(0x10000, FragmentHeader.totalLength(ByteBuffer.wrap(h), 0));
+        assertEquals(false, FragmentHeader.isFragment(ByteBuffer.wrap("GIOP\1\2\0\0\0\0\0\0\0\0\0\0".getBytes()), 0, 16));
     }
 
     /** The three pieces of one 2,500-byte message: packet ids 41, 42, 43. */
@@ -101,17 +101,22 @@ class FragmentAssemblerTest
         assertNull(offer(a, 3, piece(m, 0, 1000, 1000)));                                   // offset without message id
         assertNull(offer(a, 4, piece(m, 9, 0, 1000)));                                      // message id at offset 0
         final ByteBuffer past = piece(m, 0, 0, 1000);
-        RequestFragment.write(past.array(), 0, 0, 0, 999);                                  // longer than its total
+        FragmentHeader.write(past.array(), 0, 0, 0, 999);                                  // longer than its total
         assertNull(offer(a, 5, past));
         assertEquals(5, a.invalid());
 
         assertNull(offer(a, 10, piece(m, 0, 0, 1000)));
         assertNull(offer(a, 11, piece(m, 10, 0 + 1000, 500)));
         final ByteBuffer again = piece(m, 10, 1000, 500);
-        assertNull(offer(a, 12, again));                                                    // an offset seen before
+        assertNull(offer(a, 12, again));                                                    // the same piece again
+        assertEquals(1, a.duplicates());
         final ByteBuffer otherTotal = piece(message(3000), 10, 1500, 500);
         assertNull(offer(a, 13, otherTotal));                                               // another total length
-        assertEquals(7, a.invalid());
+        assertNull(offer(a, 15, piece(m, 10, 1400, 200)));                                  // overlaps the piece at 1000
+        assertNull(offer(a, 16, piece(m, 10, 900, 200)));                                   // overlaps both earlier pieces
+        assertNull(offer(a, 17, piece(m, 10, 1500, 0)));                                    // no bytes
+        assertEquals(9, a.invalid());
+        assertEquals(1, a.duplicates());
         assertArrayEquals(m, offer(a, 14, piece(m, 10, 1500, 500)).bytes());
     }
 
@@ -145,5 +150,35 @@ class FragmentAssemblerTest
         assertArrayEquals(m, offer(a, 6, piece(m, 5, 500, 500)).bytes());
         assertNull(offer(a, 4, piece(m, 3, 500, 500)));                                     // message 3's rest starts it again
         assertEquals(2, a.partials());
+    }
+
+    /** Reply pieces: every header names the request the reply answers, and the caller names it too. */
+    @Test
+    void namedPiecesComeTogetherPerSenderAndADiscardedMessageFreesItsBytes()
+    {
+        final FragmentAssembler a = new FragmentAssembler(1 << 20, 1 << 22);
+        final byte[] m = message(1800);
+        final ByteBuffer first = piece(m, 77, 0, 1000);
+        final ByteBuffer last = piece(m, 77, 1000, 800);
+
+        assertNull(a.offerNamed(1, 77, last, 0, last.capacity()));
+        assertNull(a.offerNamed(2, 77, first, 0, first.capacity()));                        // another member's reply
+        assertNull(a.offerNamed(1, 78, first, 0, first.capacity()));                        // the header names 77
+        assertEquals(1, a.invalid());
+        assertNull(a.offerNamed(1, 77, last, 0, last.capacity()));                          // resent
+        assertEquals(1, a.duplicates());
+        final FragmentAssembler.Message whole = a.offerNamed(1, 77, first, 0, first.capacity());
+
+        assertArrayEquals(m, whole.bytes());
+        assertEquals(77, whole.messageId());
+        assertEquals(1, whole.senderId());
+        assertEquals(1, a.partials());
+        assertEquals(1800, a.partialBytes());
+        a.discard(2, 77);
+        a.discard(2, 77);
+        assertEquals(0, a.partials());
+        assertEquals(0, a.partialBytes());
+        assertEquals("fragments=5, fragmentedReplies=1, invalidFragments=1, duplicateFragments=1, fragmentsTooLong=0, " +
+            "partialRepliesEvicted=0, partialReplies=0", a.counters("Replies"));
     }
 }

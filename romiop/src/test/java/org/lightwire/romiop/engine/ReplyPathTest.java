@@ -116,8 +116,154 @@ class ReplyPathTest
         assertEquals(0, m.pendingReplies());
         assertEquals(3, m.counters().repliesAbandoned());
         assertEquals(7, sent.size());
-        assertThrows(IllegalArgumentException.class,
-            () -> m.sendReply(CLIENT, 4, 4, ByteBuffer.allocate(GroupConfig.DEFAULT_MAX_PACKET_BYTES), 0, GroupConfig.DEFAULT_MAX_PACKET_BYTES, 0));
+    }
+
+    @Test
+    void aReplyLongerThanMaxReplyBytesOrInMorePiecesThanTheStoreKeepsIsRefusedWithTheSettingNamed()
+    {
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).maxPacketBytes(512).maxPendingReplies(2).maxReplyBytes(2000));
+        // 512 less the 36-byte Reply header less the 16-byte piece header: 460 bytes a piece.
+        assertEquals(null, m.replyRefusal(476), "fits one packet");
+        assertEquals(null, m.replyRefusal(920), "two pieces");
+        assertEquals("a reply of 921 bytes goes in 3 pieces of jacorb.lightwire.romiop.max_packet_bytes = 512, more than " +
+            "jacorb.lightwire.romiop.max_pending_replies = 2 keeps", m.replyRefusal(921));
+        assertEquals("a reply of 2001 bytes is longer than jacorb.lightwire.romiop.max_reply_bytes = 2000", m.replyRefusal(2001));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> m.sendReply(CLIENT, 4, 4, ByteBuffer.allocate(921), 0, 921, 0));
+        assertEquals(m.replyRefusal(921), e.getMessage());
+        assertEquals(0, sent.size());
+        assertEquals(0, m.counters().repliesSent());
+    }
+
+    private static byte[] pattern(final int length)
+    {
+        final byte[] b = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            b[i] = (byte)('a' + i % 26);
+        }
+        return b;
+    }
+
+    @Test
+    void aReplyLargerThanAPacketGoesInPiecesEachAReplyOfItsOwnKeptUntilAcked()
+    {
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).maxPacketBytes(512));
+        final byte[] giop = pattern(1200);
+        m.sendReply(CLIENT, 5, 9, ByteBuffer.wrap(giop), 0, giop.length, 0);
+
+        assertEquals(3, sent.size());
+        final int[] offsets = {0, 460, 920};
+        final int[] lengths = {460, 460, 280};
+        final int[] replyPacketIds = new int[3];
+        for (int i = 0; i < 3; i++)
+        {
+            final Sent s = sent.get(i);
+            final ReplyFlyweight r = (ReplyFlyweight)new ReplyFlyweight().wrap(s.bytes, 0);
+            assertEquals(CLIENT, s.to);
+            assertEquals(0x0A, r.header().flags(), "ACK requested and piece");
+            assertEquals(null, r.validate(s.bytes.capacity()));
+            assertEquals(5, r.requestPacketId());
+            assertEquals(9, r.requestId());
+            assertEquals(org.lightwire.romiop.protocol.FragmentHeader.HEADER_LENGTH + lengths[i], r.payloadLength());
+            final int at = r.payloadOffset();
+            assertEquals(5, org.lightwire.romiop.protocol.FragmentHeader.messageId(s.bytes, at));
+            assertEquals(offsets[i], org.lightwire.romiop.protocol.FragmentHeader.offset(s.bytes, at));
+            assertEquals(1200, org.lightwire.romiop.protocol.FragmentHeader.totalLength(s.bytes, at));
+            final byte[] piece = new byte[lengths[i]];
+            s.bytes.get(at + org.lightwire.romiop.protocol.FragmentHeader.HEADER_LENGTH, piece);
+            assertArrayEquals(java.util.Arrays.copyOfRange(giop, offsets[i], offsets[i] + lengths[i]), piece);
+            replyPacketIds[i] = r.packetId();
+        }
+        assertTrue(replyPacketIds[0] < replyPacketIds[1] && replyPacketIds[1] < replyPacketIds[2], "each piece its own packet id");
+        assertEquals(1, m.counters().repliesSent());
+        assertEquals(3, m.counters().replyFragmentsSent());
+        assertEquals(3, m.pendingReplies());
+
+        m.onPacket(replyAck(CLIENT, 2, replyPacketIds[1]), 0, AckFlyweight.LENGTH, 1 * MS);
+        assertEquals(2, m.pendingReplies());
+        m.onTimer(20 * MS);
+        assertEquals(5, sent.size());
+        assertEquals(sent.get(0).bytes, sent.get(3).bytes, "the first piece again, the same packet");
+        assertEquals(sent.get(2).bytes, sent.get(4).bytes, "the last piece again");
+    }
+
+    /** Member 1's and member 2's pieces of their 1,200-byte replies, as sent. */
+    private List<Sent> piecesOfTwoReplies(final int packetId, final byte[] one, final byte[] two)
+    {
+        final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1, 2).keepAlive(0, 0).maxPacketBytes(512));
+        final MemberEngine m2 = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).maxPacketBytes(512));
+        m1.sendReply(CLIENT, packetId, 9, ByteBuffer.wrap(one), 0, one.length, 0);
+        m2.sendReply(CLIENT, packetId, 9, ByteBuffer.wrap(two), 0, two.length, 0);
+        final List<Sent> pieces = sent.stream().filter(s -> s.type == PacketType.REPLY).toList();
+        assertEquals(6, pieces.size());
+        sent.clear();
+        return pieces;
+    }
+
+    @Test
+    void theClientPutsEachMembersReplyTogetherOnceInAnyOrderAndAcksEveryPiece()
+    {
+        final GroupClientEngine c = client();
+        final int packetId = c.multicast(9, 3, ascii("req"), 0, 3, 0);
+        final byte[] one = pattern(1200);
+        final byte[] two = pattern(1200);
+        two[1199] = 'Z';
+        final List<Sent> p = piecesOfTwoReplies(packetId, one, two);
+        // Member 1: 3, 1, 1 again, 2, then 2 again once whole. Member 2's pieces interleaved, 2 and 3 first.
+        for (final Sent s : List.of(p.get(2), p.get(4), p.get(0), p.get(0), p.get(5), p.get(1), p.get(1), p.get(3)))
+        {
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 1 * MS);
+        }
+
+        assertEquals(List.of("1:" + packetId + ":9:" + new String(one, StandardCharsets.US_ASCII),
+            "2:" + packetId + ":9:" + new String(two, StandardCharsets.US_ASCII)), replies);
+        assertEquals(2, c.counters().repliesDelivered());
+        assertEquals(7, c.counters().replyFragmentsReceived(), "every piece but the one resent after its reply was whole");
+        assertEquals(1, c.counters().duplicateReplies(), "member 1's second piece, resent after the reply was whole");
+        assertEquals("fragments=7, fragmentedReplies=2, invalidFragments=0, duplicateFragments=1, fragmentsTooLong=0, " +
+            "partialRepliesEvicted=0, partialReplies=0", c.replyPieceCounters());
+        assertEquals(8, acks().size(), "every piece ACKed, duplicates too");
+        for (int i = 0; i < 8; i++)
+        {
+            assertEquals(PacketType.REPLY, acks().get(i).ackedType());
+        }
+    }
+
+    @Test
+    void piecesOfADecidedCallAreNotKeptAndItsPartialRepliesAreForgotten()
+    {
+        final GroupClientEngine c = client();
+        final int packetId = c.multicast(9, 3, ascii("req"), 0, 3, 0);
+        final List<Sent> p = piecesOfTwoReplies(packetId, pattern(1200), pattern(1200));
+        c.onPacket(p.get(0).bytes, 0, p.get(0).bytes.capacity(), 1 * MS);
+        c.onPacket(p.get(3).bytes, 0, p.get(3).bytes.capacity(), 1 * MS);
+        assertTrue(c.replyPieceCounters().endsWith("partialReplies=2"), c.replyPieceCounters());
+
+        c.callDone(packetId);
+        assertTrue(c.replyPieceCounters().endsWith("partialReplies=0"), c.replyPieceCounters());
+        for (final Sent s : List.of(p.get(1), p.get(2), p.get(4), p.get(5)))
+        {
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 2 * MS);
+        }
+        assertEquals(List.of(), replies);
+        assertEquals(4, c.counters().lateReplyFragments());
+        assertEquals(6, acks().size(), "the members stop resending");
+    }
+
+    @Test
+    void aClientRefusesAReplyLongerThanItsMaxReplyBytesPieceByPiece()
+    {
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).replyAckDelayNs(0).maxReplyBytes(1024), recorder(),
+            (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
+        final int packetId = c.multicast(9, 3, ascii("req"), 0, 3, 0);
+        for (final Sent s : piecesOfTwoReplies(packetId, pattern(1200), pattern(1200)))
+        {
+            c.onPacket(s.bytes, 0, s.bytes.capacity(), 1 * MS);
+        }
+        assertEquals(List.of(), replies);
+        assertTrue(c.replyPieceCounters().contains("fragmentsTooLong=6, partialRepliesEvicted=0, partialReplies=0"), c.replyPieceCounters());
+        assertEquals(6, acks().size(), "ACKed all the same: resending would not help");
     }
 
     @Test

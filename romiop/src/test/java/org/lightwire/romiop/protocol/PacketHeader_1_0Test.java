@@ -71,7 +71,7 @@ class PacketHeader_1_0Test
     }
 
     @Test
-    void flagsBit2IsARequestsOnlyAndBit3IsReserved()
+    void flagsBit2IsARequestsOnly()
     {
         final ByteBuffer b = ByteBuffer.allocate(12);
         final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -79,12 +79,36 @@ class PacketHeader_1_0Test
         assertEquals(0x06, header.flags());
         assertTrue(header.toSequencer());
         assertNull(header.validate(12));
-        b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0x0E);
-        assertEquals(Invalid.BAD_FLAGS, header.validate(12));
         header.set(ByteOrder.BIG_ENDIAN, true, PacketType.MSG_ORDER, 12).toSequencer(true);
         assertEquals(Invalid.BAD_FLAGS, header.validate(12));
         header.toSequencer(false);
         assertFalse(header.toSequencer());
+        assertEquals(0x02, header.flags());
+    }
+
+    @Test
+    void flagsBit3IsARepliesOnlyAndBits4To7AreReserved()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(12);
+        final PacketHeader_1_0 header = new PacketHeader_1_0();
+        header.wrap(b, 0).set(ByteOrder.BIG_ENDIAN, true, PacketType.REPLY, 12).piece(true);
+        assertEquals(0x0A, header.flags());
+        assertTrue(header.piece());
+        assertNull(header.validate(12));
+        for (final int bit : new int[] {0x10, 0x20, 0x40, 0x80})
+        {
+            b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)(0x0A | bit));
+            assertEquals(Invalid.BAD_FLAGS, header.validate(12), "flags 0x" + Integer.toHexString(0x0A | bit));
+        }
+        b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0x0E);
+        assertEquals(Invalid.BAD_FLAGS, header.validate(12), "bits 2 and 3 on a Reply");
+        for (final PacketType type : PacketType.values())
+        {
+            header.set(ByteOrder.BIG_ENDIAN, true, type, 12).piece(true);
+            assertEquals(type == PacketType.REPLY ? null : Invalid.BAD_FLAGS, header.validate(12), type.toString());
+        }
+        header.piece(false);
+        assertFalse(header.piece());
         assertEquals(0x02, header.flags());
     }
 }

@@ -4,27 +4,34 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A piece of a GIOP request too large for one Request packet: the Request's payload is then this
- * 16-byte header and a piece of the message, instead of the whole message. Each piece is a
- * Request of its own to the group engine (its own packet id, held, ordered, acknowledged and
- * resent like any other), and a member puts the message together as the pieces are delivered in
- * the total order, so every member has the whole message at the same place in that order. Not in
+ * The 16-byte header of a piece of a message too large for one packet: a Request's or a Reply's
+ * payload is then this header and a piece of the message, instead of the whole message. Not in
  * the paper's Figure 3; its implementation has a FragmentedMessage class (section 5) that does the
  * same below the ordering.
+ *
+ * <p>Requests: each piece is a Request of its own to the group engine (its own packet id, held,
+ * ordered, acknowledged and resent like any other), and a member puts the message together as the
+ * pieces are delivered in the total order, so every member has the whole message at the same
+ * place in that order. The magic tells a piece from a whole GIOP message, which starts with "GIOP".
+ *
+ * <p>Replies: each piece is a Reply of its own (its own packet id, kept and resent until ACKed),
+ * marked by flags bit 3 ({@link PacketHeader_1_0#FLAG_PIECE}); the client puts each member's reply
+ * together before it consolidates the replies.
  *
  * <pre>
  *  0               4               8               12              16
  * +---------------+---------------+---------------+---------------+----------------
  * | 'R' 'F' 'R' 'G' | message_id  | offset        | total_length  | message bytes ...
  * +---------------+---------------+---------------+---------------+----------------
- * message_id: the packet id of the message's first piece (offset 0), which names the message
- *             (replies answer it); 0 in the first piece itself
+ * message_id: in a request piece, the packet id of the message's first piece (offset 0), which
+ *             names the message (replies answer it); 0 in the first piece itself.
+ *             In a reply piece, the request_packet_id of the Reply (the call it answers).
  * offset:     where these bytes go in the message
  * total_length: the whole message's length, the same in every piece
- * Fields big-endian. A GIOP message starts with "GIOP", so the magic tells the two apart.
+ * Fields big-endian.
  * </pre>
  */
-public final class RequestFragment
+public final class FragmentHeader
 {
     public static final int HEADER_LENGTH = 16;
     private static final byte[] MAGIC = {'R', 'F', 'R', 'G'};
@@ -32,7 +39,7 @@ public final class RequestFragment
     private static final int OFFSET_OFFSET = 8;
     private static final int TOTAL_OFFSET = 12;
 
-    private RequestFragment()
+    private FragmentHeader()
     {
     }
 
