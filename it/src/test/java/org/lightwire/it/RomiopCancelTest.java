@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lightwire.it.servant.TtcpPattern;
 import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
@@ -18,13 +20,15 @@ import org.omg.CORBA.ORB;
 /**
  * A call that times out at the client is cancelled in the group: the sequencer (here batching for
  * a whole second, as the paper's order interval) receives the Cancel before it orders the request,
- * so no replica ever executes it. The next call is the first the replica runs.
+ * so no replica ever executes it. The next call is the first the replica runs. The same for a
+ * request in pieces: every piece is cancelled, and none is delivered.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RomiopCancelTest
 {
-    @Test
-    void aCallThatTimesOutIsCancelledAndNeverExecuted() throws Exception
+    @ParameterizedTest(name = "request in pieces: {0}")
+    @ValueSource(booleans = {false, true})
+    void aCallThatTimesOutIsCancelledAndNeverExecuted(final boolean inPieces) throws Exception
     {
         final Map<String, String> common = RomiopGroupFixture.orbProperties("fanout");
         common.put("jacorb.lightwire.romiop.order_at_once_when_idle", "false");
@@ -40,7 +44,19 @@ class RomiopCancelTest
         {
             final replica_probe probe = replica_probeHelper.narrow(probeOrb.string_to_object(replica.ior("probe")));
             final replicated_log hurried = replicated_logHelper.narrow(impatientOrb.string_to_object(replica.ior("group")));
-            final org.omg.CORBA.TIMEOUT timeout = assertThrows(org.omg.CORBA.TIMEOUT.class, () -> hurried.append(1, 1));
+            // 200,000 chars: a GIOP request of about 200,100 bytes, 4 pieces of 65,000-byte packets.
+            final org.omg.CORBA.TIMEOUT timeout = assertThrows(org.omg.CORBA.TIMEOUT.class,
+                () ->
+                {
+                    if (inPieces)
+                    {
+                        hurried.append_checked(1, 1, TtcpPattern.create(1, 200_000));
+                    }
+                    else
+                    {
+                        hurried.append(1, 1);
+                    }
+                });
             assertEquals(0x4C570020, timeout.minor);
             assertTrue(timeout.getMessage().contains("no member replied within 200 ms"), timeout.getMessage());
 
@@ -48,6 +64,9 @@ class RomiopCancelTest
             final replicated_log group = replicated_logHelper.narrow(patientOrb.string_to_object(replica.ior("group")));
             assertEquals(1, group.append(2, 2), "the cancelled call never ran");
             assertEquals(1, probe.executed(), probe.counters());
+            final String counters = probe.counters();
+            assertTrue(counters.contains("requestsCancelled=" + (inPieces ? 4 : 1) + ","), counters);
+            assertTrue(counters.contains("fragments=0,"), "no piece was delivered: " + counters);
         }
         finally
         {
