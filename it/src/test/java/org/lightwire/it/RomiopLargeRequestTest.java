@@ -1,5 +1,6 @@
 package org.lightwire.it;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,6 +40,7 @@ class RomiopLargeRequestTest
     /** 0 pieces (one packet), 2, 16, 47 and 77 (more than the client's window of 64 requests). */
     private static final int[] SIZES = {1_000, 100_000, 1_000_000, 3_000_000, 5_000_000};
     private static final int ONEWAY_SIZE = 200_000;
+    private static final int[] REPLY_SIZES = {100_000, 1_000_000, 5_000_000};
 
     @Test
     @Timeout(180)
@@ -75,6 +77,16 @@ class RomiopLargeRequestTest
             expected.update(ReplicatedLogServant.line(CLIENT, seq, ReplicatedLogServant.checkedLine(10, true))
                 .getBytes(StandardCharsets.US_ASCII));
 
+            // Replies in pieces: 100,028, 1,000,028 and 5,000,028 bytes of GIOP reply, 2, 16 and 77 pieces of 64,948 bytes.
+            for (final int size : REPLY_SIZES)
+            {
+                seq++;
+                final long start = System.nanoTime();
+                assertArrayEquals(TtcpPattern.create(seq, size), group.append_and_return(CLIENT, seq, size), "the reply to call " + seq);
+                System.out.printf("a reply of %d chars from %d replicas in %.1f ms%n", size, REPLICAS, (System.nanoTime() - start) / 1e6);
+                expected.update(ReplicatedLogServant.line(CLIENT, seq, "").getBytes(StandardCharsets.US_ASCII));
+            }
+
             // Longer than max_request_bytes: refused before anything is sent, the group goes on.
             final int last = seq;
             final COMM_FAILURE tooLong = assertThrows(COMM_FAILURE.class, () -> group.append_checked(CLIENT, last + 1, new char[9 << 20]));
@@ -90,6 +102,9 @@ class RomiopLargeRequestTest
                 assertEquals(digest, p.digest(), "every request whole, once, in order; " + what);
                 // 100,000 and 200,000 bytes: 2 and 4 pieces; 1, 3, 5 MB: 16, 47, 77.
                 assertTrue(p.counters().contains("fragmentedRequests=5,"), what);
+                assertTrue(p.counters().contains("replyFragmentsSent=95,"), what);
+                final java.util.regex.Matcher resent = java.util.regex.Pattern.compile("replyRetransmits=\\d+").matcher(what);
+                System.out.println("replica " + (i + 1) + ": " + (resent.find() ? resent.group() : "?"));
                 assertTrue(p.counters().contains("invalidFragments=0, duplicateFragments=0, fragmentsTooLong=0, partialRequestsEvicted=0, partialRequests=0"), what);
             }
         }

@@ -10,10 +10,16 @@ import java.util.Map;
  * among the packets kept and re-sent until acknowledged). Bounded twice: at most
  * {@code maxPendingReplies} entries (the oldest is abandoned to make room) and at most
  * {@code replyGiveUpNs} per reply (then the client is taken to be gone). Both count
- * {@code repliesAbandoned}. Retransmission is unicast to the client, every {@code retransmitTimeoutNs}.
+ * {@code repliesAbandoned}. Retransmission is unicast to the client, first {@code retransmitTimeoutNs}
+ * after the reply was sent, then after twice as long each time (up to {@code 2^MAX_BACKOFF} times
+ * that): a client slow to ACK, such as one taking in a reply of many pieces on a busy host, is
+ * not sent the whole reply again every {@code retransmitTimeoutNs}.
  */
 final class ReplyStore
 {
+    /** The retransmission interval doubles per resend up to {@code retransmitTimeoutNs << MAX_BACKOFF}. */
+    static final int MAX_BACKOFF = 5;
+
     private final GroupConfig config;
     private final GroupCounters counters;
     /** By the Reply's own packet id, in the order sent (so the eldest is the first). */
@@ -115,7 +121,8 @@ final class ReplyStore
                 }
                 counters.replyRetransmits++;
                 sender.send(p.clientId, ByteBuffer.wrap(p.packet), p.packet.length);
-                p.deadlineNs = nowNs + config.retransmitTimeoutNs;
+                p.resends = Math.min(p.resends + 1, MAX_BACKOFF);
+                p.deadlineNs = nowNs + (config.retransmitTimeoutNs << p.resends);
             }
             if (!any || p.deadlineNs - next < 0)
             {
@@ -133,6 +140,8 @@ final class ReplyStore
         final byte[] packet;
         final long firstSentNs;
         long deadlineNs;
+        /** Resends so far, at most {@link #MAX_BACKOFF}. */
+        int resends;
 
         Pending(final int clientId, final int requestPacketId, final byte[] packet, final long firstSentNs, final long deadlineNs)
         {

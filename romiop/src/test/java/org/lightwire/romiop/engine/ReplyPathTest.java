@@ -110,12 +110,31 @@ class ReplyPathTest
         assertEquals(2, m.pendingReplies());
         assertEquals(1, m.counters().repliesAbandoned(), "the oldest made room");
         m.onTimer(20 * MS);
+        assertEquals(60 * MS, m.nextDeadlineNs(), "the next resend after twice as long");
         m.onTimer(40 * MS);
-        assertEquals(4, m.counters().replyRetransmits());
+        assertEquals(2, m.counters().replyRetransmits());
         m.onTimer(60 * MS);
         assertEquals(0, m.pendingReplies());
         assertEquals(3, m.counters().repliesAbandoned());
-        assertEquals(7, sent.size());
+        assertEquals(5, sent.size());
+    }
+
+    @Test
+    void anUnackedReplyIsResentAfter20Then40Then80MsUpTo640Ms()
+    {
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).retransmitTimeoutNs(20 * MS).replyGiveUpNs(10_000 * MS));
+        m.sendReply(CLIENT, 1, 1, ascii("a"), 0, 1, 0);
+        final List<Long> resentAt = new ArrayList<>();
+        for (long now = 0; now <= 3000 * MS; now += MS)
+        {
+            final int before = sent.size();
+            m.onTimer(now);
+            if (sent.size() > before)
+            {
+                resentAt.add(now / MS);
+            }
+        }
+        assertEquals(List.of(20L, 60L, 140L, 300L, 620L, 1260L, 1900L, 2540L), resentAt);
     }
 
     @Test
