@@ -73,6 +73,13 @@ class RomiopConfigTest
     }
 
     @Test
+    void aReplyWindowOutsideItsRangeIsRefused()
+    {
+        final String text = initError(RomiopConfig.REPLY_WINDOW_BYTES, "100");
+        assertTrue(text.contains("jacorb.lightwire.romiop.reply_window_bytes = 100 is outside the allowed range 512..1073741824"), text);
+    }
+
+    @Test
     void anUnknownDriverIsRefusedWithTheAllowedValues()
     {
         final String text = initError("jacorb.lightwire.romiop.driver", "fibers");

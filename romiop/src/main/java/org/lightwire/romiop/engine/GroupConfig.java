@@ -31,6 +31,8 @@ public final class GroupConfig
     public static final int DEFAULT_MAX_PENDING_REPLIES = 1024;
     /** {@code jacorb.lightwire.romiop.max_reply_bytes}: the longest reply a member sends (in pieces) or a client puts together. */
     public static final int DEFAULT_MAX_REPLY_BYTES = 16 << 20;
+    /** {@code jacorb.lightwire.romiop.reply_window_bytes}: reply pieces a member has in flight to one client, in bytes. */
+    public static final int DEFAULT_REPLY_WINDOW_BYTES = 1 << 20;
     /** {@code jacorb.lightwire.romiop.reply_give_up_ms}: a reply unACKed this long means the client is gone. */
     public static final long DEFAULT_REPLY_GIVE_UP_NS = 5_000_000_000L;
     /** {@code jacorb.lightwire.romiop.max_tracked_replies}: two-way calls a client remembers replies for. */
@@ -75,6 +77,7 @@ public final class GroupConfig
     int maxOutstandingRequests = DEFAULT_MAX_OUTSTANDING_REQUESTS;
     int maxPendingReplies = DEFAULT_MAX_PENDING_REPLIES;
     int maxReplyBytes = DEFAULT_MAX_REPLY_BYTES;
+    int replyWindowBytes = DEFAULT_REPLY_WINDOW_BYTES;
     long replyGiveUpNs = DEFAULT_REPLY_GIVE_UP_NS;
     int maxTrackedReplies = DEFAULT_MAX_TRACKED_REPLIES;
     long keepAlivePeriodNs = DEFAULT_KEEP_ALIVE_PERIOD_NS;
@@ -324,6 +327,23 @@ public final class GroupConfig
     {
         this.maxReplyBytes = positive(bytes, "maxReplyBytes (jacorb.lightwire.romiop.max_reply_bytes)");
         return this;
+    }
+
+    /**
+     * Member side: of a reply in pieces, at most this many bytes' worth of pieces (and at least one
+     * piece) to one client are sent and unACKed at a time; the rest wait for ACKs (see
+     * {@code ReplyStore}). Whole replies are never held back.
+     */
+    public GroupConfig replyWindowBytes(final int bytes)
+    {
+        this.replyWindowBytes = positive(bytes, "replyWindowBytes (jacorb.lightwire.romiop.reply_window_bytes)");
+        return this;
+    }
+
+    /** @return the reply window in packets of {@code maxPacketBytes}: at least one. */
+    int replyWindowPieces()
+    {
+        return Math.max(1, replyWindowBytes / maxPacketBytes);
     }
 
     /** Member side: a reply still unACKed this long after it was first sent is abandoned: the client is taken to be gone. */

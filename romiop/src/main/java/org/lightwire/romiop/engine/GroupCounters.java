@@ -42,6 +42,8 @@ public final class GroupCounters
     long repliesAfterCancel;
     /** Member: Reply packets that carried a piece of a reply too large for one packet. */
     long replyFragmentsSent;
+    /** Member: reply pieces that waited for room in their client's window before they were sent. */
+    long replyFragmentsHeld;
     /** Client: reply pieces received for calls still wanting them, and pieces for calls already decided (dropped). */
     long replyFragmentsReceived;
     long lateReplyFragments;
@@ -397,6 +399,11 @@ public final class GroupCounters
         return replyFragmentsSent;
     }
 
+    public long replyFragmentsHeld()
+    {
+        return replyFragmentsHeld;
+    }
+
     public long replyFragmentsReceived()
     {
         return replyFragmentsReceived;
@@ -435,7 +442,7 @@ public final class GroupCounters
             ", fifoGapsSkipped=" + fifoGapsSkipped + ", fifoLateRequests=" + fifoLateRequests +
             ", requestsToSequencer=" + requestsToSequencer + ", requestsCarried=" + requestsCarried +
             ", requestsRelayedAlone=" + requestsRelayedAlone + ", carriedRequestsReceived=" + carriedRequestsReceived +
-            ", requestsToSequencerNotCarried=" + requestsToSequencerNotCarried + ", replyFragmentsSent=" + replyFragmentsSent +
+            ", requestsToSequencerNotCarried=" + requestsToSequencerNotCarried + ", replyFragmentsSent=" + replyFragmentsSent + ", replyFragmentsHeld=" + replyFragmentsHeld +
             ", replyFragmentsReceived=" + replyFragmentsReceived + ", lateReplyFragments=" + lateReplyFragments + '}';
     }
 }

@@ -190,7 +190,7 @@ public final class MemberEngine
         this.sender = sender;
         this.handler = handler;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
-        this.replies = new ReplyStore(config, counters);
+        this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
         this.view = config.memberIds.clone();
         Arrays.sort(view);
@@ -245,13 +245,18 @@ public final class MemberEngine
         return held;
     }
 
-    /** @return replies sent and not yet ACKed by their client. */
+    /** @return Reply packets kept until their client ACKs them: sent, or pieces held for the reply window. */
     public int pendingReplies()
     {
         return replies.size();
     }
 
-    /** @return finished request ids remembered for the duplicate filter (bounded; see DuplicateFilter). */
+    /** @return reply pieces held, not yet sent, for want of room in their client's reply window. */
+    public int heldReplyPieces()
+    {
+        return replies.held();
+    }
+
     /** @return delivered requests kept for retransmission or recovery (the leader's until every member ACKs them). */
     public int retainedOrders()
     {
@@ -312,6 +317,8 @@ public final class MemberEngine
      *
      * <p>A reply too large for one packet goes in pieces: each a Reply of its own (own packet id,
      * kept and ACKed alone) with flags bit 3 set and a {@link FragmentHeader} naming the request.
+     * At most {@code replyWindowBytes} of one client's pieces are in flight; the others are sent
+     * as ACKs make room.
      *
      * @param clientId  the request's sender, as delivered.
      * @param packetId  the request's packet id, as delivered.
@@ -381,8 +388,7 @@ public final class MemberEngine
         reply.header().piece(piece);
         final byte[] copy = new byte[reply.packetSize()];
         out.get(0, copy);
-        replies.add(replyPacketId, clientId, packetId, copy, nowNs);
-        sender.send(clientId, out, copy.length);
+        replies.add(replyPacketId, clientId, packetId, copy, piece, nowNs);
     }
 
     /** Handles one received datagram. Never throws for any content: bad packets are counted. */
@@ -446,7 +452,7 @@ public final class MemberEngine
         {
             resendList(nowNs);
         }
-        replies.onTimer(nowNs, sender);
+        replies.onTimer(nowNs);
         sendDueDeferredAcks(nowNs);
         if (orderAckArmed && orderAckDeadlineNs - nowNs <= 0)
         {
@@ -1328,7 +1334,7 @@ public final class MemberEngine
         final int clientId = cancel.senderId();
         final int packetId = cancel.requestPacketId();
         sendAck(clientId, PacketType.CANCEL, clientId, cancel.packetId());
-        replies.cancel(clientId, packetId);
+        replies.cancel(clientId, packetId, nowNs);
         if (state == State.JOINING || isMember(clientId))
         {
             return;
@@ -2044,7 +2050,7 @@ public final class MemberEngine
         {
             if (ack.ackedSenderId() == from)
             {
-                replies.ackCallsDone(from, (int)ack.ackedId());
+                replies.ackCallsDone(from, (int)ack.ackedId(), nowNs);
             }
             else
             {
@@ -2055,7 +2061,7 @@ public final class MemberEngine
         if (acked == PacketType.REPLY && ack.ackedSenderId() == config.selfId)
         {
             // False for a repeated ACK (the client ACKs every duplicate reply): nothing left to do.
-            replies.ack(from, (int)ack.ackedId());
+            replies.ack(from, (int)ack.ackedId(), nowNs);
             return;
         }
         if (acked == PacketType.MEMBER_CHANGE && ack.ackedSenderId() == config.selfId)

@@ -44,7 +44,6 @@ class ReplyPathTest
         return new MemberEngine(config, recorder(), (seq, s, p, r, payload, offset, length) -> { });
     }
 
-    /** A client that ACKs each reply at once (the cumulative "calls done" ACK has its own tests). */
     /** @return a client engine whose decided replies are recorded in {@link #replies} as "member:packet". */
     private GroupClientEngine client(final GroupConfig config)
     {
@@ -52,6 +51,7 @@ class ReplyPathTest
             (memberId, packetId, requestId, payload, offset, length) -> replies.add(memberId + ":" + packetId));
     }
 
+    /** A client that ACKs each reply at once (the cumulative "calls done" ACK has its own tests). */
     private GroupClientEngine client()
     {
         return new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyAckDelayNs(0), recorder(),
@@ -138,6 +138,19 @@ class ReplyPathTest
     }
 
     @Test
+    void aReplySentWhileAnotherWaitsOutItsBackoffIsResentOnItsOwnTime()
+    {
+        final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).retransmitTimeoutNs(20 * MS));
+        m.sendReply(CLIENT, 1, 1, ascii("a"), 0, 1, 0);
+        m.onTimer(20 * MS);
+        assertEquals(60 * MS, m.nextDeadlineNs());
+        m.sendReply(CLIENT, 2, 2, ascii("b"), 0, 1, 30 * MS);
+        assertEquals(50 * MS, m.nextDeadlineNs(), "the new reply's first resend, before the old one's second");
+        m.onTimer(50 * MS);
+        assertEquals(List.of("1", "1", "2", "2"), repliesSent());
+    }
+
+    @Test
     void aReplyLongerThanMaxReplyBytesOrInMorePiecesThanTheStoreKeepsIsRefusedWithTheSettingNamed()
     {
         final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).maxPacketBytes(512).maxPendingReplies(2).maxReplyBytes(2000));
@@ -205,6 +218,174 @@ class ReplyPathTest
         assertEquals(5, sent.size());
         assertEquals(sent.get(0).bytes, sent.get(3).bytes, "the first piece again, the same packet");
         assertEquals(sent.get(2).bytes, sent.get(4).bytes, "the last piece again");
+    }
+
+    /** Packets of 512 bytes (460 bytes of reply a piece) and a reply window of two pieces. */
+    private MemberEngine windowOfTwoPieces(final int maxPendingReplies)
+    {
+        return member(2, new GroupConfig(2, 1, 1, 2).retransmitTimeoutNs(20 * MS).replyGiveUpNs(100 * MS).keepAlive(0, 0)
+            .maxPacketBytes(512).replyWindowBytes(1024).maxPendingReplies(maxPendingReplies));
+    }
+
+    /** @return (request packet id, piece offset) of each Reply sent, in order, as "5@920"; a whole reply as "7". */
+    private List<String> repliesSent()
+    {
+        final List<String> out = new ArrayList<>();
+        for (final Sent x : sent.stream().filter(x -> x.type == PacketType.REPLY).toList())
+        {
+            final ReplyFlyweight r = (ReplyFlyweight)new ReplyFlyweight().wrap(x.bytes, 0);
+            out.add(r.header().piece()
+                ? r.requestPacketId() + "@" + org.lightwire.romiop.protocol.FragmentHeader.offset(x.bytes, r.payloadOffset())
+                : Integer.toString(r.requestPacketId()));
+        }
+        return out;
+    }
+
+    private int replyPacketId(final int index)
+    {
+        return ((ReplyFlyweight)new ReplyFlyweight().wrap(sent.get(index).bytes, 0)).packetId();
+    }
+
+    private static ByteBuffer callsDone(final int client, final int requestPacketId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
+        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, client, 78, PacketType.REPLY, client, requestPacketId)
+            .ackFlags(AckFlyweight.FLAG_CALLS_DONE);
+        return b;
+    }
+
+    @Test
+    void replyPiecesBeyondTheWindowWaitForAcksAndGoOldestFirstWhileWholeRepliesGoAtOnce()
+    {
+        final MemberEngine m = windowOfTwoPieces(1024);
+        m.sendReply(CLIENT, 5, 9, ByteBuffer.wrap(pattern(2300)), 0, 2300, 0);
+        assertEquals(List.of("5@0", "5@460"), repliesSent(), "two of five pieces");
+        assertEquals(3, m.heldReplyPieces());
+        assertEquals(5, m.pendingReplies());
+        assertEquals(3, m.counters().replyFragmentsHeld());
+        assertEquals(5, m.counters().replyFragmentsSent(), "every piece is made at once; three wait to be sent");
+
+        m.sendReply(CLIENT, 6, 10, ascii("whole"), 0, 5, 1 * MS);
+        m.sendReply(CLIENT + 1, 7, 11, ByteBuffer.wrap(pattern(900)), 0, 900, 1 * MS);
+        assertEquals(List.of("5@0", "5@460", "6", "7@0", "7@460"), repliesSent(), "a whole reply, and another client's window");
+
+        m.onPacket(replyAck(CLIENT, 2, replyPacketId(1)), 0, AckFlyweight.LENGTH, 2 * MS);
+        assertEquals("5@920", repliesSent().get(5), "one ACK, one piece");
+        m.onPacket(replyAck(CLIENT, 2, replyPacketId(1)), 0, AckFlyweight.LENGTH, 2 * MS);
+        m.onPacket(replyAck(CLIENT + 1, 2, replyPacketId(0)), 0, AckFlyweight.LENGTH, 2 * MS);
+        assertEquals(6, sent.size(), "a repeated ACK, and another client's ACK of this client's piece, make no room");
+        m.onPacket(replyAck(CLIENT, 2, replyPacketId(2)), 0, AckFlyweight.LENGTH, 2 * MS);
+        assertEquals(6, sent.size(), "the whole reply's ACK makes no room for pieces");
+        m.onPacket(replyAck(CLIENT, 2, replyPacketId(0)), 0, AckFlyweight.LENGTH, 3 * MS);
+        m.onPacket(replyAck(CLIENT, 2, replyPacketId(5)), 0, AckFlyweight.LENGTH, 3 * MS);
+        assertEquals(List.of("5@0", "5@460", "6", "7@0", "7@460", "5@920", "5@1380", "5@1840"), repliesSent());
+        assertEquals(0, m.heldReplyPieces());
+
+        m.onTimer(21 * MS);
+        assertEquals(List.of("7@0", "7@460"), repliesSent().subList(8, 10), "20 ms after they were sent");
+        m.onTimer(22 * MS);
+        assertEquals(10, sent.size(), "pieces made at 0 ms but sent at 3 ms are not due yet");
+        m.onTimer(23 * MS);
+        assertEquals(List.of("5@1380", "5@1840"), repliesSent().subList(10, 12));
+    }
+
+    @Test
+    void heldPiecesAreNeverResentAndAClientGoneForOnePieceIsGoneForThoseHeld()
+    {
+        final MemberEngine m = windowOfTwoPieces(1024);
+        m.sendReply(CLIENT, 5, 9, ByteBuffer.wrap(pattern(2300)), 0, 2300, 0);
+        for (long now = 0; now < 100 * MS; now += MS)
+        {
+            m.onTimer(now);
+        }
+        assertEquals(List.of("5@0", "5@460", "5@0", "5@460", "5@0", "5@460"), repliesSent(), "resent at 20 and 60 ms");
+        assertEquals(4, m.counters().replyRetransmits());
+        m.onTimer(140 * MS);
+        assertEquals(6, sent.size(), "given up 100 ms after they were sent, instead of a third resend");
+        assertEquals(0, m.pendingReplies());
+        assertEquals(0, m.heldReplyPieces());
+        assertEquals(5, m.counters().repliesAbandoned(), "the two sent and the three held");
+        assertEquals(Long.MAX_VALUE, m.nextDeadlineNs());
+    }
+
+    @Test
+    void aPieceAbandonedToMakeRoomInTheStoreMakesRoomInItsClientsWindow()
+    {
+        final MemberEngine m = windowOfTwoPieces(5);
+        m.sendReply(CLIENT, 5, 9, ByteBuffer.wrap(pattern(2300)), 0, 2300, 0);
+        assertEquals(List.of("5@0", "5@460"), repliesSent());
+        m.sendReply(CLIENT + 1, 7, 11, ascii("whole"), 0, 5, 1 * MS);
+        assertEquals(List.of("5@0", "5@460", "5@920", "7"), repliesSent(),
+            "the first piece abandoned (no ACK for it will come), the third sent in its place");
+        assertEquals(1, m.counters().repliesAbandoned());
+        assertEquals(2, m.heldReplyPieces());
+        assertEquals(5, m.pendingReplies());
+    }
+
+    @Test
+    void cancelledAndCallsDoneRepliesLeaveTheWindowAndTheirHeldPiecesAreNeverSent()
+    {
+        final MemberEngine m = windowOfTwoPieces(1024);
+        m.sendReply(CLIENT, 5, 9, ByteBuffer.wrap(pattern(1000)), 0, 1000, 0);
+        m.sendReply(CLIENT, 6, 10, ByteBuffer.wrap(pattern(1000)), 0, 1000, 0);
+        m.sendReply(CLIENT, 8, 12, ByteBuffer.wrap(pattern(1000)), 0, 1000, 0);
+        assertEquals(List.of("5@0", "5@460"), repliesSent());
+        assertEquals(7, m.heldReplyPieces());
+
+        final ByteBuffer cancel = ByteBuffer.allocate(org.lightwire.romiop.protocol.CancelFlyweight.LENGTH);
+        ((org.lightwire.romiop.protocol.CancelFlyweight)new org.lightwire.romiop.protocol.CancelFlyweight().wrap(cancel, 0))
+            .set(ByteOrder.BIG_ENDIAN, CLIENT, 79, 5, 9);
+        m.onPacket(cancel, 0, cancel.capacity(), 1 * MS);
+        assertEquals(List.of("5@0", "5@460", "6@0", "6@460"), repliesSent());
+        assertEquals(4, m.heldReplyPieces(), "request 5's third piece is never sent");
+
+        m.onPacket(callsDone(CLIENT, 6), 0, AckFlyweight.LENGTH, 2 * MS);
+        assertEquals(List.of("8@0", "8@460"), repliesSent().subList(4, 6));
+        assertEquals(1, m.heldReplyPieces());
+        assertEquals(3, m.pendingReplies());
+    }
+
+    @Test
+    void aReplyOfFortyPiecesThroughAWindowOfTwoArrivesWholeWithNoResend()
+    {
+        final MemberEngine m = windowOfTwoPieces(1024);
+        final GroupClientEngine c = client();
+        final int packetId = c.multicast(9, 3, ascii("req"), 0, 3, 0);
+        sent.clear();
+        final byte[] giop = pattern(40 * 460);
+        m.sendReply(CLIENT, packetId, 9, ByteBuffer.wrap(giop), 0, giop.length, 0);
+        int delivered = 0;
+        int mostInFlight = 0;
+        long now = 0;
+        while (delivered < sent.size())
+        {
+            // Everything sent so far is delivered in order: replies to the client, its ACKs to the member.
+            final int upTo = sent.size();
+            int inFlight = 0;
+            for (; delivered < upTo; delivered++)
+            {
+                final Sent x = sent.get(delivered);
+                inFlight += x.type == PacketType.REPLY ? 1 : 0;
+                if (x.to == CLIENT)
+                {
+                    c.onPacket(x.bytes, 0, x.bytes.capacity(), now);
+                }
+                else
+                {
+                    m.onPacket(x.bytes, 0, x.bytes.capacity(), now);
+                }
+            }
+            mostInFlight = Math.max(mostInFlight, inFlight);
+            now += MS;
+            m.onTimer(now);
+        }
+        assertEquals(List.of("2:" + packetId + ":9:" + new String(giop, StandardCharsets.US_ASCII)), replies);
+        assertEquals(40, m.counters().replyFragmentsSent());
+        assertEquals(38, m.counters().replyFragmentsHeld());
+        assertEquals(0, m.counters().replyRetransmits());
+        assertEquals(40, c.counters().replyFragmentsReceived());
+        assertEquals(2, mostInFlight, "never more pieces on their way than the window");
+        assertEquals(0, m.pendingReplies());
     }
 
     /** Member 1's and member 2's pieces of their 1,200-byte replies, as sent. */
