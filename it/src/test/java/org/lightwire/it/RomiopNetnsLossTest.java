@@ -19,6 +19,7 @@ import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
 import org.lightwire.it.servant.ReplicatedLogServant;
 import org.lightwire.it.servant.TtcpPattern;
+import org.lightwire.romiop.RomiopConfig;
 import org.omg.CORBA.ORB;
 
 /**
@@ -45,6 +46,7 @@ class RomiopNetnsLossTest
     private static final int LARGE_BYTES = 300_000;
     /** Calls whose replies go in pieces (300,028 bytes of GIOP reply: 5 pieces from each replica). */
     private static final int LARGE_REPLY_CALLS = 10;
+    private static final int REPLY_WINDOW_BYTES = 131_072;
     private static final String DROP_PROBABILITY = "0.05";
 
     private final long pid = ProcessHandle.current().pid();
@@ -102,7 +104,9 @@ class RomiopNetnsLossTest
                 // A FIFO wait long enough for many retransmissions: at 5% loss a request lost 25
                 // times in a row is beyond this test, so the client's order must hold exactly.
                 replicas.add(RomiopGroupFixture.startReplicaUnder(List.of("ip", "netns", "exec", namespace(id)), p, "lossy", groupAddress,
-                    members, id, Map.of("jacorb.lightwire.romiop.fifo_wait_ms", "500")));
+                    members, id, Map.of("jacorb.lightwire.romiop.fifo_wait_ms", "500",
+                        // Two pieces of 65,000 bytes in flight: each 5-piece reply goes through the window.
+                        RomiopConfig.REPLY_WINDOW_BYTES, Integer.toString(REPLY_WINDOW_BYTES))));
             }
             final Map<String, String> c = RomiopGroupFixture.orbProperties("multicast");
             c.put("jacorb.lightwire.romiop.interface", bridge);
@@ -165,6 +169,9 @@ class RomiopNetnsLossTest
                     probes.get(i).counters());
                 final String counters = probes.get(i).counters();
                 org.junit.jupiter.api.Assertions.assertTrue(counters.contains("replyFragmentsSent=" + 5 * LARGE_REPLY_CALLS + ","), counters);
+                // At least 3 of each reply's 5 pieces waited for ACKs (more when the last reply's were not all ACKed yet).
+                final java.util.regex.Matcher held = java.util.regex.Pattern.compile("replyFragmentsHeld=(\\d+),").matcher(counters);
+                org.junit.jupiter.api.Assertions.assertTrue(held.find() && Integer.parseInt(held.group(1)) >= 3 * LARGE_REPLY_CALLS, counters);
                 assertEquals(all, probes.get(i).in_order(), "replica " + (i + 1) + " ran the client's calls in the order it made them");
                 // The loss must really have happened, or the test proves nothing.
                 final long dropped = droppedPackets(namespace(i + 1));
