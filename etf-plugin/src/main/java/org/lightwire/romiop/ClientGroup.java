@@ -395,7 +395,8 @@ final class ClientGroup implements AutoCloseable
         return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", fragmentsSent=" + fragmentsSent +
             ", repliesDelivered=" + repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
             ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", reply pieces: " + engine.replyPieceCounters() + ", policy " + policy + ", driverFailures=" +
-            driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters();
+            driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters() +
+            ", engine " + engine.counters();
     }
 
     @Override

@@ -65,7 +65,9 @@ class RomiopLargeRequestTest
             for (final int size : SIZES)
             {
                 seq++;
+                final long start = System.nanoTime();
                 assertEquals(seq, group.append_checked(CLIENT, seq, TtcpPattern.create(seq, size)), "the log's length after call " + seq);
+                System.out.printf("a request of %d chars to %d replicas in %.1f ms%n", size, REPLICAS, (System.nanoTime() - start) / 1e6);
                 expected.update(ReplicatedLogServant.line(CLIENT, seq, ReplicatedLogServant.checkedLine(size, true))
                     .getBytes(StandardCharsets.US_ASCII));
             }
@@ -106,7 +108,7 @@ class RomiopLargeRequestTest
                 // A window of 1 MiB is 16 pieces: at least 77 - 16 of the last reply's pieces waited for ACKs.
                 final java.util.regex.Matcher held = java.util.regex.Pattern.compile("replyFragmentsHeld=(\\d+),").matcher(what);
                 assertTrue(held.find() && Integer.parseInt(held.group(1)) >= 61, what);
-                final java.util.regex.Matcher resent = java.util.regex.Pattern.compile("replyRetransmits=\\d+|replyFragmentsHeld=\\d+").matcher(what);
+                final java.util.regex.Matcher resent = java.util.regex.Pattern.compile("replyRetransmits=\\d+|replyFragmentsHeld=\\d+|requestNaksSent=\\d+|duplicateRequests=\\d+").matcher(what);
                 System.out.println("replica " + (i + 1) + ": " + resent.results().map(java.util.regex.MatchResult::group).toList());
                 assertTrue(p.counters().contains("invalidFragments=0, duplicateFragments=0, fragmentsTooLong=0, partialRequestsEvicted=0, partialRequests=0"), what);
             }

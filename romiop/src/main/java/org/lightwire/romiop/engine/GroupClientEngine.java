@@ -21,9 +21,11 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
 /**
  * A client's side of the group (paper, Figure 4 lines 6-11, 19-20 and 41-45).
  *
- * <p>Requests: each is kept, multicast, and multicast again every {@code retransmitTimeoutNs} until
- * every member of the client's current view has ACKed it. Cancel ({@link #cancel}) is multicast
- * the same way until every member ACKs it.
+ * <p>Requests: each is kept, multicast, and multicast again until every member of the client's
+ * current view has ACKed it: first {@code retransmitTimeoutNs} after it was sent, then after twice
+ * as long each time, up to {@code 2^GroupConfig.MAX_BACKOFF} times that (the pieces of a large
+ * request on a busy host are ACKed late, not lost; a fixed interval sent them all again and
+ * again). Cancel ({@link #cancel}) is multicast the same way until every member ACKs it.
  *
  * <p>Replies: each member's Reply is handed to the {@link ReplyHandler} once per member and
  * request, and ACKed. A new reply's ACK waits {@code replyAckDelayNs}: then one cumulative
@@ -698,7 +700,8 @@ public final class GroupClientEngine
             {
                 counters.requestRetransmits++;
                 sender.send(GroupSender.GROUP, ByteBuffer.wrap(o.packet), o.packet.length);
-                o.deadlineNs = nowNs + config.retransmitTimeoutNs;
+                o.resends = Math.min(o.resends + 1, GroupConfig.MAX_BACKOFF);
+                o.deadlineNs = nowNs + (config.retransmitTimeoutNs << o.resends);
             }
         }
     }
@@ -750,6 +753,8 @@ public final class GroupClientEngine
         long sendSeq;
         final long firstSentNs;
         long deadlineNs;
+        /** Resends so far, at most {@link GroupConfig#MAX_BACKOFF}. */
+        int resends;
         /** Members that ACKed, ascending, the first ackedCount entries. */
         int[] acked = new int[4];
         int ackedCount;

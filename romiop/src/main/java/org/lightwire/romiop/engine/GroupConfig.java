@@ -12,6 +12,12 @@ public final class GroupConfig
     public static final long DEFAULT_ORDER_INTERVAL_NS = 10_000_000L;
     /** {@code jacorb.lightwire.romiop.retransmit_ms}: the paper used 2000 ms (Figure 4 line 9). */
     public static final long DEFAULT_RETRANSMIT_TIMEOUT_NS = 20_000_000L;
+    /**
+     * A reply (member) or a request or Cancel (client) still unACKed is resent after
+     * {@code retransmitTimeoutNs}, then after twice as long each time, up to
+     * {@code retransmitTimeoutNs << MAX_BACKOFF}.
+     */
+    public static final int MAX_BACKOFF = 5;
     /** {@code jacorb.lightwire.romiop.nak_delay_ms}: waits out reordering before NAKing a gap. */
     public static final long DEFAULT_NAK_DELAY_NS = 2_000_000L;
     /** How long a member holds back the ACK of a two-way request, for its Reply to acknowledge it instead. */

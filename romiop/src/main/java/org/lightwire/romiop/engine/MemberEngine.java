@@ -549,9 +549,11 @@ public final class MemberEngine
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
         if (config.requestAckDelayNs > 0 && request.responseFlags() != 0 && state != State.JOINING && !isMember(clientId) &&
-            !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) && !deferredAcks.containsKey(key))
+            !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) && !deferredAcks.containsKey(key) &&
+            !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength()))
         {
             // A new two-way request: its Reply will acknowledge it, unless the reply takes longer.
+            // (Not a piece: no Reply names a piece, and the whole request is executed long after.)
             deferredAcks.put(key, nowNs + config.requestAckDelayNs);
         }
         else

@@ -15,7 +15,7 @@ import java.util.Set;
  * {@code replyGiveUpNs} per reply (then the client is taken to be gone, and every reply still held
  * for it is abandoned too). Both count {@code repliesAbandoned}. Retransmission is unicast to the
  * client, first {@code retransmitTimeoutNs} after the reply was sent, then after twice as long each
- * time (up to {@code 2^MAX_BACKOFF} times that): a client slow to ACK, such as one taking in a
+ * time (up to {@code 2^GroupConfig.MAX_BACKOFF} times that): a client slow to ACK, such as one taking in a
  * reply of many pieces on a busy host, is not sent the whole reply again every
  * {@code retransmitTimeoutNs}.
  *
@@ -27,9 +27,6 @@ import java.util.Set;
  */
 final class ReplyStore
 {
-    /** The retransmission interval doubles per resend up to {@code retransmitTimeoutNs << MAX_BACKOFF}. */
-    static final int MAX_BACKOFF = 5;
-
     private final GroupConfig config;
     private final GroupCounters counters;
     private final GroupSender sender;
@@ -181,7 +178,7 @@ final class ReplyStore
                 }
                 counters.replyRetransmits++;
                 sender.send(p.clientId, ByteBuffer.wrap(p.packet), p.packet.length);
-                p.resends = Math.min(p.resends + 1, MAX_BACKOFF);
+                p.resends = Math.min(p.resends + 1, GroupConfig.MAX_BACKOFF);
                 p.deadlineNs = nowNs + (config.retransmitTimeoutNs << p.resends);
             }
             next = earlier(next, p.deadlineNs);
@@ -275,7 +272,7 @@ final class ReplyStore
         boolean sent;
         long firstSentNs;
         long deadlineNs;
-        /** Resends so far, at most {@link #MAX_BACKOFF}. */
+        /** Resends so far, at most {@link GroupConfig#MAX_BACKOFF}. */
         int resends;
 
         Pending(final int clientId, final int requestPacketId, final byte[] packet, final boolean piece)

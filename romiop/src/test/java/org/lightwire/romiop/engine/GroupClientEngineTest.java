@@ -43,6 +43,7 @@ class GroupClientEngineTest
         client.onTimer(20 * MS);
         assertEquals(2, sentTo.size());
         assertEquals(1, client.counters().requestRetransmits());
+        assertEquals(60 * MS, client.nextDeadlineNs(), "the next resend after twice as long");
 
         client.onPacket(ack(2, 101, packetId), 0, AckFlyweight.LENGTH, 21 * MS);
         client.onPacket(ack(3, 100, packetId), 0, AckFlyweight.LENGTH, 21 * MS);
@@ -53,6 +54,13 @@ class GroupClientEngineTest
         assertEquals(0, client.outstandingRequests());
         assertEquals(1, client.counters().requestsCompleted());
         assertEquals(Long.MAX_VALUE, client.nextDeadlineNs());
+    }
+
+    @Test
+    void anUnackedRequestIsResentAfter20Then40Then80MsUpTo640Ms()
+    {
+        client.multicast(7, 1, ByteBuffer.allocate(3), 0, 3, 0);
+        assertEquals(Backoff.DOUBLING_FROM_20_MS, Backoff.resendTimesMs(client::onTimer, sentTo::size));
     }
 
     @Test

@@ -340,6 +340,24 @@ class MemberEngineTest
         assertEquals(1, requestAcks().get(1).ackedId());
     }
 
+    @Test
+    void aPieceOfATwoWayRequestIsAcknowledgedAtOnceForNoReplyNamesIt()
+    {
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(2 * MS));
+        final byte[] piece = new byte[org.lightwire.romiop.protocol.FragmentHeader.HEADER_LENGTH + 3];
+        org.lightwire.romiop.protocol.FragmentHeader.write(piece, 0, 0, 0, 100);
+        final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + piece.length);
+        ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, 1, 1, 1, piece.length)
+            .payload(ByteBuffer.wrap(piece), 0, piece.length);
+        feed(leader, b, 0);
+        assertEquals(1, requestAcks().size(), "a piece: no reply will acknowledge it");
+        assertEquals(1, requestAcks().get(0).ackedId());
+        assertEquals(0, leader.counters().requestAcksDeferred());
+        feed(leader, request(2), 0);
+        assertEquals(1, requestAcks().size(), "a whole two-way request: held back for its reply");
+    }
+
     private static ByteBuffer numbered(final int packetId, final int clientSeq)
     {
         final ByteBuffer b = request(packetId);

@@ -124,17 +124,7 @@ class ReplyPathTest
     {
         final MemberEngine m = member(2, new GroupConfig(2, 1, 1, 2).keepAlive(0, 0).retransmitTimeoutNs(20 * MS).replyGiveUpNs(10_000 * MS));
         m.sendReply(CLIENT, 1, 1, ascii("a"), 0, 1, 0);
-        final List<Long> resentAt = new ArrayList<>();
-        for (long now = 0; now <= 3000 * MS; now += MS)
-        {
-            final int before = sent.size();
-            m.onTimer(now);
-            if (sent.size() > before)
-            {
-                resentAt.add(now / MS);
-            }
-        }
-        assertEquals(List.of(20L, 60L, 140L, 300L, 620L, 1260L, 1900L, 2540L), resentAt);
+        assertEquals(Backoff.DOUBLING_FROM_20_MS, Backoff.resendTimesMs(m::onTimer, sent::size));
     }
 
     @Test
