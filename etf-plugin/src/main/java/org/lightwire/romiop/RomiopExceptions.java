@@ -66,10 +66,11 @@ public final class RomiopExceptions
     }
 
     /**
-     * Sent in place of a reply that does not fit in a packet; its message travels in the reply's
+     * Sent in place of a reply the member engine cannot send; its message travels in the reply's
      * ExceptionDetailMessage context, which JacORB's client reads into the exception it throws.
+     *
+     * @param refusal why ({@code MemberEngine.replyRefusal}), naming the setting.
      */
-    /** @param refusal why the member engine cannot send it ({@code MemberEngine.replyRefusal}), naming the setting. */
     static IMP_LIMIT replyTooLarge(final String refusal)
     {
         return new IMP_LIMIT("ROMIOP: " + refusal + ": the call was executed and its result replaced by this exception",

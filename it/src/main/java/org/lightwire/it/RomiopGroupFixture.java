@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What the ROMIOP tests and benchmarks share: the ORB properties of a group's ends on loopback,
@@ -88,5 +90,20 @@ public final class RomiopGroupFixture
             a.add(k + "=" + v);
         });
         return a;
+    }
+
+    /**
+     * @param counters a replica's or client's counters, as {@code name=value} pairs.
+     * @return the named counter's value.
+     * @throws AssertionError when there is none.
+     */
+    public static long counter(final String counters, final String name)
+    {
+        final Matcher m = Pattern.compile("\\b" + name + "=(\\d+)").matcher(counters);
+        if (!m.find())
+        {
+            throw new AssertionError("no counter " + name + " in " + counters);
+        }
+        return Long.parseLong(m.group(1));
     }
 }

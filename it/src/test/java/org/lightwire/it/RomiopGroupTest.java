@@ -141,8 +141,8 @@ class RomiopGroupTest
                 assertExecutionFollowsDelivery(p.execution_clients(), p.delivery_senders(), what);
             }
             // The leader (replica 1) carried requests in its orders only when clients sent them to it alone.
-            final long carried = counter(probes.get(0).counters(), "requestsCarried");
-            final long carriedIn = counter(probes.get(1).counters(), "carriedRequestsReceived");
+            final long carried = RomiopGroupFixture.counter(probes.get(0).counters(), "requestsCarried");
+            final long carriedIn = RomiopGroupFixture.counter(probes.get(1).counters(), "carriedRequestsReceived");
             if (TO_SEQUENCER.equals(link))
             {
                 assertTrue(carried > total / 2 && carriedIn > total / 2, "carried " + carried + ", received carried " + carriedIn + " of " + total);
@@ -181,16 +181,6 @@ class RomiopGroupTest
      * client is the i-th delivered request's sender, under one fixed mapping of client tags to
      * ROMIOP sender ids.
      */
-    private static long counter(final String counters, final String name)
-    {
-        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(counters);
-        if (!m.find())
-        {
-            throw new AssertionError("no counter " + name + " in " + counters);
-        }
-        return Long.parseLong(m.group(1));
-    }
-
     private static void assertExecutionFollowsDelivery(final int[] executedClients, final int[] deliveredSenders, final String what)
     {
         assertEquals(executedClients.length, deliveredSenders.length, "executions and deliveries; " + what);

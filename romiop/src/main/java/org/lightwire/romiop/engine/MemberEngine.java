@@ -312,8 +312,8 @@ public final class MemberEngine
      * Sends the servant's GIOP reply to a delivered request as a ROMIOP Reply, unicast to the
      * client that made it (the paper multicasts replies to the group, Figure 4 line 6; only the
      * requesting client consolidates them, so unicast saves every other host the copy). The reply
-     * is kept and re-sent every {@code retransmitTimeoutNs} until the client ACKs it, cancels the
-     * request, or {@code replyGiveUpNs} passes (the client is gone); see {@link ReplyStore}.
+     * is kept and re-sent (after {@code retransmitTimeoutNs}, then doubling) until the client ACKs
+     * it, cancels the request, or {@code replyGiveUpNs} passes (the client is gone); see {@link ReplyStore}.
      *
      * <p>A reply too large for one packet goes in pieces: each a Reply of its own (own packet id,
      * kept and ACKed alone) with flags bit 3 set and a {@link FragmentHeader} naming the request.
@@ -344,7 +344,7 @@ public final class MemberEngine
             sendReplyPacket(clientId, packetId, requestId, false, payload, offset, length, nowNs);
             return;
         }
-        final int pieceRoom = config.maxPacketBytes - ReplyFlyweight.HEADER_LENGTH - FragmentHeader.HEADER_LENGTH;
+        final int pieceRoom = replyPieceRoom();
         final byte[] piece = new byte[FragmentHeader.HEADER_LENGTH + pieceRoom];
         final ByteBuffer pieceBuffer = ByteBuffer.wrap(piece);
         for (int at = 0; at < length; at += pieceRoom)
@@ -368,7 +368,7 @@ public final class MemberEngine
         {
             return "a reply of " + length + " bytes is longer than jacorb.lightwire.romiop.max_reply_bytes = " + config.maxReplyBytes;
         }
-        final int pieceRoom = config.maxPacketBytes - ReplyFlyweight.HEADER_LENGTH - FragmentHeader.HEADER_LENGTH;
+        final int pieceRoom = replyPieceRoom();
         final long pieces = ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes ? 1 : (length + pieceRoom - 1L) / pieceRoom;
         if (pieces > config.maxPendingReplies)
         {
@@ -376,6 +376,12 @@ public final class MemberEngine
                 config.maxPacketBytes + ", more than jacorb.lightwire.romiop.max_pending_replies = " + config.maxPendingReplies + " keeps";
         }
         return null;
+    }
+
+    /** @return bytes of reply in one piece: a packet less the Reply header and the piece header. */
+    private int replyPieceRoom()
+    {
+        return config.maxPacketBytes - ReplyFlyweight.HEADER_LENGTH - FragmentHeader.HEADER_LENGTH;
     }
 
     private void sendReplyPacket(final int clientId, final int packetId, final int requestId, final boolean piece, final ByteBuffer payload,
@@ -553,7 +559,8 @@ public final class MemberEngine
             !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength()))
         {
             // A new two-way request: its Reply will acknowledge it, unless the reply takes longer.
-            // (Not a piece: no Reply names a piece, and the whole request is executed long after.)
+            // Not the first piece of a request in pieces (the only piece that asks for a reply): the
+            // whole request is executed only at its last piece, far later than the delay.
             deferredAcks.put(key, nowNs + config.requestAckDelayNs);
         }
         else

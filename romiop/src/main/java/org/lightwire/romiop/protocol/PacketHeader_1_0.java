@@ -126,9 +126,7 @@ public final class PacketHeader_1_0
     /** Sets or clears flags bit 2 of a header already written. */
     public PacketHeader_1_0 toSequencer(final boolean on)
     {
-        final int flags = on ? flags() | FLAG_TO_SEQUENCER : flags() & ~FLAG_TO_SEQUENCER;
-        buffer.put(offset + FLAGS_OFFSET, (byte)flags);
-        return this;
+        return flag(FLAG_TO_SEQUENCER, on);
     }
 
     /** @return flags bit 3: a Reply that carries a piece of a reply too large for one packet. */
@@ -140,8 +138,12 @@ public final class PacketHeader_1_0
     /** Sets or clears flags bit 3 of a header already written. */
     public PacketHeader_1_0 piece(final boolean on)
     {
-        final int flags = on ? flags() | FLAG_PIECE : flags() & ~FLAG_PIECE;
-        buffer.put(offset + FLAGS_OFFSET, (byte)flags);
+        return flag(FLAG_PIECE, on);
+    }
+
+    private PacketHeader_1_0 flag(final int bit, final boolean on)
+    {
+        buffer.put(offset + FLAGS_OFFSET, (byte)(on ? flags() | bit : flags() & ~bit));
         return this;
     }
 

@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.FragmentHeader;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
@@ -345,8 +346,8 @@ class MemberEngineTest
     {
         final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1)
             .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(2 * MS));
-        final byte[] piece = new byte[org.lightwire.romiop.protocol.FragmentHeader.HEADER_LENGTH + 3];
-        org.lightwire.romiop.protocol.FragmentHeader.write(piece, 0, 0, 0, 100);
+        final byte[] piece = new byte[FragmentHeader.HEADER_LENGTH + 3];
+        FragmentHeader.write(piece, 0, 0, 0, 100);
         final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + piece.length);
         ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, 1, 1, 1, piece.length)
             .payload(ByteBuffer.wrap(piece), 0, piece.length);

@@ -9,8 +9,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.CancelFlyweight;
+import org.lightwire.romiop.protocol.FragmentHeader;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
@@ -187,14 +190,14 @@ class ReplyPathTest
             assertEquals(null, r.validate(s.bytes.capacity()));
             assertEquals(5, r.requestPacketId());
             assertEquals(9, r.requestId());
-            assertEquals(org.lightwire.romiop.protocol.FragmentHeader.HEADER_LENGTH + lengths[i], r.payloadLength());
+            assertEquals(FragmentHeader.HEADER_LENGTH + lengths[i], r.payloadLength());
             final int at = r.payloadOffset();
-            assertEquals(5, org.lightwire.romiop.protocol.FragmentHeader.messageId(s.bytes, at));
-            assertEquals(offsets[i], org.lightwire.romiop.protocol.FragmentHeader.offset(s.bytes, at));
-            assertEquals(1200, org.lightwire.romiop.protocol.FragmentHeader.totalLength(s.bytes, at));
+            assertEquals(5, FragmentHeader.messageId(s.bytes, at));
+            assertEquals(offsets[i], FragmentHeader.offset(s.bytes, at));
+            assertEquals(1200, FragmentHeader.totalLength(s.bytes, at));
             final byte[] piece = new byte[lengths[i]];
-            s.bytes.get(at + org.lightwire.romiop.protocol.FragmentHeader.HEADER_LENGTH, piece);
-            assertArrayEquals(java.util.Arrays.copyOfRange(giop, offsets[i], offsets[i] + lengths[i]), piece);
+            s.bytes.get(at + FragmentHeader.HEADER_LENGTH, piece);
+            assertArrayEquals(Arrays.copyOfRange(giop, offsets[i], offsets[i] + lengths[i]), piece);
             replyPacketIds[i] = r.packetId();
         }
         assertTrue(replyPacketIds[0] < replyPacketIds[1] && replyPacketIds[1] < replyPacketIds[2], "each piece its own packet id");
@@ -225,7 +228,7 @@ class ReplyPathTest
         {
             final ReplyFlyweight r = (ReplyFlyweight)new ReplyFlyweight().wrap(x.bytes, 0);
             out.add(r.header().piece()
-                ? r.requestPacketId() + "@" + org.lightwire.romiop.protocol.FragmentHeader.offset(x.bytes, r.payloadOffset())
+                ? r.requestPacketId() + "@" + FragmentHeader.offset(x.bytes, r.payloadOffset())
                 : Integer.toString(r.requestPacketId()));
         }
         return out;
@@ -322,8 +325,8 @@ class ReplyPathTest
         assertEquals(List.of("5@0", "5@460"), repliesSent());
         assertEquals(7, m.heldReplyPieces());
 
-        final ByteBuffer cancel = ByteBuffer.allocate(org.lightwire.romiop.protocol.CancelFlyweight.LENGTH);
-        ((org.lightwire.romiop.protocol.CancelFlyweight)new org.lightwire.romiop.protocol.CancelFlyweight().wrap(cancel, 0))
+        final ByteBuffer cancel = ByteBuffer.allocate(CancelFlyweight.LENGTH);
+        ((CancelFlyweight)new CancelFlyweight().wrap(cancel, 0))
             .set(ByteOrder.BIG_ENDIAN, CLIENT, 79, 5, 9);
         m.onPacket(cancel, 0, cancel.capacity(), 1 * MS);
         assertEquals(List.of("5@0", "5@460", "6@0", "6@460"), repliesSent());
