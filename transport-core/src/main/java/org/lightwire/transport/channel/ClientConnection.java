@@ -34,7 +34,7 @@ public final class ClientConnection implements AutoCloseable
     private final ClientEngine engine;
     private final MessageWriter writer;
     private final PacketBatch batch;
-    private final ReplyBuffer reply;
+    private final AssemblyBuffer reply;
     /** Held for a whole call (and by the idle servicer), so a connection carries one call at a time. */
     private final ReentrantLock lock = new ReentrantLock();
     /**
@@ -66,7 +66,7 @@ public final class ClientConnection implements AutoCloseable
         this.peer = peer;
         final EngineConfig effective = config.maxPacketBytes() <= link.maxPacketBytes() ? config :
             config.toBuilder().maxPacketBytes(link.maxPacketBytes()).build();
-        this.reply = new ReplyBuffer(Math.min(64 * 1024, maxReplyBytes), maxReplyBytes, false);
+        this.reply = new AssemblyBuffer(Math.min(64 * 1024, maxReplyBytes), maxReplyBytes, false);
         this.engine = new ClientEngine(effective, this::sendPacket, new ReplyHandler(), BufferReleaser.NONE);
         this.writer = MessageWriter.forClient(engine);
         this.batch = new PacketBatch(BATCH_PACKETS, link.maxPacketBytes(), true);

@@ -1,5 +1,6 @@
 package org.lightwire.transport.channel;
 
+import org.lightwire.transport.link.udp.DatagramPlacement;
 import org.lightwire.transport.link.udp.UdpServerConnection;
 
 /**
@@ -12,11 +13,15 @@ public final class ConnectionReader
 {
     private final String name;
     private final UdpServerConnection connection;
+    private final ServerSession session;
+    private final DatagramPlacement placement;
 
-    ConnectionReader(final String name, final UdpServerConnection connection)
+    ConnectionReader(final String name, final UdpServerConnection connection, final ServerSession session)
     {
         this.name = name;
         this.connection = connection;
+        this.session = session;
+        this.placement = session::receiveBuffer;
     }
 
     /** @return the connection's name, as {@link ServerCall#connection()} gives it. */
@@ -33,7 +38,14 @@ public final class ConnectionReader
      */
     public boolean readOnce()
     {
-        return connection.receiveOnOwnSocket();
+        try
+        {
+            return connection.receiveOnOwnSocket(placement);
+        }
+        finally
+        {
+            session.afterReceive();
+        }
     }
 
     /** Closes the connection: a blocked {@link #readOnce()} returns false; the client's next packet gets REJECT. */

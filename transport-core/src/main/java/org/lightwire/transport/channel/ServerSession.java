@@ -21,10 +21,13 @@ import org.lightwire.transport.engine.ZombieConnectionException;
  */
 public final class ServerSession
 {
+    /** Room before a request's first byte for a link's framing ({@link #receiveBuffer}). */
+    static final int RECEIVE_HEADROOM = 32;
+
     private final String name;
     private final ServerEngine engine;
     private final MessageWriter replyWriter;
-    private final ReplyBuffer request;
+    private final AssemblyBuffer request;
     private final RequestHandler handler;
     private final Executor executor;
     private final ReentrantLock lock = new ReentrantLock();
@@ -47,7 +50,7 @@ public final class ServerSession
         this.name = name;
         this.handler = handler;
         this.executor = executor;
-        this.request = new ReplyBuffer(Math.min(16 * 1024, maxRequestBytes), maxRequestBytes, false);
+        this.request = new AssemblyBuffer(Math.min(16 * 1024, maxRequestBytes), maxRequestBytes, true, RECEIVE_HEADROOM);
         this.engine = new ServerEngine(config, sender, new RequestAssembler(), BufferReleaser.NONE);
         this.replyWriter = MessageWriter.forServer(engine);
     }
@@ -65,6 +68,40 @@ public final class ServerSession
         {
             engine.onPacket(packet, nowNs);
             pumpReply(nowNs);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Where the thread that reads this connection ({@link ConnectionReader}) should read the
+     * next datagram: in the request's assembly buffer, so that the payload of a request's next
+     * packet lands where the request goes on and is not copied (see {@link AssemblyBuffer}).
+     * Only for a session that runs its handler on the reading thread; {@link #afterReceive()}
+     * must follow once the datagram was handled.
+     */
+    ByteBuffer receiveBuffer(final int datagramBytes, final int payloadOffset)
+    {
+        lock.lock();
+        try
+        {
+            return request.receiveWindow(datagramBytes, payloadOffset);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Ends what {@link #receiveBuffer} began: the request's bytes under the datagram's framing go back. */
+    void afterReceive()
+    {
+        lock.lock();
+        try
+        {
+            request.restoreAfterReceive();
         }
         finally
         {
@@ -191,6 +228,31 @@ public final class ServerSession
     public long requestsTooLarge()
     {
         return requestsTooLarge;
+    }
+
+    /** @return request bytes put together by copying them from where the link received them. */
+    public long requestBytesCopied()
+    {
+        return requestFigure(AssemblyBuffer::bytesCopied);
+    }
+
+    /** @return request bytes put together where the link had read them, with no copy. */
+    public long requestBytesInPlace()
+    {
+        return requestFigure(AssemblyBuffer::bytesInPlace);
+    }
+
+    private long requestFigure(final java.util.function.ToLongFunction<AssemblyBuffer> figure)
+    {
+        lock.lock();
+        try
+        {
+            return figure.applyAsLong(request);
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /** Requests whose handler threw; an exactly-once one among them was never answered. */

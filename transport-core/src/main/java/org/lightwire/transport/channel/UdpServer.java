@@ -147,6 +147,17 @@ public final class UdpServer implements AutoCloseable
         return total;
     }
 
+    /** @return the sum of a figure of each open connection's session, for tests and reports. */
+    public long sumSessions(final java.util.function.ToLongFunction<ServerSession> figure)
+    {
+        long total = 0;
+        for (final Entry e : entries.values())
+        {
+            total += figure.applyAsLong(e.session);
+        }
+        return total;
+    }
+
     private void timerLoop()
     {
         while (!closed)
@@ -234,7 +245,7 @@ public final class UdpServer implements AutoCloseable
             {
                 try
                 {
-                    handler.onConnectionOpened(name, new ConnectionReader(name, connection));
+                    handler.onConnectionOpened(name, new ConnectionReader(name, connection, session));
                 }
                 catch (final RuntimeException e)
                 {

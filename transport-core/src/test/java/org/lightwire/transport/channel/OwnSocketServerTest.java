@@ -125,6 +125,33 @@ class OwnSocketServerTest
             assertEquals(0, server.endpoint().strayDatagrams());
             assertEquals(0, server.endpoint().malformed());
             assertEquals(0, server.endpoint().unknownId());
+            // The 20 requests of several packets were put together where the socket read them;
+            // the others, of one packet each, were handed over where they were read.
+            assertEquals(20 * 40_000L, server.sumSessions(ServerSession::requestBytesInPlace));
+            assertEquals(0, server.sumSessions(ServerSession::requestBytesCopied));
+        }
+    }
+
+    @Test
+    void requestsOfAHundredPacketsAreReadInPlaceAndWhole() throws Exception
+    {
+        // Packets of 1 KiB: a 100 KB request is about 100 datagrams, read one after the other
+        // into the request itself. (Datagrams that deliver nothing, such as retransmissions, are
+        // AssemblyBufferTest's; the kernel-loss tests of the it module run them over sockets.)
+        final ReadingEcho app = new ReadingEcho();
+        final EngineConfig small = EngineConfig.defaults().toBuilder().maxPacketBytes(1024).build();
+        try (UdpServer server = new UdpServer(new InetSocketAddress("127.0.0.1", 0), small, UdpLinkConfig.defaults(), app, null, 1 << 20,
+                UdpServer.DEFAULT_IDLE_TIMEOUT_NS);
+             UdpClient client = new UdpClient(small, UdpLinkConfig.defaults(), 1, 10_000 * MS, 1 << 20))
+        {
+            final java.util.Random random = new java.util.Random(13);
+            for (int i = 0; i < 30; i++)
+            {
+                final byte[] request = new byte[1 + random.nextInt(100_000)];
+                random.nextBytes(request);
+                assertTrue(java.util.Arrays.equals(request, call(client, server.localAddress(), request)), "reply " + i);
+            }
+            assertEquals(0, server.sumSessions(ServerSession::requestBytesCopied));
         }
     }
 

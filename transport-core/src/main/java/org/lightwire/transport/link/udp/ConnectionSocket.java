@@ -1,7 +1,6 @@
 package org.lightwire.transport.link.udp;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
 /**
@@ -14,13 +13,10 @@ import java.nio.channels.DatagramChannel;
 final class ConnectionSocket
 {
     final DatagramChannel channel;
-    /** Receive buffer, used by the one reading thread only. */
-    final ByteBuffer buffer;
 
-    ConnectionSocket(final DatagramChannel channel, final int bufferBytes)
+    ConnectionSocket(final DatagramChannel channel)
     {
         this.channel = channel;
-        this.buffer = ByteBuffer.allocateDirect(bufferBytes);
     }
 
     /** Closes the channel; a thread blocked reading it returns with AsynchronousCloseException. */

@@ -265,7 +265,7 @@ final class ServerDemultiplexer
         ownSocketsOpened.incrementAndGet();
         // Sized for the connection's packets (one byte more: a datagram that fills it was too
         // long), which may be smaller than the endpoint's largest.
-        return new ConnectionSocket(channel, UdpPrefixFlyweight.HEADER_LENGTH + connection.maxPacketBytes() + 1);
+        return new ConnectionSocket(channel);
     }
 
     /** {@code connection}'s own socket was closed; from any thread. */

@@ -7,6 +7,8 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.lightwire.transport.protocol.HeaderFlyweight;
+
 /**
  * The server end of one Lightwire connection on a {@link UdpServerEndpoint}: a client socket
  * address, the random connection id the set-up exchange gave it, and the nonce of the CONNECT
@@ -15,11 +17,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>{@link #send} may be called from the endpoint's receive thread and from any other thread.
  *
  * <p>A connection may have a socket of its own ({@link #openOwnSocket()}): the client's datagrams
- * then reach the application thread that calls {@link #receiveOnOwnSocket()}, not the endpoint's
+ * then reach the application thread that calls {@link #receiveOnOwnSocket}, not the endpoint's
  * receive thread.
  */
 public final class UdpServerConnection
 {
+    /** Where a packet's payload starts in a datagram: after the prefix and the engine's header. */
+    public static final int PAYLOAD_OFFSET = UdpPrefixFlyweight.HEADER_LENGTH + HeaderFlyweight.HEADER_LENGTH;
+
     private final ServerDemultiplexer demultiplexer;
     private final long connectionId;
     private final long nonce;
@@ -139,7 +144,7 @@ public final class UdpServerConnection
      * Gives the connection a socket of its own, connected to the client. Call it from
      * {@link ServerPacketHandler#onConnect} only, before the ACCEPT goes out: every datagram the
      * client sends after the ACCEPT then arrives on that socket, and the application must read
-     * it with {@link #receiveOnOwnSocket()} on a thread of its own. Needs the endpoint's socket
+     * it with {@link #receiveOnOwnSocket} on a thread of its own. Needs the endpoint's socket
      * bound with {@code reusePort} and the BLOCKING front-end.
      *
      * @return false when the socket could not be opened (the reason is counted as an I/O error
@@ -180,10 +185,12 @@ public final class UdpServerConnection
      * thread: a packet of this connection to {@link ServerPacketHandler#onPacket}, anything else
      * (a retransmitted CONNECT, say) to the endpoint's receive thread. One thread at a time.
      *
+     * @param placement where the datagram is read; the handler sees it there, from the buffer's
+     *                  position.
      * @return false once the socket is closed (the connection is closing).
      * @throws IllegalStateException the connection never had a socket of its own.
      */
-    public boolean receiveOnOwnSocket()
+    public boolean receiveOnOwnSocket(final DatagramPlacement placement)
     {
         final ConnectionSocket socket = ownSocket.get();
         if (socket == null)
@@ -194,8 +201,8 @@ public final class UdpServerConnection
             }
             throw new IllegalStateException("connection " + UdpPrefixFlyweight.formatId(connectionId) + " has no socket of its own");
         }
-        final ByteBuffer buffer = socket.buffer;
-        buffer.clear();
+        final ByteBuffer buffer = placement.bufferFor(UdpPrefixFlyweight.HEADER_LENGTH + maxPacketBytes + 1, PAYLOAD_OFFSET);
+        final int start = buffer.position();
         // An interrupt pending on the reading thread would close the channel (InterruptibleChannel):
         // it is put aside for the read and restored after it.
         final boolean interrupted = Thread.interrupted();
@@ -222,7 +229,7 @@ public final class UdpServerConnection
                 Thread.currentThread().interrupt();
             }
         }
-        buffer.flip();
+        buffer.limit(buffer.position()).position(start);
         demultiplexer.onOwnSocketDatagram(this, buffer, System.nanoTime());
         return true;
     }
