@@ -65,7 +65,7 @@ final class AssemblyBuffer
 
     void append(final ByteBuffer payload, final boolean endOfMessage)
     {
-        if (payload == window && window != null)
+        if (payload == window)
         {
             appendFromWindow(payload, endOfMessage);
             return;

@@ -79,34 +79,19 @@ public final class ServerSession
      * Where the thread that reads this connection ({@link ConnectionReader}) should read the
      * next datagram: in the request's assembly buffer, so that the payload of a request's next
      * packet lands where the request goes on and is not copied (see {@link AssemblyBuffer}).
-     * Only for a session that runs its handler on the reading thread; {@link #afterReceive()}
-     * must follow once the datagram was handled.
+     * {@link #afterReceive()} must follow once the datagram was handled. No lock: the request is
+     * touched only inside {@link #onPacket}, and for a connection read this way that runs on the
+     * reading thread alone (the shared socket drops its datagrams; timers never touch the request).
      */
     ByteBuffer receiveBuffer(final int datagramBytes, final int payloadOffset)
     {
-        lock.lock();
-        try
-        {
-            return request.receiveWindow(datagramBytes, payloadOffset);
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return request.receiveWindow(datagramBytes, payloadOffset);
     }
 
     /** Ends what {@link #receiveBuffer} began: the request's bytes under the datagram's framing go back. */
     void afterReceive()
     {
-        lock.lock();
-        try
-        {
-            request.restoreAfterReceive();
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        request.restoreAfterReceive();
     }
 
     /**

@@ -46,6 +46,13 @@ class AssemblyBufferTest
         return datagram;
     }
 
+    /** A datagram of {@code payload} received, delivered and appended, its framing put back. */
+    private static void appendReceived(final AssemblyBuffer buffer, final byte[] payload, final boolean endOfMessage)
+    {
+        buffer.append(payloadOf(receive(buffer, payload)), endOfMessage);
+        buffer.restoreAfterReceive();
+    }
+
     private byte[] bytes(final int n)
     {
         final byte[] b = new byte[n];
@@ -94,8 +101,7 @@ class AssemblyBufferTest
     {
         final AssemblyBuffer buffer = new AssemblyBuffer(4096, 1 << 20, true, 32);
         final byte[] first = bytes(1000);
-        buffer.append(payloadOf(receive(buffer, first)), false);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, first, false);
         final ByteBuffer second = payloadOf(receive(buffer, bytes(1000)));
         // Overwrite the payload after delivery: an appended copy would not see it; the message,
         // being the same memory, does.
@@ -113,16 +119,14 @@ class AssemblyBufferTest
     {
         final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32);
         final byte[] first = bytes(1000);
-        buffer.append(payloadOf(receive(buffer, first)), false);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, first, false);
         // A duplicate, a NACK: read where the next packet would go, never delivered.
         receive(buffer, bytes(1000));
         buffer.restoreAfterReceive();
         receive(buffer, new byte[0]);
         buffer.restoreAfterReceive();
         final byte[] last = bytes(300);
-        buffer.append(payloadOf(receive(buffer, last)), true);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, last, true);
         assertArrayEquals(concat(first, last), message(buffer));
     }
 
@@ -130,8 +134,7 @@ class AssemblyBufferTest
     void aPacketReadWhileTheMessageWasResetStartsTheNextMessage()
     {
         final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32);
-        buffer.append(payloadOf(receive(buffer, bytes(1000))), false);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, bytes(1000), false);
         final byte[] next = bytes(900);
         final ByteBuffer datagram = receive(buffer, next);
         // The one-way under way is aborted by the next call's first packet, in this datagram.
@@ -149,8 +152,7 @@ class AssemblyBufferTest
         final byte[] copied = bytes(500);
         buffer.append(ByteBuffer.wrap(copied), false);
         final byte[] inPlace = bytes(1000);
-        buffer.append(payloadOf(receive(buffer, inPlace)), false);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, inPlace, false);
         final byte[] copiedAgain = bytes(3);
         buffer.append(ByteBuffer.wrap(copiedAgain), true);
         assertArrayEquals(concat(copied, inPlace, copiedAgain), message(buffer));
@@ -163,16 +165,13 @@ class AssemblyBufferTest
         final AssemblyBuffer buffer = new AssemblyBuffer(16, max, true, 32);
         final byte[] a = bytes(1000);
         final byte[] b = bytes(1000);
-        buffer.append(payloadOf(receive(buffer, a)), false);
-        buffer.restoreAfterReceive();
-        buffer.append(payloadOf(receive(buffer, b)), false);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, a, false);
+        appendReceived(buffer, b, false);
         final ByteBuffer window = buffer.receiveWindow(DATAGRAM, FRAMING);
         assertTrue(window.capacity() <= 32 + max + DATAGRAM, "capacity " + window.capacity());
         buffer.restoreAfterReceive();
         // 2000 + 1000 > 2500: overflowed, and the bytes are not taken.
-        buffer.append(payloadOf(receive(buffer, bytes(1000))), true);
-        buffer.restoreAfterReceive();
+        appendReceived(buffer, bytes(1000), true);
         assertTrue(buffer.overflowed());
         assertTrue(buffer.isComplete());
         assertArrayEquals(concat(a, b), message(buffer));

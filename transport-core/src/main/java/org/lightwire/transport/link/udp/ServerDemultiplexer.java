@@ -263,8 +263,6 @@ final class ServerDemultiplexer
         }
         ownSocketsByAddress.put(connection.remoteAddress(), connection);
         ownSocketsOpened.incrementAndGet();
-        // Sized for the connection's packets (one byte more: a datagram that fills it was too
-        // long), which may be smaller than the endpoint's largest.
         return new ConnectionSocket(channel);
     }
 

@@ -23,7 +23,7 @@ import org.lightwire.transport.protocol.HeaderFlyweight;
 public final class UdpServerConnection
 {
     /** Where a packet's payload starts in a datagram: after the prefix and the engine's header. */
-    public static final int PAYLOAD_OFFSET = UdpPrefixFlyweight.HEADER_LENGTH + HeaderFlyweight.HEADER_LENGTH;
+    private static final int PAYLOAD_OFFSET = UdpPrefixFlyweight.HEADER_LENGTH + HeaderFlyweight.HEADER_LENGTH;
 
     private final ServerDemultiplexer demultiplexer;
     private final long connectionId;
