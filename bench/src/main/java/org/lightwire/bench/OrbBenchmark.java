@@ -55,10 +55,20 @@ public final class OrbBenchmark
     {
         static Plan full(final Path outputDir)
         {
-            final int[] sizes = new int[11];
-            for (int i = 0; i < sizes.length; i++)
+            final String only = System.getProperty("bench.sizes");
+            final int[] sizes;
+            if (only != null)
             {
-                sizes[i] = 1024 << i;
+                // A subset of the points, for a longer look at one of them: -Dbench.sizes=65536,131072
+                sizes = java.util.Arrays.stream(only.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+            }
+            else
+            {
+                sizes = new int[11];
+                for (int i = 0; i < sizes.length; i++)
+                {
+                    sizes[i] = 1024 << i;
+                }
             }
             return new Plan(3, 10_000, 5_000, Long.getLong("bench.warmupSeconds", 30) * 1_000_000_000L, 10_000_000L,
                 Integer.getInteger("bench.chunks", 8), sizes, outputDir);
