@@ -37,6 +37,8 @@ final class ClientRuntime
     final AtomicLong directRequestBuffersRefused = new AtomicLong();
     /** One-way requests sent exactly-once to confirm the at-most-once ones before them. */
     final AtomicLong onewaysConfirmed = new AtomicLong();
+    /** Confirmations that waited for the previous window of one-ways to be confirmed ({@link OnewayWindow}). */
+    final AtomicLong onewayWindowWaits = new AtomicLong();
 
     ClientRuntime(final LightwireConfig config)
     {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -69,9 +70,11 @@ final class InFlightCalls
         final byte[] request;
         final long startNs;
         final long timeoutNs;
+        /** Counted down when the call ends, if it confirms a window of one-ways ({@link OnewayWindow}); else null. */
+        final CountDownLatch confirms;
 
         Call(final ConnectionPool pool, final ClientConnection connection, final long generation, final byte[] request,
-            final long startNs, final long timeoutNs)
+            final long startNs, final long timeoutNs, final CountDownLatch confirms)
         {
             this.pool = pool;
             this.connection = connection;
@@ -80,6 +83,7 @@ final class InFlightCalls
             this.request = request;
             this.startNs = startNs;
             this.timeoutNs = timeoutNs;
+            this.confirms = confirms;
         }
 
         long deadlineNs()

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jacorb.orb.dsi.ServerRequest;
@@ -27,7 +28,9 @@ import org.omg.ETF.Profile;
  *
  * <ul>
  *   <li>A Request that asks for no reply (a oneway) is sent at-most-once and the connection goes
- *       straight back to the pool.</li>
+ *       straight back to the pool, within a window ({@link OnewayWindow}): the one-way that would
+ *       overfill it goes exactly-once, after the previous window's such confirmation was answered,
+ *       so a sender faster than its server waits for it instead of overrunning its socket.</li>
  *   <li>Every other message is an exactly-once call. The caller's thread sends it and returns
  *       (JacORB holds the write lock during flush); a reply waiter receives the transport reply
  *       and queues it for {@link #read}. Requests and LocateRequests are answered with the GIOP
@@ -75,6 +78,8 @@ final class LightwireClientConnection extends MessageConnection
     private byte[] codeSetContext;
     /** Non-null when JacORB's reader drives the in-flight calls (the default). */
     private final InFlightCalls inFlight;
+    /** This connection's one-ways in flight; used under JacORB's write lock. */
+    private final OnewayWindow oneways;
     /**
      * The transport connection whose buffer the message being written goes into. Whoever takes
      * it (the flush, an abandoned message, a close) gives it back, once.
@@ -86,6 +91,17 @@ final class LightwireClientConnection extends MessageConnection
         this.runtime = runtime;
         this.inFlight = runtime.config().clientReaderDriven() ?
             new InFlightCalls(new Completion(), runtime.config().link().receiveSpinNs()) : null;
+        this.oneways = new OnewayWindow(ONEWAYS_PER_CONFIRMATION, runtime.config().clientOnewayWindowBytes(),
+            runtime.onewayWindowWaits);
+    }
+
+    /** A call that confirmed a window of one-ways has ended. */
+    private static void ended(final CountDownLatch confirms)
+    {
+        if (confirms != null)
+        {
+            confirms.countDown();
+        }
     }
 
     /** Completes calls on JacORB's reader thread (see {@link InFlightCalls}). */
@@ -100,11 +116,13 @@ final class LightwireClientConnection extends MessageConnection
                 r.get(reply);
                 inbound.offer(call.generation, reply);
             }
+            ended(call.confirms);
         }
 
         @Override
         public void failed(final InFlightCalls.Call call, final IOException cause)
         {
+            ended(call.confirms);
             callFailed(call.pool, call.generation, call.request, cause);
         }
     }
@@ -318,7 +336,7 @@ final class LightwireClientConnection extends MessageConnection
     private void send(final ConnectionPool p, final ClientConnection c, final TransportState state, final ByteBuffer payload,
         final byte[] request, final boolean oneway)
     {
-        if (oneway && state.unconfirmedOneways < ONEWAYS_PER_CONFIRMATION)
+        if (oneway && state.unconfirmedOneways < ONEWAYS_PER_CONFIRMATION && oneways.admit(payload.remaining()))
         {
             state.unconfirmedOneways++;
             try
@@ -338,8 +356,10 @@ final class LightwireClientConnection extends MessageConnection
             return;
         }
         // Exactly-once: the connection returns to the pool only when the server has answered,
-        // so the server has caught up with every earlier call on it.
+        // so the server has caught up with every earlier call on it. A one-way sent so confirms
+        // a window of them, once the window before has been confirmed (OnewayWindow).
         state.unconfirmedOneways = 0;
+        final CountDownLatch confirms = oneway ? oneways.startConfirmation() : null;
         final long gen = generation;
         try
         {
@@ -347,6 +367,7 @@ final class LightwireClientConnection extends MessageConnection
         }
         catch (final IOException e)
         {
+            ended(confirms);
             p.release(c);
             callFailed(p, gen, request, e);
             return;
@@ -363,10 +384,21 @@ final class LightwireClientConnection extends MessageConnection
         if (inFlight != null && c.selectableChannel() != null)
         {
             final long timeoutNs = runtime.config().clientCallTimeoutNs();
-            inFlight.submit(new InFlightCalls.Call(p, c, gen, request, System.nanoTime(), timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs));
+            inFlight.submit(new InFlightCalls.Call(p, c, gen, request, System.nanoTime(), timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs,
+                confirms));
             return;
         }
-        runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, request));
+        runtime.replyWaiters().execute(() ->
+        {
+            try
+            {
+                awaitReply(p, c, gen, request);
+            }
+            finally
+            {
+                ended(confirms);
+            }
+        });
     }
 
     /**
@@ -546,6 +578,7 @@ final class LightwireClientConnection extends MessageConnection
         }
         final String name = server;
         inbound.close(() -> CorbaExceptions.closed(name));
+        oneways.close();
         if (inFlight != null)
         {
             inFlight.close();

@@ -59,6 +59,11 @@ public final class LightwireConfig
     /** Largest Request written straight into its transport connection's direct buffer; 0: none is. */
     public static final String CLIENT_DIRECT_REQUEST_MAX_BYTES = PREFIX + "client.direct_request_max_bytes";
     public static final String CLIENT_ACQUIRE_TIMEOUT_MS = PREFIX + "client.acquire_timeout_ms";
+    /**
+     * Bytes of one-ways sent at-most-once before one goes exactly-once and waits for the previous
+     * such confirmation ({@link OnewayWindow}); default a quarter of {@link #SOCKET_BUFFER_BYTES}.
+     */
+    public static final String CLIENT_ONEWAY_WINDOW_BYTES = PREFIX + "client.oneway_window_bytes";
     public static final String CLIENT_CALL_TIMEOUT_MS = PREFIX + "client.call_timeout_ms";
     public static final String CLIENT_REPLY_THREADS = PREFIX + "client.reply_threads";
     /**
@@ -93,6 +98,7 @@ public final class LightwireConfig
     private final int clientDirectRequestMaxBytes;
     private final long clientAcquireTimeoutNs;
     private final long clientCallTimeoutNs;
+    private final long clientOnewayWindowBytes;
     private final int clientReplyThreads;
     private final boolean clientReaderDriven;
     private final long serverIdleTimeoutNs;
@@ -163,6 +169,7 @@ public final class LightwireConfig
         clientDirectRequestMaxBytes = (int)range(c, CLIENT_DIRECT_REQUEST_MAX_BYTES, 2 * 1024 * 1024, 0, 1 << 30);
         clientAcquireTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_ACQUIRE_TIMEOUT_MS, 30_000, 0, 3_600_000));
         clientCallTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, CLIENT_CALL_TIMEOUT_MS, 0, 0, 86_400_000));
+        clientOnewayWindowBytes = range(c, CLIENT_ONEWAY_WINDOW_BYTES, link.socketReceiveBufferBytes() / 4, 1024, 1L << 30);
         clientReplyThreads = (int)range(c, CLIENT_REPLY_THREADS, 1024, 1, 65536);
         clientReaderDriven = bool(c, CLIENT_READER_DRIVEN, true);
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
@@ -318,6 +325,12 @@ public final class LightwireConfig
     public long clientCallTimeoutNs()
     {
         return clientCallTimeoutNs;
+    }
+
+    /** @return bytes of one-ways in a window ({@link #CLIENT_ONEWAY_WINDOW_BYTES}). */
+    public long clientOnewayWindowBytes()
+    {
+        return clientOnewayWindowBytes;
     }
 
     public int clientReplyThreads()

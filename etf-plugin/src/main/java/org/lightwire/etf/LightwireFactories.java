@@ -178,10 +178,19 @@ public final class LightwireFactories extends FactoriesBase
         return client == null ? 0 : client.directRequestBuffersRefused.get();
     }
 
-    /** @return one-way requests sent exactly-once, every 64th on a transport connection, to keep the server in step. */
+    /**
+     * @return one-way requests sent exactly-once to keep the server in step: each ends a window of
+     *     one-ways (at most 64, at most {@code client.oneway_window_bytes}).
+     */
     public long onewaysConfirmed()
     {
         return client == null ? 0 : client.onewaysConfirmed.get();
+    }
+
+    /** @return confirmations of one-way windows that waited for the previous one to be answered: the sender was ahead of the server. */
+    public long onewayWindowWaits()
+    {
+        return client == null ? 0 : client.onewayWindowWaits.get();
     }
 
     /** @return calls that failed in the transport and were answered with a system exception. */

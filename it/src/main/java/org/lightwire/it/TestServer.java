@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.lightwire.it.servant.EchoServant;
 import org.lightwire.it.servant.PairsServant;
@@ -40,6 +41,11 @@ public final class TestServer
     public static final String JAVA_LINE_PREFIX = "LW-JAVA ";
     /** The line that says every object is announced and the server accepts requests. */
     public static final String READY_LINE = "LW-READY";
+    /**
+     * Not an ORB property, though passed as one: how long the ttcp servant's one-way sleeps before
+     * it counts a buffer, in microseconds (default 0), to make a slow receiver.
+     */
+    public static final String ONEWAY_DELAY_US = "lwtest.ttcp.oneway_delay_us";
 
     private TestServer()
     {
@@ -54,7 +60,7 @@ public final class TestServer
 
         final Map<String, Servant> servants = new LinkedHashMap<>();
         servants.put("echo", new EchoServant());
-        servants.put("ttcp", new TtcpServant());
+        servants.put("ttcp", new TtcpServant(TimeUnit.MICROSECONDS.toNanos(Long.parseLong(props.getOrDefault(ONEWAY_DELAY_US, "0")))));
         servants.put("pairs", new PairsServant());
 
         final PrintStream out = System.out;

@@ -1,6 +1,7 @@
 package org.lightwire.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -146,37 +147,55 @@ class LightwirePacketLossTest
      * Call numbers are 8 bits: a server that lost 128 to 255 one-ways in a row would take the
      * next call for an old duplicate and never answer it. Every datagram of 1,000 bytes or more
      * to the server is dropped (the one-ways of 2,000 characters; set-up, acknowledgements and
-     * small calls pass) while 200 one-ways go out on one caller thread, then the drop ends: the
-     * next two-way call is answered, because every 65th one-way on a transport connection went
-     * exactly-once (LightwireClientConnection.ONEWAYS_PER_CONFIRMATION) and was retransmitted
-     * until the server had it. Without that the call is dropped as a duplicate until the peer
-     * timeout (checked by disabling it).
+     * small calls pass) while 200 one-ways go out on one caller thread. The 65th one-way on a
+     * transport connection goes exactly-once (LightwireClientConnection.ONEWAYS_PER_CONFIRMATION)
+     * and is retransmitted until the server has it; the next window's confirmation waits for it
+     * (OnewayWindow), so the sender stops there, 128 one-ways lost, until the drop ends. Then the
+     * sender goes on and the next two-way call is answered. Without the confirmations the call is
+     * dropped as a duplicate until the peer timeout (checked by disabling them).
      */
     @Test
     void aServerThatLostTwoHundredOnewaysInARowAnswersTheNextCall() throws Exception
     {
         assertEquals("before", echo.echoString("before"));
         final long confirmedBefore = lightwire.onewaysConfirmed();
+        final long waitsBefore = lightwire.onewayWindowWaits();
         final String p = Integer.toString(port);
         final String[] rule = {"-p", "udp", "--dport", p, "-m", "length", "--length", "1000:65535", "-j", "DROP"};
         inNamespace(concat(new String[] {"iptables", "-I", "INPUT", "1"}, rule));
+        final Thread sender;
         try
         {
             final char[] buffer = org.lightwire.it.servant.TtcpPattern.create(0, 2000);
-            for (int i = 0; i < 200; i++)
+            sender = new Thread(() ->
             {
-                ttcp.receive_at_most_once(buffer);
+                for (int i = 0; i < 200; i++)
+                {
+                    ttcp.receive_at_most_once(buffer);
+                }
+            }, "oneway-sender");
+            sender.start();
+            // The sender is held at the second window's confirmation: the first is being retransmitted.
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (lightwire.onewayWindowWaits() == waitsBefore && System.nanoTime() < deadlineNs)
+            {
+                Thread.sleep(5);
             }
+            assertEquals(waitsBefore + 1, lightwire.onewayWindowWaits(), "the sender did not wait for the unanswered confirmation");
+            assertTrue(sender.isAlive(), "the sender went on while its first confirmation was unanswered");
         }
         finally
         {
             inNamespace(concat(new String[] {"iptables", "-D", "INPUT"}, rule));
         }
+        sender.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(sender.isAlive(), "the sender still waits after the drop ended");
         assertEquals("after", echo.echoString("after"));
-        // 200 one-ways, at most 64 unconfirmed in a row per transport connection: 3 or more
-        // went exactly-once (more when the pool spread them over more connections).
+        // 200 one-ways in windows of at most 64: 3 or more went exactly-once (more when the pool
+        // spread them over more connections).
         final long confirmed = lightwire.onewaysConfirmed() - confirmedBefore;
         assertTrue(confirmed >= 3 && confirmed <= 200, "one-ways sent exactly-once: " + confirmed);
+        assertEquals(0, lightwire.callsFailed());
     }
 
     private static String[] concat(final String[] a, final String[] b)

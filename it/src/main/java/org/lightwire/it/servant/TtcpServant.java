@@ -1,6 +1,7 @@
 package org.lightwire.it.servant;
 
 import java.util.BitSet;
+import java.util.concurrent.locks.LockSupport;
 
 import org.lightwire.it.idl.lwtest.TtcpStats;
 import org.lightwire.it.idl.lwtest.ttcpPOA;
@@ -19,10 +20,27 @@ public final class TtcpServant extends ttcpPOA
     private long duplicates;
     private long checksum;
     private long lastCallNs;
+    /** How long each one-way takes before it is recorded: a slow receiver, for flow-control tests. */
+    private final long onewayDelayNs;
+
+    public TtcpServant()
+    {
+        this(0);
+    }
+
+    /** @param onewayDelayNs how long each one-way sleeps, outside the servant's lock, before it is recorded. */
+    public TtcpServant(final long onewayDelayNs)
+    {
+        this.onewayDelayNs = onewayDelayNs;
+    }
 
     @Override
     public void receive_at_most_once(final char[] data)
     {
+        if (onewayDelayNs > 0)
+        {
+            LockSupport.parkNanos(onewayDelayNs);
+        }
         record(data);
     }
 
