@@ -316,18 +316,30 @@ public final class OrbBenchmark
             t.receive_at_most_once(data[i % data.length]);
         }
         final long sentNs = System.nanoTime();
-        // The server may still be working through queued one-ways: ask until its count holds for
-        // 50 ms (stats() fails with TRANSIENT while a POA queue that does not wait is full). The
-        // transfer ends when the server counted its last buffer (its own clock: System.nanoTime()
-        // is CLOCK_MONOTONIC on Linux, the same in both JVMs on this host).
+        // The server may still be working through queued one-ways. The transfer ends when the
+        // server counted its last buffer (its own clock: System.nanoTime() is CLOCK_MONOTONIC on
+        // Linux, the same in both JVMs on this host).
+        final TtcpStats last = quietStats(t, 50_000_000L, "one-way ttcp of " + size + " bytes");
+        final long offered = (long)count * size;
+        final long endNs = last.bytes == 0 ? sentNs : Math.max(t0 + 1, last.last_call_ns);
+        return new Transfer(last.bytes, endNs - t0, offered, sentNs - t0);
+    }
+
+    /**
+     * @return the server's stats once its byte count has held still for {@code quietNs}: asked
+     *     again while {@code stats()} fails with TRANSIENT (a POA queue that does not wait is full).
+     * @throws IllegalStateException when the server did not answer for 60 s ({@code what} says of what).
+     */
+    static TtcpStats quietStats(final ttcp t, final long quietNs, final String what) throws InterruptedException
+    {
         TtcpStats last = null;
-        long lastChangeNs = sentNs;
-        final long giveUpNs = sentNs + 60_000_000_000L;
-        while (last == null || System.nanoTime() - lastChangeNs < 50_000_000L)
+        long lastChangeNs = System.nanoTime();
+        final long giveUpNs = lastChangeNs + 60_000_000_000L;
+        while (last == null || System.nanoTime() - lastChangeNs < quietNs)
         {
             if (System.nanoTime() - giveUpNs > 0)
             {
-                throw new IllegalStateException("one-way ttcp of " + size + " bytes: the server's stats() failed for 60 s");
+                throw new IllegalStateException(what + ": the server's stats() failed for 60 s");
             }
             try
             {
@@ -344,9 +356,7 @@ public final class OrbBenchmark
             }
             Thread.sleep(2);
         }
-        final long offered = (long)count * size;
-        final long endNs = last.bytes == 0 ? sentNs : Math.max(t0 + 1, last.last_call_ns);
-        return new Transfer(last.bytes, endNs - t0, offered, sentNs - t0);
+        return last;
     }
 
     private Transfer exactlyOnce(final ttcp t, final int size, final int count)
