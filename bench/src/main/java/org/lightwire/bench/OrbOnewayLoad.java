@@ -2,6 +2,7 @@ package org.lightwire.bench;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import org.lightwire.etf.LightwireFactories;
 import org.lightwire.it.Orbs;
@@ -44,14 +45,17 @@ public final class OrbOnewayLoad
             {
                 final ttcp t = ttcpHelper.narrow(orb.string_to_object(server.ior("ttcp")));
                 final LightwireFactories lw = LightwireFactories.of(orb);
+                // IIOP's ORB has no plug-in, and no confirmations.
+                final LongSupplier confirmations = lw == null ? () -> 0 : lw::onewaysConfirmed;
+                final LongSupplier waited = lw == null ? () -> 0 : lw::onewayWindowWaits;
                 final char[] data = TtcpPattern.create(0, size);
                 for (int round = 1; round <= rounds; round++)
                 {
                     // The previous round's one-ways still queued at the server would count in this one.
                     OrbBenchmark.quietStats(t, 200_000_000L, "one-way load");
                     t.reset();
-                    final long confirmationsBefore = lw == null ? 0 : lw.onewaysConfirmed();
-                    final long waitsBefore = lw == null ? 0 : lw.onewayWindowWaits();
+                    final long confirmationsBefore = confirmations.getAsLong();
+                    final long waitsBefore = waited.getAsLong();
                     final long t0 = System.nanoTime();
                     long calls = 0;
                     while (System.nanoTime() - t0 < ns)
@@ -65,7 +69,7 @@ public final class OrbOnewayLoad
                         "%.0f Mbit/s to its last; %d confirmations, %d waited%n",
                         args[0], size, round, calls, calls * size * 8e3 / sentNs, s.calls, (double)s.calls / calls,
                         s.bytes * 8e3 / Math.max(1, s.last_call_ns - t0),
-                        lw == null ? 0 : lw.onewaysConfirmed() - confirmationsBefore, lw == null ? 0 : lw.onewayWindowWaits() - waitsBefore);
+                        confirmations.getAsLong() - confirmationsBefore, waited.getAsLong() - waitsBefore);
                 }
             }
             finally

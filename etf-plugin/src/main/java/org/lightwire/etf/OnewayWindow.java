@@ -1,7 +1,6 @@
 package org.lightwire.etf;
 
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,7 +27,8 @@ final class OnewayWindow
     private final long maxBytes;
     private int calls;
     private long bytes;
-    private CountDownLatch previous;
+    /** The last confirmation started; volatile for close(), which another thread runs. */
+    private volatile CountDownLatch previous;
     private volatile boolean closed;
     private final AtomicLong waits;
 
@@ -74,24 +74,16 @@ final class OnewayWindow
         if (before != null && before.getCount() > 0 && !closed)
         {
             waits.incrementAndGet();
-            boolean interrupted = false;
             try
             {
                 // Every confirmation ends: answered, failed by the transport's retransmission
                 // bounds or the call timeout, or abandoned by close(), which counts it down.
-                while (!closed && !before.await(100, TimeUnit.MILLISECONDS))
-                {
-                    // Look at closed again.
-                }
+                before.await();
             }
             catch (final InterruptedException e)
             {
-                // The caller's thread was interrupted: send without waiting, at-most-once allows
-                // a one-way to be lost, and keep the interrupt for the caller to see.
-                interrupted = true;
-            }
-            if (interrupted)
-            {
+                // The caller's thread was interrupted: send without waiting (at-most-once allows
+                // a one-way to be lost) and keep the interrupt for the caller to see.
                 Thread.currentThread().interrupt();
             }
         }

@@ -103,17 +103,20 @@ class OnewayWindowTest
         assertThrows(IllegalArgumentException.class, () -> new OnewayWindow(1, 0, new AtomicLong()));
     }
 
-    /** @return a confirmation started on another thread, once that thread waits (parked in the latch's timed await). */
-    private static CompletableFuture<CountDownLatch> confirmationWaiting(final OnewayWindow w) throws InterruptedException
+    /** @return a confirmation started on another thread, once that thread waits (parked in the latch's await); at most 5 s. */
+    private CompletableFuture<CountDownLatch> confirmationWaiting(final OnewayWindow w) throws InterruptedException
     {
+        final long waitsBefore = waits.get();
         final AtomicReference<Thread> sender = new AtomicReference<>();
         final CompletableFuture<CountDownLatch> started = CompletableFuture.supplyAsync(() ->
         {
             sender.set(Thread.currentThread());
             return w.startConfirmation();
         });
-        while (sender.get() == null || sender.get().getState() != Thread.State.TIMED_WAITING)
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (waits.get() == waitsBefore || sender.get().getState() != Thread.State.WAITING)
         {
+            assertTrue(System.nanoTime() < deadlineNs, "the second confirmation never waited");
             Thread.sleep(1);
         }
         return started;
