@@ -136,7 +136,7 @@ public final class RomiopListener extends ListenerBase
         engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
-            DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs));
+            DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs, engine::wakesForRequests));
         final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
         p.getComponents().addComponent(TAG_CODE_SETS.value, org.lightwire.etf.LightwireListener.codeSetComponent(orb));
         try

@@ -140,6 +140,21 @@ class RomiopGroupTest
                 assertEquals(digest, p.digest(), "execution log differs from replica 1's; " + what);
                 assertExecutionFollowsDelivery(p.execution_clients(), p.delivery_senders(), what);
             }
+            // Followers sleep through requests on the multicast link and read them with their order
+            // (docs/romiop.md, "Links and drivers"); the leader wakes for every request.
+            assertEquals(0, RomiopGroupFixture.counter(probes.get(0).counters(), "requestsReadUnselected"), probes.get(0).counters());
+            for (int i = 1; i < REPLICAS; i++)
+            {
+                final long slept = RomiopGroupFixture.counter(probes.get(i).counters(), "requestsReadUnselected");
+                if ("multicast".equals(link))
+                {
+                    assertTrue(slept > total / 2, "replica " + (i + 1) + " read " + slept + " of " + total + " requests unselected");
+                }
+                else if ("fanout".equals(link))
+                {
+                    assertEquals(0, slept, "fan-out has no request socket");
+                }
+            }
             // The leader (replica 1) carried requests in its orders only when clients sent them to it alone.
             final long carried = RomiopGroupFixture.counter(probes.get(0).counters(), "requestsCarried");
             final long carriedIn = RomiopGroupFixture.counter(probes.get(1).counters(), "carriedRequestsReceived");

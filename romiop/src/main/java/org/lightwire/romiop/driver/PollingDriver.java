@@ -72,6 +72,8 @@ public final class PollingDriver implements EngineDriver
     /** When the thread in select wakes by itself (Long.MAX_VALUE: nobody selects). */
     private volatile long selectUntilNs = Long.MAX_VALUE;
     private volatile boolean driverPolling;
+    /** The engine's {@link DrivenEngine#wakesForRequests}, as of the last time it ran. */
+    private volatile boolean wakeForRequests = true;
     private volatile Thread pollingReader;
 
     /** @param name the driver thread's name. */
@@ -159,11 +161,13 @@ public final class PollingDriver implements EngineDriver
         try
         {
             deadline = engine.nextDeadlineNs();
+            wakeForRequests = engine.wakesForRequests();
         }
         catch (final RuntimeException e)
         {
             fail(e);
             deadline = Long.MAX_VALUE;
+            wakeForRequests = true;
         }
         engineDeadlineNs = deadline;
         engineLock.unlock();
@@ -266,6 +270,8 @@ public final class PollingDriver implements EngineDriver
     /**
      * One poll, poll lock held: waits in select until a datagram, {@code untilNs} or the engine's
      * deadline, whichever is first, then gives the engine what came and fires its timer if due.
+     * A client's request ends the wait only while the engine {@linkplain DrivenEngine#wakesForRequests wakes for requests};
+     * otherwise it is read with whatever does.
      *
      * @return false when the link is closed.
      */
@@ -277,6 +283,7 @@ public final class PollingDriver implements EngineDriver
         try
         {
             selectUntilNs = wake;
+            link.selectRequests(wakeForRequests);
             link.select(tasks.isEmpty() ? wake - now : 0);
         }
         catch (final ClosedChannelException e)

@@ -23,11 +23,11 @@ public final class GroupConfig
     /** How long a member holds back the ACK of a two-way request, for its Reply to acknowledge it instead. */
     public static final long DEFAULT_REQUEST_ACK_DELAY_NS = 2_000_000L;
     /** {@code jacorb.lightwire.romiop.order_ack_delay_ms}: how long a member holds back its cumulative MsgOrder ACK. */
-    public static final long DEFAULT_ORDER_ACK_DELAY_NS = 1_000_000L;
+    public static final long DEFAULT_ORDER_ACK_DELAY_NS = 5_000_000L;
     /** {@code jacorb.lightwire.romiop.reply_ack_delay_ms}: how long a client holds back its ACK of replies, to make it cumulative. */
-    public static final long DEFAULT_REPLY_ACK_DELAY_NS = 1_000_000L;
+    public static final long DEFAULT_REPLY_ACK_DELAY_NS = 5_000_000L;
     /** {@code jacorb.lightwire.romiop.order_window}: orders the sequencer sends at once while fewer are unACKed. */
-    public static final int DEFAULT_ORDER_WINDOW = 8;
+    public static final int DEFAULT_ORDER_WINDOW = 64;
     /** How long the sequencer holds a client's request for an earlier one of the same client. */
     public static final long DEFAULT_FIFO_WAIT_NS = 50_000_000L;
     public static final int DEFAULT_MAX_ORDER_ENTRIES = 128;

@@ -484,6 +484,18 @@ public final class MemberEngine
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
+    /**
+     * @return false for an ordinary member with nothing missing: it acts on a client's request only
+     *         when the leader's order for it comes, so the arrival of the request need not wake
+     *         its driver (which reads it with the order). The leader, a joining or recovering
+     *         member, and a member with a gap to fill (a request or order it NAKs) want every
+     *         request at once.
+     */
+    public boolean wakesForRequests()
+    {
+        return state != State.MEMBER || nakArmed;
+    }
+
     public long nextDeadlineNs()
     {
         if (state == State.LEFT)
@@ -1043,8 +1055,9 @@ public final class MemberEngine
         }
         if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
         {
-            if (config.orderAckDelayNs == 0)
+            if (config.orderAckDelayNs == 0 || nextDeliverSeq - 1 - lastAckedSeq >= Math.max(1, config.orderWindow / 2))
             {
+                // Half the order window delivered unACKed: ACK now, before the leader's window fills.
                 sendOrderAck();
             }
             else if (!orderAckArmed)

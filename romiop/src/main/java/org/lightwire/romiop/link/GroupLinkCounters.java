@@ -20,12 +20,14 @@ public final class GroupLinkCounters
     public final AtomicLong ownEchoes = new AtomicLong();
     /** Packets from a known end's address carrying another sender_id (the leader relaying a Request): not learned from. */
     public final AtomicLong relaysNotLearned = new AtomicLong();
+    /** Datagrams a polled member read from its request socket while not selecting it: requests it slept through ({@code UdpGroupLink.selectRequests}). */
+    public final AtomicLong requestsReadUnselected = new AtomicLong();
 
     @Override
     public String toString()
     {
         return "GroupLinkCounters{sent=" + datagramsSent + ", received=" + datagramsReceived + ", unknownDestination=" +
             unknownDestination + ", sendErrors=" + sendErrors + ", inboundQueueFull=" + inboundQueueFull + ", notRomiop=" +
-            notRomiop + ", ownEchoes=" + ownEchoes + ", relaysNotLearned=" + relaysNotLearned + '}';
+            notRomiop + ", ownEchoes=" + ownEchoes + ", relaysNotLearned=" + relaysNotLearned + ", requestsReadUnselected=" + requestsReadUnselected + '}';
     }
 }

@@ -19,6 +19,7 @@ import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.DatagramChannel;
@@ -37,8 +38,12 @@ import org.lightwire.romiop.protocol.PacketHeader_1_0;
  *
  * <ul>
  *   <li>{@link Mode#MULTICAST} (default): {@code GROUP} is one datagram to the group's IP
- *       multicast address; members receive it on a second socket bound to the group port and
- *       joined to the group on the configured interface.</li>
+ *       multicast address. A client's goes to the group port P (its requests, Cancels and reply
+ *       ACKs), a member's to P + 1 (orders, KeepAlives, membership, relayed requests). Members
+ *       receive both, each on a socket of its own bound to the group address and joined to the
+ *       group on the configured interface; the <em>request socket</em> (P) apart is what lets a
+ *       polled follower sleep through requests until their order wakes it
+ *       ({@link #selectRequests}).</li>
  *   <li>{@link Mode#FANOUT}: {@code GROUP} is one datagram to each member's unicast address (the
  *       A1 paper's transport-level multicast by replication), for networks without multicast.
  *       Member addresses must be known ({@link #addMember}): the group profile lists them.</li>
@@ -78,14 +83,25 @@ public final class UdpGroupLink implements GroupLink
 
     private final Settings settings;
     private final DatagramChannel unicast;
+    /** A member's socket on the group port: what clients multicast (null for clients and fan-out). */
     private final DatagramChannel groupSocket;
+    /** A member's socket on the group port + 1: what members multicast (null for clients and fan-out). */
+    private final DatagramChannel memberSocket;
+    /** Where a member's {@code GROUP} sends go: the group address, port + 1 (null for clients and fan-out). */
+    private final InetSocketAddress memberGroup;
+    /** Polled member: the request socket's registration, whose interest {@link #selectRequests} sets. */
+    private final SelectionKey requestKey;
+    /** Poller only: whether the request socket's arrivals end a {@link #select}. */
+    private boolean requestsSelected = true;
+    /** Poller only: the last {@link #drain} stopped at its maximum, so datagrams may wait unselected. */
+    private boolean drainedFull;
     /** Null when polled. */
     private final EventLoopGroup loop;
     /** Null unless polled. */
     private final Selector selector;
     /** Polled: the one buffer {@link #drain} receives into. */
     private final ByteBuffer pollBuffer;
-    /** The unicast socket, and the group socket when there is one. */
+    /** The unicast socket, then a member's request and member sockets; {@link #drain} reads them in this order. */
     private final DatagramChannel[] channels;
     private final ArrayBlockingQueue<Inbound> inbound;
     private final Map<Integer, InetSocketAddress> peers = new ConcurrentHashMap<>();
@@ -214,6 +230,7 @@ public final class UdpGroupLink implements GroupLink
         this.inbound = new ArrayBlockingQueue<>(s.inboundQueuePackets);
         DatagramChannel u = null;
         DatagramChannel g = null;
+        DatagramChannel m = null;
         try
         {
             u = DatagramChannel.open(StandardProtocolFamily.INET);
@@ -231,30 +248,28 @@ public final class UdpGroupLink implements GroupLink
             u.bind(s.unicastBind);
             if (s.mode == Mode.MULTICAST && s.joinGroup)
             {
-                g = DatagramChannel.open(StandardProtocolFamily.INET);
-                g.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-                g.setOption(StandardSocketOptions.SO_RCVBUF, s.socketBufferBytes);
-                // Bound to the group address, not the wildcard: on Linux a wildcard socket also gets
-                // every other group joined on this host with the same port.
-                g.bind(s.group);
                 final NetworkInterface nif = s.networkInterface != null ? s.networkInterface :
                     NetworkInterface.getByInetAddress(java.net.InetAddress.getLocalHost());
                 if (nif == null)
                 {
                     throw new IOException("no network interface to join " + s.group + " on: set jacorb.lightwire.romiop.interface");
                 }
-                g.join(s.group.getAddress(), nif);
+                g = joinedSocket(s, s.group, nif);
+                m = joinedSocket(s, memberGroup(s.group), nif);
             }
         }
         catch (final IOException | RuntimeException e)
         {
             closeQuietly(u);
             closeQuietly(g);
+            closeQuietly(m);
             throw e;
         }
         this.unicast = u;
         this.groupSocket = g;
-        this.channels = g == null ? new DatagramChannel[] {u} : new DatagramChannel[] {u, g};
+        this.memberSocket = m;
+        this.memberGroup = g == null ? null : memberGroup(s.group);
+        this.channels = g == null ? new DatagramChannel[] {u} : new DatagramChannel[] {u, g, m};
         final InetSocketAddress bound = (InetSocketAddress)u.getLocalAddress();
         this.localAddress = bound.getAddress().isAnyLocalAddress() ?
             new InetSocketAddress(s.unicastBind.getAddress().isAnyLocalAddress() ? java.net.InetAddress.getLoopbackAddress() :
@@ -264,15 +279,18 @@ public final class UdpGroupLink implements GroupLink
             this.loop = null;
             this.pollBuffer = ByteBuffer.allocate(s.maxPacketBytes);
             Selector sel = null;
+            SelectionKey requests = null;
             try
             {
                 sel = Selector.open();
-                u.configureBlocking(false);
-                u.register(sel, SelectionKey.OP_READ);
-                if (g != null)
+                for (final DatagramChannel c : channels)
                 {
-                    g.configureBlocking(false);
-                    g.register(sel, SelectionKey.OP_READ);
+                    c.configureBlocking(false);
+                    final SelectionKey key = c.register(sel, SelectionKey.OP_READ);
+                    if (c == g)
+                    {
+                        requests = key;
+                    }
                 }
             }
             catch (final IOException e)
@@ -283,18 +301,52 @@ public final class UdpGroupLink implements GroupLink
                 }
                 closeQuietly(u);
                 closeQuietly(g);
+                closeQuietly(m);
                 throw e;
             }
             this.selector = sel;
+            this.requestKey = requests;
             return;
         }
         this.selector = null;
+        this.requestKey = null;
         this.pollBuffer = null;
         this.loop = new NioEventLoopGroup(1, new DefaultThreadFactory("romiop-link-" + s.selfId, true));
-        register(u);
-        if (g != null)
+        for (final DatagramChannel c : channels)
         {
-            register(g);
+            register(c);
+        }
+    }
+
+    /** The group address on the port after the group's: where members multicast to each other. */
+    private static InetSocketAddress memberGroup(final InetSocketAddress group)
+    {
+        if (group.getPort() >= 65535)
+        {
+            throw new IllegalArgumentException("the group port " + group.getPort() + " leaves no port for the members' own multicasts " +
+                "(group port + 1): choose a group port below 65535");
+        }
+        return new InetSocketAddress(group.getAddress(), group.getPort() + 1);
+    }
+
+    /** A socket bound to {@code at} (a group address and port) and joined to the group on {@code nif}. */
+    private static DatagramChannel joinedSocket(final Settings s, final InetSocketAddress at, final NetworkInterface nif) throws IOException
+    {
+        final DatagramChannel c = DatagramChannel.open(StandardProtocolFamily.INET);
+        try
+        {
+            c.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            c.setOption(StandardSocketOptions.SO_RCVBUF, s.socketBufferBytes);
+            // Bound to the group address, not the wildcard: on Linux a wildcard socket also gets
+            // every other group joined on this host with the same port.
+            c.bind(at);
+            c.join(at.getAddress(), nif);
+            return c;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            closeQuietly(c);
+            throw e;
         }
     }
 
@@ -431,8 +483,9 @@ public final class UdpGroupLink implements GroupLink
     }
 
     /**
-     * Polled link: waits up to {@code timeoutNs} (0: not at all) for a datagram on either socket,
-     * or for {@link #wakeupSelect}. One thread at a time.
+     * Polled link: waits up to {@code timeoutNs} (0: not at all) for a datagram on a selected
+     * socket, or for {@link #wakeupSelect}; not at all while the last {@link #drain} stopped at its
+     * maximum (more may wait on a socket not selected). One thread at a time.
      *
      * @return true when a datagram may be waiting.
      * @throws ClosedChannelException when the link is closed.
@@ -443,7 +496,7 @@ public final class UdpGroupLink implements GroupLink
         try
         {
             final int ready;
-            if (timeoutNs <= 0)
+            if (timeoutNs <= 0 || drainedFull)
             {
                 ready = sel.selectNow();
             }
@@ -467,8 +520,10 @@ public final class UdpGroupLink implements GroupLink
     }
 
     /**
-     * Polled link: hands up to {@code max} waiting datagrams, from both sockets, to {@code handler}
-     * on this thread, without waiting. One thread at a time (the one that selects).
+     * Polled link: hands up to {@code max} waiting datagrams, from every socket (selected or not;
+     * for a member, the request socket before the member socket, so a request is in the engine
+     * before an order that names it), to {@code handler} on this thread, without waiting. One
+     * thread at a time (the one that selects).
      *
      * @return how many datagrams were read (ours or not).
      * @throws ClosedChannelException when the link is closed.
@@ -510,6 +565,10 @@ public final class UdpGroupLink implements GroupLink
                 }
                 more = true;
                 read++;
+                if (c == groupSocket && !requestsSelected)
+                {
+                    counters.requestsReadUnselected.incrementAndGet();
+                }
                 final int length = b.position();
                 b.clear();
                 if (accept(b, length, source))
@@ -518,7 +577,37 @@ public final class UdpGroupLink implements GroupLink
                 }
             }
         }
+        drainedFull = read >= max;
         return read;
+    }
+
+    /**
+     * Polled member: whether a client's datagram on the request socket ends a {@link #select}
+     * (true at first). A follower that acts on a request only when the leader's order for it comes
+     * turns it off: it then wakes for the order alone and reads the request, already waiting, in
+     * the same {@link #drain}, one wake-up per call instead of two. Poller only; nothing for a
+     * client, a fan-out link or a link with an event loop.
+     */
+    public void selectRequests(final boolean on)
+    {
+        if (requestKey != null && on != requestsSelected)
+        {
+            requestsSelected = on;
+            try
+            {
+                requestKey.interestOps(on ? SelectionKey.OP_READ : 0);
+            }
+            catch (final CancelledKeyException e)
+            {
+                // Closed meanwhile: the next select or drain says so.
+            }
+        }
+    }
+
+    /** @return whether a datagram on the request socket ends a {@link #select} (see {@link #selectRequests}). */
+    public boolean requestsSelected()
+    {
+        return requestKey == null || requestsSelected;
     }
 
     /** Polled link: makes a thread in {@link #select} (or its next call) return at once. */
@@ -564,7 +653,7 @@ public final class UdpGroupLink implements GroupLink
         }
         else if (settings.mode == Mode.MULTICAST)
         {
-            sendTo(packet, length, settings.group);
+            sendTo(packet, length, memberGroup != null ? memberGroup : settings.group);
         }
         else
         {
@@ -729,6 +818,7 @@ public final class UdpGroupLink implements GroupLink
         }
         closeQuietly(unicast);
         closeQuietly(groupSocket);
+        closeQuietly(memberSocket);
     }
 
     private static void closeQuietly(final DatagramChannel c)

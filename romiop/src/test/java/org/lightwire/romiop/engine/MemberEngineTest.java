@@ -1,6 +1,7 @@
 package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -198,6 +199,58 @@ class MemberEngineTest
         assertEquals(1, orderAcks(before).size(), "nothing new delivered: nothing more to ACK");
         feed(member, order(3, 3), 6 * MS);
         assertEquals(List.of(3L, 3L), orderAcks(before), "a repeated order is ACKed at once");
+    }
+
+    @Test
+    void aMemberAcknowledgesAtOnceWhenHalfTheOrderWindowIsDeliveredUnacknowledged()
+    {
+        final MemberEngine member = engine(new GroupConfig(MEMBER, LEADER, 1, 2, 3)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderAckDelayNs(5 * MS)
+            .orderWindow(8));
+        for (int i = 1; i <= 9; i++)
+        {
+            feed(member, request(i), 0);
+        }
+        final int before = sent.size();
+        for (int i = 1; i <= 3; i++)
+        {
+            feed(member, order(i, i), i * 10_000L);
+        }
+        assertEquals(List.of(), orderAcks(before), "three of a window of 8: held back for the delay");
+        feed(member, order(4, 4), 40_000);
+        assertEquals(List.of(4L), orderAcks(before), "the fourth (half the window) is ACKed at once, with the three before it");
+        for (int i = 5; i <= 7; i++)
+        {
+            feed(member, order(i, i), i * 10_000L);
+        }
+        assertEquals(List.of(4L), orderAcks(before));
+        feed(member, order(8, 8), 80_000);
+        assertEquals(List.of(4L, 8L), orderAcks(before));
+        feed(member, order(9, 9), 90_000);
+        assertEquals(90_000 + 5 * MS, member.nextDeadlineNs(), "the ninth waits for the delay again");
+        member.onTimer(90_000 + 5 * MS);
+        assertEquals(List.of(4L, 8L, 9L), orderAcks(before));
+    }
+
+    @Test
+    void aFollowerNeedNotWakeForRequestsUntilItMissesOne()
+    {
+        final MemberEngine member = engine(new GroupConfig(MEMBER, LEADER, 1, 2, 3)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0));
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1, 2, 3)
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0));
+        assertTrue(leader.wakesForRequests(), "the sequencer orders requests as they come");
+        assertFalse(member.wakesForRequests(), "a follower acts on a request when its order comes");
+        feed(member, request(1), 0);
+        feed(member, order(1, 1), 10_000);
+        assertEquals(1, member.deliveredSeq());
+        assertFalse(member.wakesForRequests());
+        feed(member, order(2, 2), 20_000);
+        assertEquals(1, member.deliveredSeq(), "request 2 is missing");
+        assertTrue(member.wakesForRequests(), "a member with a gap wants the missing request at once");
+        feed(member, request(2), 30_000);
+        assertEquals(2, member.deliveredSeq());
+        assertFalse(member.wakesForRequests(), "gap filled");
     }
 
     /** @return the acked_id of every MsgOrder ACK sent since {@code from}. */

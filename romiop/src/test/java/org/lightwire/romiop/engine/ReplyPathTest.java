@@ -515,7 +515,7 @@ class ReplyPathTest
     @Test
     void serialCallsAreAcknowledgedByOneCallsDoneAckAndTheMembersForgetEveryReply()
     {
-        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS));
+        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS).replyAckDelayNs(MS));
         final List<MemberEngine> members = List.of(member(1, new GroupConfig(1, 1, 1, 2, 3).keepAlive(0, 0)),
             member(2, new GroupConfig(2, 1, 1, 2, 3).keepAlive(0, 0)), member(3, new GroupConfig(3, 1, 1, 2, 3).keepAlive(0, 0)));
         final List<Integer> packetIds = serialCalls(c, members, 3, 0);
@@ -547,7 +547,7 @@ class ReplyPathTest
     void aCallStillWaitingForAMemberHoldsTheCallsDoneAckBackAndLaterRepliesGetAckedOneByOne()
     {
         final List<String> decided = new ArrayList<>();
-        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS), recorder(),
+        final GroupClientEngine c = new GroupClientEngine(new GroupConfig(CLIENT, 1, 1, 2, 3).retransmitTimeoutNs(20 * MS).replyAckDelayNs(MS), recorder(),
             (memberId, packetId, requestId, payload, offset, length) -> decided.add(memberId + ":" + packetId));
         final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1, 2, 3).keepAlive(0, 0));
         final MemberEngine m2 = member(2, new GroupConfig(2, 1, 1, 2, 3).keepAlive(0, 0));
@@ -591,7 +591,7 @@ class ReplyPathTest
     @Test
     void aLostCallsDoneAckLeadsToAResentReplyThatIsAckedAgainAndNoReplyIsLost()
     {
-        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1).retransmitTimeoutNs(20 * MS));
+        final GroupClientEngine c = client(new GroupConfig(CLIENT, 1, 1).retransmitTimeoutNs(20 * MS).replyAckDelayNs(MS));
         final MemberEngine m1 = member(1, new GroupConfig(1, 1, 1).retransmitTimeoutNs(20 * MS).keepAlive(0, 0));
         final int call = serialCalls(c, List.of(m1), 1, 0).get(0);
         c.onTimer(2 * MS);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -11,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -211,6 +213,64 @@ class UdpGroupLinkTest
             assertThrows(java.nio.channels.ClosedChannelException.class, () -> member.select(0));
             assertThrows(java.nio.channels.ClosedChannelException.class, () -> member.drain(take, 1));
         }
+    }
+
+    @Test
+    void aFollowerThatDoesNotSelectRequestsSleepsThroughThemAndReadsThemWithTheNextMemberDatagram() throws Exception
+    {
+        final InetSocketAddress group = freshGroup();
+        try (UdpGroupLink follower = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 2, true).polled(true));
+             UdpGroupLink leader = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 1, true));
+             UdpGroupLink client = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 100, false)))
+        {
+            final List<Long> markers = new ArrayList<>();
+            final UdpGroupLink.PacketHandler take = (b, n) ->
+            {
+                final byte[] copy = new byte[n];
+                b.get(0, copy);
+                markers.add(marker(copy));
+            };
+            assertTrue(follower.requestsSelected());
+            follower.selectRequests(false);
+            assertFalse(follower.requestsSelected());
+            // Loopback multicast is delivered inside the sender's send: the request is queued now.
+            client.send(GroupSender.GROUP, packetFrom(100, 1), size(packetFrom(100, 1)));
+            assertFalse(follower.select(TimeUnit.MILLISECONDS.toNanos(300)), "a request alone does not end the wait");
+            leader.send(GroupSender.GROUP, packetFrom(1, 2), size(packetFrom(1, 2)));
+            assertTrue(follower.select(WAIT_NS), "the leader's multicast (group port + 1) does");
+            assertEquals(2, follower.drain(take, 64));
+            assertEquals(List.of(1L, 2L), markers, "the request, read first, then the leader's datagram");
+            assertEquals(1, follower.counters().requestsReadUnselected.get());
+            assertTrue(silent(client), "clients hear no member multicast");
+
+            // A drain that stops at its maximum leaves the next select no wait: what is left may be unselected.
+            markers.clear();
+            client.send(GroupSender.GROUP, packetFrom(100, 3), size(packetFrom(100, 3)));
+            client.send(GroupSender.GROUP, packetFrom(100, 4), size(packetFrom(100, 4)));
+            leader.send(GroupSender.GROUP, packetFrom(1, 5), size(packetFrom(1, 5)));
+            assertTrue(follower.select(WAIT_NS));
+            assertEquals(2, follower.drain(take, 2));
+            assertEquals(List.of(3L, 5L), markers);
+            assertFalse(assertTimeoutPreemptively(Duration.ofSeconds(30), () -> follower.select(TimeUnit.MINUTES.toNanos(10))),
+                "returns at once: request 4 waits on the unselected socket");
+            assertEquals(1, follower.drain(take, 64));
+            assertEquals(List.of(3L, 5L, 4L), markers);
+
+            follower.selectRequests(true);
+            client.send(GroupSender.GROUP, packetFrom(100, 6), size(packetFrom(100, 6)));
+            assertTrue(follower.select(WAIT_NS), "selected again, a request ends the wait");
+            assertEquals(1, follower.drain(take, 64));
+            assertEquals(List.of(3L, 5L, 4L, 6L), markers);
+            assertEquals(3, follower.counters().requestsReadUnselected.get(), "requests 1, 3 and 4; not 6");
+        }
+    }
+
+    @Test
+    void aMemberRefusesAGroupPortThatLeavesNoPortForTheMembersMulticasts()
+    {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UdpGroupLink.open(
+            settings(UdpGroupLink.Mode.MULTICAST, new InetSocketAddress("239.255.1.1", 65535), 1, true).polled(true)));
+        assertTrue(e.getMessage().contains("group port + 1"), e.getMessage());
     }
 
     @ParameterizedTest
