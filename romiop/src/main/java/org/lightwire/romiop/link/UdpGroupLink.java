@@ -95,6 +95,14 @@ public final class UdpGroupLink implements GroupLink
     private boolean requestsSelected = true;
     /** Poller only: the last {@link #drain} stopped at its maximum, so datagrams may wait unselected. */
     private boolean drainedFull;
+    /**
+     * Poller only: per channel, whether {@link #drain} may find a datagram there: set for the
+     * channels the last {@link #select} found ready (every channel when no select came between two
+     * drains), cleared when a receive comes back empty. An unselected request socket is always tried.
+     */
+    private boolean[] mayHaveData;
+    /** Poller only: a {@link #select} ran since the last {@link #drain}. */
+    private boolean selectedSinceDrain;
     /** Null when polled. */
     private final EventLoopGroup loop;
     /** Null unless polled. */
@@ -270,6 +278,7 @@ public final class UdpGroupLink implements GroupLink
         this.memberSocket = m;
         this.memberGroup = g == null ? null : memberGroup(s.group);
         this.channels = g == null ? new DatagramChannel[] {u} : new DatagramChannel[] {u, g, m};
+        this.mayHaveData = new boolean[channels.length];
         final InetSocketAddress bound = (InetSocketAddress)u.getLocalAddress();
         this.localAddress = bound.getAddress().isAnyLocalAddress() ?
             new InetSocketAddress(s.unicastBind.getAddress().isAnyLocalAddress() ? java.net.InetAddress.getLoopbackAddress() :
@@ -286,7 +295,7 @@ public final class UdpGroupLink implements GroupLink
                 for (final DatagramChannel c : channels)
                 {
                     c.configureBlocking(false);
-                    final SelectionKey key = c.register(sel, SelectionKey.OP_READ);
+                    final SelectionKey key = c.register(sel, SelectionKey.OP_READ, channelIndex(c));
                     if (c == g)
                     {
                         requests = key;
@@ -316,6 +325,18 @@ public final class UdpGroupLink implements GroupLink
         {
             register(c);
         }
+    }
+
+    private int channelIndex(final DatagramChannel c)
+    {
+        for (int i = 0; i < channels.length; i++)
+        {
+            if (channels[i] == c)
+            {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException(c + " is not one of this link's channels");
     }
 
     /** The group address on the port after the group's: where members multicast to each other. */
@@ -505,6 +526,13 @@ public final class UdpGroupLink implements GroupLink
                 // Selector timeouts are in milliseconds; 0 would mean for ever.
                 ready = sel.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs + 999_999)));
             }
+            final boolean[] may = mayHaveData;
+            java.util.Arrays.fill(may, false);
+            for (final SelectionKey key : sel.selectedKeys())
+            {
+                may[(Integer)key.attachment()] = true;
+            }
+            selectedSinceDrain = true;
             sel.selectedKeys().clear();
             return ready > 0;
         }
@@ -520,10 +548,13 @@ public final class UdpGroupLink implements GroupLink
     }
 
     /**
-     * Polled link: hands up to {@code max} waiting datagrams, from every socket (selected or not;
-     * for a member, the request socket before the member socket, so a request is in the engine
-     * before an order that names it), to {@code handler} on this thread, without waiting. One
-     * thread at a time (the one that selects).
+     * Polled link: hands up to {@code max} waiting datagrams to {@code handler} on this thread,
+     * without waiting: from each socket the last {@link #select} found ready, and from the
+     * request socket while it is not selected (from every socket when no select came since the
+     * last drain, or that drain stopped at its maximum), each read until it comes back empty; a
+     * socket not ready is not asked, which saves a system call per socket and wake-up. For a
+     * member the request socket is read before the member socket, so a request is in the engine
+     * before an order that names it. One thread at a time (the one that selects).
      *
      * @return how many datagrams were read (ours or not).
      * @throws ClosedChannelException when the link is closed.
@@ -531,17 +562,29 @@ public final class UdpGroupLink implements GroupLink
     public int drain(final PacketHandler handler, final int max) throws ClosedChannelException
     {
         polledSelector();
+        final boolean[] may = mayHaveData;
+        for (int i = 0; i < channels.length; i++)
+        {
+            // Without a select since the last drain, or after a full one, anything may wait anywhere.
+            may[i] |= !selectedSinceDrain || drainedFull || (channels[i] == groupSocket && !requestsSelected);
+        }
+        selectedSinceDrain = false;
         int read = 0;
         boolean more = true;
         while (more && read < max)
         {
             more = false;
-            for (final DatagramChannel c : channels)
+            for (int i = 0; i < channels.length; i++)
             {
                 if (read >= max)
                 {
                     break;
                 }
+                if (!may[i])
+                {
+                    continue;
+                }
+                final DatagramChannel c = channels[i];
                 final ByteBuffer b = pollBuffer;
                 b.clear();
                 final InetSocketAddress source;
@@ -561,6 +604,7 @@ public final class UdpGroupLink implements GroupLink
                 }
                 if (source == null)
                 {
+                    may[i] = false;
                     continue;
                 }
                 more = true;

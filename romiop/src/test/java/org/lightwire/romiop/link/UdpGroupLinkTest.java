@@ -266,6 +266,31 @@ class UdpGroupLinkTest
     }
 
     @Test
+    void aDrainAsksOnlyTheSocketsTheLastSelectFoundReady() throws Exception
+    {
+        final InetSocketAddress group = freshGroup();
+        try (UdpGroupLink member = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 1, true).polled(true));
+             UdpGroupLink client = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 100, false)))
+        {
+            final List<Long> markers = new ArrayList<>();
+            final UdpGroupLink.PacketHandler take = (b, n) ->
+            {
+                final byte[] copy = new byte[n];
+                b.get(0, copy);
+                markers.add(marker(copy));
+            };
+            assertFalse(member.select(TimeUnit.MILLISECONDS.toNanos(20)));
+            client.send(GroupSender.GROUP, packetFrom(100, 1), size(packetFrom(100, 1)));
+            assertEquals(0, member.drain(take, 64), "came after the select: left for the next one");
+            assertTrue(member.select(WAIT_NS));
+            assertEquals(1, member.drain(take, 64));
+            client.send(GroupSender.GROUP, packetFrom(100, 2), size(packetFrom(100, 2)));
+            assertEquals(1, member.drain(take, 64), "no select since the last drain: every socket is asked");
+            assertEquals(List.of(1L, 2L), markers);
+        }
+    }
+
+    @Test
     void aMemberRefusesAGroupPortThatLeavesNoPortForTheMembersMulticasts()
     {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UdpGroupLink.open(
