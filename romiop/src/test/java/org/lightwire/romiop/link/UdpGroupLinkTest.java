@@ -79,6 +79,17 @@ class UdpGroupLinkTest
         return k.lastOrderSeq();
     }
 
+    /** @return a drain handler that adds each packet's marker to {@code markers}. */
+    private static UdpGroupLink.PacketHandler markersInto(final List<Long> markers)
+    {
+        return (b, n) ->
+        {
+            final byte[] copy = new byte[n];
+            b.get(0, copy);
+            markers.add(marker(copy));
+        };
+    }
+
     private static byte[] receive(final GroupLink link) throws Exception
     {
         final ByteBuffer into = ByteBuffer.allocate(65536);
@@ -189,12 +200,7 @@ class UdpGroupLinkTest
             member.send(GroupSender.GROUP, packetFrom(1, 2), size(packetFrom(1, 2)));
             raw.send(ByteBuffer.wrap("not a ROMIOP packet".getBytes(StandardCharsets.US_ASCII)), member.localAddress());
             final List<Long> markers = new ArrayList<>();
-            final UdpGroupLink.PacketHandler take = (b, n) ->
-            {
-                final byte[] copy = new byte[n];
-                b.get(0, copy);
-                markers.add(marker(copy));
-            };
+            final UdpGroupLink.PacketHandler take = markersInto(markers);
             final long until = System.nanoTime() + WAIT_NS;
             while (member.counters().datagramsReceived.get() < 3 && System.nanoTime() - until < 0)
             {
@@ -224,12 +230,7 @@ class UdpGroupLinkTest
              UdpGroupLink client = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 100, false)))
         {
             final List<Long> markers = new ArrayList<>();
-            final UdpGroupLink.PacketHandler take = (b, n) ->
-            {
-                final byte[] copy = new byte[n];
-                b.get(0, copy);
-                markers.add(marker(copy));
-            };
+            final UdpGroupLink.PacketHandler take = markersInto(markers);
             assertTrue(follower.requestsSelected());
             follower.selectRequests(false);
             assertFalse(follower.requestsSelected());
@@ -273,12 +274,7 @@ class UdpGroupLinkTest
              UdpGroupLink client = UdpGroupLink.open(settings(UdpGroupLink.Mode.MULTICAST, group, 100, false)))
         {
             final List<Long> markers = new ArrayList<>();
-            final UdpGroupLink.PacketHandler take = (b, n) ->
-            {
-                final byte[] copy = new byte[n];
-                b.get(0, copy);
-                markers.add(marker(copy));
-            };
+            final UdpGroupLink.PacketHandler take = markersInto(markers);
             assertFalse(member.select(TimeUnit.MILLISECONDS.toNanos(20)));
             client.send(GroupSender.GROUP, packetFrom(100, 1), size(packetFrom(100, 1)));
             assertEquals(0, member.drain(take, 64), "came after the select: left for the next one");
