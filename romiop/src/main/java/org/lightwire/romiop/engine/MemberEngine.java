@@ -483,7 +483,6 @@ public final class MemberEngine
         }
     }
 
-    /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
     /**
      * @return false for an ordinary member with nothing missing: it acts on a client's request only
      *         when the leader's order for it comes, so the arrival of the request need not wake
@@ -496,6 +495,7 @@ public final class MemberEngine
         return state != State.MEMBER || nakArmed;
     }
 
+    /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
     public long nextDeadlineNs()
     {
         if (state == State.LEFT)

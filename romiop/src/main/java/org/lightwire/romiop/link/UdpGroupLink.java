@@ -100,7 +100,7 @@ public final class UdpGroupLink implements GroupLink
      * channels the last {@link #select} found ready (every channel when no select came between two
      * drains), cleared when a receive comes back empty. An unselected request socket is always tried.
      */
-    private boolean[] mayHaveData;
+    private final boolean[] mayHaveData;
     /** Poller only: a {@link #select} ran since the last {@link #drain}. */
     private boolean selectedSinceDrain;
     /** Null when polled. */
@@ -239,6 +239,7 @@ public final class UdpGroupLink implements GroupLink
         DatagramChannel u = null;
         DatagramChannel g = null;
         DatagramChannel m = null;
+        final InetSocketAddress toMembers = s.mode == Mode.MULTICAST && s.joinGroup ? memberGroup(s.group) : null;
         try
         {
             u = DatagramChannel.open(StandardProtocolFamily.INET);
@@ -263,7 +264,7 @@ public final class UdpGroupLink implements GroupLink
                     throw new IOException("no network interface to join " + s.group + " on: set jacorb.lightwire.romiop.interface");
                 }
                 g = joinedSocket(s, s.group, nif);
-                m = joinedSocket(s, memberGroup(s.group), nif);
+                m = joinedSocket(s, toMembers, nif);
             }
         }
         catch (final IOException | RuntimeException e)
@@ -276,7 +277,7 @@ public final class UdpGroupLink implements GroupLink
         this.unicast = u;
         this.groupSocket = g;
         this.memberSocket = m;
-        this.memberGroup = g == null ? null : memberGroup(s.group);
+        this.memberGroup = toMembers;
         this.channels = g == null ? new DatagramChannel[] {u} : new DatagramChannel[] {u, g, m};
         this.mayHaveData = new boolean[channels.length];
         final InetSocketAddress bound = (InetSocketAddress)u.getLocalAddress();
@@ -292,11 +293,12 @@ public final class UdpGroupLink implements GroupLink
             try
             {
                 sel = Selector.open();
-                for (final DatagramChannel c : channels)
+                for (int i = 0; i < channels.length; i++)
                 {
-                    c.configureBlocking(false);
-                    final SelectionKey key = c.register(sel, SelectionKey.OP_READ, channelIndex(c));
-                    if (c == g)
+                    channels[i].configureBlocking(false);
+                    // The attachment is the channel's index, for select to mark it ready.
+                    final SelectionKey key = channels[i].register(sel, SelectionKey.OP_READ, i);
+                    if (channels[i] == g)
                     {
                         requests = key;
                     }
@@ -325,18 +327,6 @@ public final class UdpGroupLink implements GroupLink
         {
             register(c);
         }
-    }
-
-    private int channelIndex(final DatagramChannel c)
-    {
-        for (int i = 0; i < channels.length; i++)
-        {
-            if (channels[i] == c)
-            {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException(c + " is not one of this link's channels");
     }
 
     /** The group address on the port after the group's: where members multicast to each other. */
