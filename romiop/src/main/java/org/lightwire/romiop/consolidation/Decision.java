@@ -10,16 +10,23 @@ public final class Decision
     private final int replyFrom;
     private final int[] replied;
     private final int[] members;
-    private final String message;
+    private final String why;
+    private final ConsolidationPolicy policy;
 
-    Decision(final Outcome outcome, final byte[] reply, final int replyFrom, final int[] replied, final int[] members, final String message)
+    /**
+     * @param why    what happened, without the policy: {@link #message} adds it when asked, so a
+     *               call that succeeds (nobody asks) does not format its policy.
+     */
+    Decision(final Outcome outcome, final byte[] reply, final int replyFrom, final int[] replied, final int[] members, final String why,
+        final ConsolidationPolicy policy)
     {
         this.outcome = outcome;
         this.reply = reply;
         this.replyFrom = replyFrom;
         this.replied = replied;
         this.members = members;
-        this.message = message;
+        this.why = why;
+        this.policy = policy;
     }
 
     public Outcome outcome()
@@ -59,12 +66,12 @@ public final class Decision
     /** @return what happened, for an exception message or a log: counts, members, votes, the policy. */
     public String message()
     {
-        return message;
+        return why + " [policy " + policy + "]";
     }
 
     @Override
     public String toString()
     {
-        return outcome + ": " + message + " (replied " + Arrays.toString(replied) + " of " + Arrays.toString(members) + ")";
+        return outcome + ": " + message() + " (replied " + Arrays.toString(replied) + " of " + Arrays.toString(members) + ")";
     }
 }

@@ -327,9 +327,13 @@ public final class ReplyConsolidator
 
     private Decision decide(final Outcome outcome, final int index, final String why)
     {
-        final int[] replied = repliedIds.stream().mapToInt(Integer::intValue).toArray();
+        final int[] replied = new int[repliedIds.size()];
+        for (int i = 0; i < replied.length; i++)
+        {
+            replied[i] = repliedIds.get(i);
+        }
         decision = new Decision(outcome, index >= 0 ? replies.get(index) : null, index >= 0 ? repliedIds.get(index) : -1,
-            replied, members.clone(), why + " [policy " + policy + "]");
+            replied, members.clone(), why, policy);
         return decision;
     }
 

@@ -202,7 +202,8 @@ class ReplyConsolidatorTest
         late.onReply(2, A);
         final Decision q = late.onTimer(600 * MS);
         assertEquals(Outcome.NO_QUORUM, q.outcome());
-        assertTrue(q.message().startsWith("2 of 3 members replied within 500 ms; quorum 3 (atomic) not reached; missing: [3]"), q.message());
+        assertEquals("2 of 3 members replied within 500 ms; quorum 3 (atomic) not reached; missing: [3] " +
+            "[policy mode=atomic,consistency=all_same,timeout=500ms]", q.message());
         assertNull(late.onReply(3, A), "the late reply changes nothing");
         assertEquals(1, late.ignored());
 
