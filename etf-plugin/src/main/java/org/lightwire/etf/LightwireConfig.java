@@ -16,6 +16,8 @@ import org.lightwire.transport.link.udp.UdpLinkConfig;
 public final class LightwireConfig
 {
     static final String PREFIX = "jacorb.lightwire.";
+    /** Default ORB connections a server's Lightwire requests share: enough to keep two cores reading. */
+    public static final int DEFAULT_SERVER_READER_THREADS = 4;
 
     /** UDP port of the server's listener; -1 (default) takes the IIOP listener's port number. */
     public static final String PORT = PREFIX + "port";
@@ -82,6 +84,23 @@ public final class LightwireConfig
      * wake-up per call; kept for comparison and for kernels without SO_REUSEPORT).
      */
     public static final String SERVER_SOCKET_PER_CONNECTION = PREFIX + "server.socket_per_connection";
+    /** Server: connections one client IP address may hold at once; more are refused (REFUSE, counted). */
+    public static final String SERVER_MAX_CONNECTIONS_PER_ADDRESS = PREFIX + "server.max_connections_per_address";
+    /**
+     * Server: the memory, in bytes, that requests being put together from their packets may hold
+     * at once, for every client together; a request that would exceed it fails its own connection
+     * (NO_RESOURCES at the client, COMPLETED_NO). Default: half the JVM's direct memory limit, at
+     * most 256 MiB.
+     */
+    public static final String SERVER_REQUEST_MEMORY_BYTES = PREFIX + "server.request_memory_bytes";
+    /** Server: how long a request may take to arrive whole from its first packet; 0 for no limit. */
+    public static final String SERVER_REQUEST_TIMEOUT_MS = PREFIX + "server.request_timeout_ms";
+    /**
+     * Server: how many ORB connections (JacORB reader threads) carry the requests of all
+     * Lightwire transport connections, whatever their number; a second code set negotiated by
+     * some clients adds its own (see docs/configuration.md).
+     */
+    public static final String SERVER_READER_THREADS = PREFIX + "server.reader_threads";
     /** Profile selector: true picks a Lightwire profile wherever it is in the IOR. */
     public static final String PREFER = PREFIX + "prefer";
 
@@ -103,6 +122,8 @@ public final class LightwireConfig
     private final boolean clientReaderDriven;
     private final long serverIdleTimeoutNs;
     private final boolean serverSocketPerConnection;
+    private final long serverRequestMemoryBytes;
+    private final int serverReaderThreads;
     private final boolean prefer;
 
     private LightwireConfig(final Configuration c) throws ConfigurationException
@@ -141,6 +162,8 @@ public final class LightwireConfig
                 .peerTimeoutNs(peerTimeoutNs)
                 .rttProbeIntervalNs(TimeUnit.MILLISECONDS.toNanos(
                     range(c, RTT_PROBE_INTERVAL_MS, EngineConfig.DEFAULT_RTT_PROBE_INTERVAL_NS / 1_000_000, 0, 3_600_000)))
+                .requestTimeoutNs(TimeUnit.MILLISECONDS.toNanos(
+                    range(c, SERVER_REQUEST_TIMEOUT_MS, EngineConfig.DEFAULT_REQUEST_TIMEOUT_NS / 1_000_000, 0, 3_600_000)))
                 .build();
             final long connectTimeoutMs = range(c, CONNECT_TIMEOUT_MS, 5000, 1, 3_600_000);
             final int socketBufferBytes = (int)range(c, SOCKET_BUFFER_BYTES, UdpLinkConfig.DEFAULT_SOCKET_BUFFER_BYTES, 4096, 1 << 30);
@@ -153,6 +176,8 @@ public final class LightwireConfig
                 .socketReceiveBufferBytes(socketBufferBytes)
                 .socketSendBufferBytes(socketBufferBytes)
                 .maxConnections((int)range(c, SERVER_MAX_CONNECTIONS, UdpLinkConfig.DEFAULT_MAX_CONNECTIONS, 1, 1 << 20))
+                .maxConnectionsPerAddress((int)range(c, SERVER_MAX_CONNECTIONS_PER_ADDRESS,
+                    UdpLinkConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 1, 1 << 20))
                 // JacORB's reader thread waits on the channels of all in-flight calls with one
                 // selector (InFlightCalls), so client channels must stay selectable.
                 .clientWaits(UdpLinkConfig.ClientWaits.SELECT)
@@ -174,6 +199,9 @@ public final class LightwireConfig
         clientReaderDriven = bool(c, CLIENT_READER_DRIVEN, true);
         serverIdleTimeoutNs = TimeUnit.MILLISECONDS.toNanos(range(c, SERVER_IDLE_TIMEOUT_MS, 600_000, 1000, 86_400_000));
         serverSocketPerConnection = bool(c, SERVER_SOCKET_PER_CONNECTION, true);
+        serverRequestMemoryBytes = range(c, SERVER_REQUEST_MEMORY_BYTES,
+            org.lightwire.transport.channel.RequestMemoryBudget.defaultLimitBytes(), 65_536, 1L << 40);
+        serverReaderThreads = (int)range(c, SERVER_READER_THREADS, DEFAULT_SERVER_READER_THREADS, 1, 256);
         prefer = bool(c, PREFER, true);
     }
 
@@ -347,6 +375,18 @@ public final class LightwireConfig
     public long serverIdleTimeoutNs()
     {
         return serverIdleTimeoutNs;
+    }
+
+    /** @return the memory budget of the requests a server puts together, in bytes. */
+    public long serverRequestMemoryBytes()
+    {
+        return serverRequestMemoryBytes;
+    }
+
+    /** @return how many ORB connections (JacORB reader threads) a server's Lightwire requests share. */
+    public int serverReaderThreads()
+    {
+        return serverReaderThreads;
     }
 
     public boolean serverSocketPerConnection()

@@ -84,7 +84,7 @@ public final class LightwireListener extends ListenerBase
             bind = config.listenAddress().isEmpty() ? new InetSocketAddress(port) :
                 new InetSocketAddress(InetAddress.getByName(config.listenAddress()), port);
             server = new UdpServer(bind, config.engine(), config.serverLink(), new Handler(), null, config.maxMessageBytes(),
-                config.serverIdleTimeoutNs());
+                config.serverIdleTimeoutNs(), new org.lightwire.transport.channel.RequestMemoryBudget(config.serverRequestMemoryBytes()));
         }
         catch (final IOException e)
         {

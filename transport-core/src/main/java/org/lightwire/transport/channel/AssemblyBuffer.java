@@ -17,10 +17,24 @@ import java.nio.ByteBuffer;
  * datagram was anything else (a duplicate, a NACK, a packet of another call). This is the
  * receiving half of the paper's zero-copy fragmentation: a request of many packets is copied
  * once, by the kernel, into the place JacORB reads it from.
+ *
+ * <p><b>Memory.</b> Every byte of capacity beyond the headroom is charged to a
+ * {@link RequestMemoryBudget} while the buffer holds it; growth the budget refuses marks the
+ * buffer {@link #refused()} (the message cannot be put together) instead of allocating. A buffer
+ * larger than {@link #RETAIN_BYTES} is given back when its message is done, and
+ * {@link #trim()} gives back the rest when the connection has been quiet for a while.
  */
 final class AssemblyBuffer
 {
+    /** Capacity a buffer keeps from message to message, so a steady stream allocates nothing. */
+    static final int RETAIN_BYTES = 1024 * 1024;
+
     private final int maxMessageBytes;
+    private final RequestMemoryBudget budget;
+    private final boolean direct;
+    /** Bytes of capacity beyond the headroom, charged to the budget. */
+    private long charged;
+    private boolean refused;
     /** Bytes before the message's first byte, room for a datagram's framing. */
     private final int headroom;
     /** The message is [headroom, position). */
@@ -40,27 +54,83 @@ final class AssemblyBuffer
 
     AssemblyBuffer(final int initialBytes, final int maxMessageBytes, final boolean direct)
     {
-        this(initialBytes, maxMessageBytes, direct, 0);
+        this(initialBytes, maxMessageBytes, direct, 0, null);
     }
 
     /**
+     * @param initialBytes capacity beyond the headroom allocated now (charged to the budget as
+     *                     soon as the buffer grows or is trimmed; 0 allocates on first use).
      * @param headroom the longest framing (link prefix and engine header) a datagram read by
      *                 {@link #receiveWindow} has before its payload; 0 when it is never used.
+     * @param budget where the capacity is charged; null for no limit.
      */
-    AssemblyBuffer(final int initialBytes, final int maxMessageBytes, final boolean direct, final int headroom)
+    AssemblyBuffer(final int initialBytes, final int maxMessageBytes, final boolean direct, final int headroom,
+        final RequestMemoryBudget budget)
     {
         this.maxMessageBytes = maxMessageBytes;
         this.headroom = headroom;
+        this.budget = budget;
+        this.direct = direct;
         this.saved = new byte[headroom];
-        this.buffer = direct ? ByteBuffer.allocateDirect(headroom + initialBytes) : ByteBuffer.allocate(headroom + initialBytes);
+        if (initialBytes > 0 && budget != null && !budget.tryReserve(initialBytes))
+        {
+            refused = true;
+        }
+        final int initial = refused ? 0 : initialBytes;
+        charged = budget == null ? 0 : initial;
+        this.buffer = allocate(headroom + initial);
         buffer.position(headroom);
     }
 
+    private ByteBuffer allocate(final int capacity)
+    {
+        return direct ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
+    }
+
+    /** Ends the message: the buffer is ready for the next one; a large one is given back. */
     void reset()
     {
         buffer.clear().position(headroom);
         complete = false;
         overflowed = false;
+        refused = false;
+        if (buffer.capacity() - headroom > RETAIN_BYTES)
+        {
+            trim();
+        }
+    }
+
+    /**
+     * Gives back every byte beyond the headroom, unless a message is being put together. A
+     * message already handed on (see {@link #flipInPlace()}) stays readable: its bytes are freed
+     * only when nothing refers to them.
+     */
+    void trim()
+    {
+        if (!isEmpty() || buffer.capacity() == headroom)
+        {
+            return;
+        }
+        restoreAfterReceive();
+        buffer = allocate(headroom);
+        buffer.position(headroom);
+        window = null;
+        releaseCharge();
+    }
+
+    /** Gives back the budget's share; for a connection that is closing. */
+    void release()
+    {
+        releaseCharge();
+    }
+
+    private void releaseCharge()
+    {
+        if (budget != null && charged > 0)
+        {
+            budget.release(charged);
+        }
+        charged = 0;
     }
 
     void append(final ByteBuffer payload, final boolean endOfMessage)
@@ -71,18 +141,14 @@ final class AssemblyBuffer
             return;
         }
         final int n = payload.remaining();
-        if (!overflowed)
+        if (!overflowed && !refused)
         {
             if (length() + n > maxMessageBytes)
             {
                 overflowed = true;
             }
-            else
+            else if (buffer.remaining() >= n || grow(buffer.position() + n))
             {
-                if (buffer.remaining() < n)
-                {
-                    grow(buffer.position() + n);
-                }
                 buffer.put(payload);
                 bytesCopied += n;
             }
@@ -99,7 +165,7 @@ final class AssemblyBuffer
         restoreAfterReceive();
         final int n = payload.remaining();
         final int at = payload.position();
-        if (!overflowed)
+        if (!overflowed && !refused)
         {
             if (length() + n > maxMessageBytes)
             {
@@ -118,8 +184,11 @@ final class AssemblyBuffer
                 // overlap, so it goes through an array; this happens once per aborted call.
                 final byte[] bytes = new byte[n];
                 payload.get(at, bytes);
-                buffer.put(bytes);
-                bytesCopied += n;
+                if (buffer.remaining() >= n || grow(buffer.position() + n))
+                {
+                    buffer.put(bytes);
+                    bytesCopied += n;
+                }
             }
         }
         payload.position(payload.limit());
@@ -136,6 +205,8 @@ final class AssemblyBuffer
      * {@link #restoreAfterReceive()} once the datagram has been handled (an append from the
      * window does it sooner). Grows the buffer when the room is short, so it holds at most the
      * headroom, {@code maxMessageBytes} and one datagram.
+     *
+     * @return the window, or null when the budget refused the room: read the datagram elsewhere.
      */
     ByteBuffer receiveWindow(final int datagramBytes, final int payloadOffset)
     {
@@ -145,9 +216,9 @@ final class AssemblyBuffer
         }
         restoreAfterReceive();
         final int at = buffer.position() - payloadOffset;
-        if (at + datagramBytes > buffer.capacity())
+        if (at + datagramBytes > buffer.capacity() && !grow(at + datagramBytes))
         {
-            grow(at + datagramBytes);
+            return null;
         }
         if (window == null)
         {
@@ -158,6 +229,12 @@ final class AssemblyBuffer
         buffer.get(at, saved, 0, payloadOffset);
         window.limit(at + datagramBytes).position(at);
         return window;
+    }
+
+    /** @return true when {@link #receiveWindow} would find the room without growing the buffer. */
+    boolean hasRoomFor(final int datagramBytes, final int payloadOffset)
+    {
+        return buffer.position() - payloadOffset + datagramBytes <= buffer.capacity();
     }
 
     /** Puts back the bytes the last {@link #receiveWindow} covered, if not yet done. */
@@ -175,24 +252,48 @@ final class AssemblyBuffer
         return buffer.position() - headroom;
     }
 
-    private void grow(final int needed)
+    /** @return false when the budget refused the room (the buffer is then {@link #refused()}). */
+    private boolean grow(final int needed)
     {
         restoreAfterReceive();
         final long doubled = Math.min(headroom + (long)maxMessageBytes, buffer.capacity() * 2L);
         final int capacity = (int)Math.max(needed, doubled);
-        final ByteBuffer bigger = buffer.isDirect() ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
+        if (budget != null)
+        {
+            final long more = capacity - headroom - charged;
+            if (!budget.tryReserve(more))
+            {
+                refused = true;
+                return false;
+            }
+            charged += more;
+        }
+        final ByteBuffer bigger = allocate(capacity);
         final int position = buffer.position();
         buffer.flip();
         bigger.put(buffer);
         bigger.position(position);
         buffer = bigger;
         window = null;
+        return true;
     }
 
     /** @return true when nothing was appended since the last {@link #reset()}. */
     boolean isEmpty()
     {
-        return buffer.position() == headroom && !complete && !overflowed;
+        return buffer.position() == headroom && !complete && !overflowed && !refused;
+    }
+
+    /** @return true when the budget refused room for the message being put together. */
+    boolean refused()
+    {
+        return refused;
+    }
+
+    /** @return bytes of capacity charged to the budget now. */
+    long chargedBytes()
+    {
+        return charged;
     }
 
     boolean isComplete()

@@ -13,6 +13,8 @@ import org.lightwire.transport.engine.PacketBatch;
 import org.lightwire.transport.engine.ProtocolEngine;
 import org.lightwire.transport.engine.ZombieConnectionException;
 import org.lightwire.transport.link.Link;
+import org.lightwire.transport.link.PeerClosedException;
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.HeaderFlyweight;
 import org.lightwire.transport.protocol.MessageType;
 
@@ -51,8 +53,11 @@ public final class ClientConnection implements AutoCloseable
     private final HeaderFlyweight peek = new HeaderFlyweight();
     private IOException sendFailure;
     private volatile String failure;
+    private volatile CloseCause failureCause;
     private volatile boolean closed;
     private long callStartNs;
+    /** When the last call on this connection ended (or it was opened): for {@link #isUsable()}. */
+    private volatile long lastUsedNs = System.nanoTime();
 
     /**
      * @param link a connected link; this connection owns and closes it.
@@ -225,11 +230,12 @@ public final class ClientConnection implements AutoCloseable
                 throw fail(new ConnectionFailedException("the reply from " + peer + " is larger than maxMessageBytes = " +
                     reply.maxMessageBytes() + "; raise it"));
             }
+            lastUsedNs = System.nanoTime();
             return reply.flipInPlace();
         }
         catch (final ZombieConnectionException e)
         {
-            throw fail(new ConnectionFailedException(e.getMessage() + " (server " + peer + ")", e));
+            throw fail(zombieFailure(e));
         }
         finally
         {
@@ -249,6 +255,7 @@ public final class ClientConnection implements AutoCloseable
         try
         {
             beginMessage(request, false);
+            lastUsedNs = System.nanoTime();
         }
         finally
         {
@@ -271,7 +278,7 @@ public final class ClientConnection implements AutoCloseable
         }
         catch (final ZombieConnectionException e)
         {
-            throw fail(new ConnectionFailedException(e.getMessage() + " (server " + peer + ")", e));
+            throw fail(zombieFailure(e));
         }
         finally
         {
@@ -361,7 +368,7 @@ public final class ClientConnection implements AutoCloseable
             checkSendFailure();
             if (engine.isZombie())
             {
-                throw fail(new ConnectionFailedException(engine.zombieReason() + " (server " + peer + ")"));
+                throw fail(zombieFailure(null));
             }
             if (!reply.isComplete() && callDeadlineNs - nowNs <= 0)
             {
@@ -378,7 +385,7 @@ public final class ClientConnection implements AutoCloseable
     private CallTimeoutException callTimeout(final long nowNs, final long startNs)
     {
         return new CallTimeoutException("no reply from " + peer + " within " + ((nowNs - startNs) / 1_000_000L) +
-            " ms (the caller's timeout); the server is alive but has not answered call " + engine.callSeq());
+            " ms (the caller's timeout); the server is alive but has not answered call " + engine.callNumber());
     }
 
     /** A receive failed: the deadline service closed the link (zombie, call timeout), or the network did. */
@@ -388,12 +395,31 @@ public final class ClientConnection implements AutoCloseable
         {
             return fail(callTimeout(System.nanoTime(), startNs));
         }
-        if (engine.isZombie())
+        if (!engine.isZombie())
         {
-            return fail(new ConnectionFailedException(engine.zombieReason() + " (server " + peer + ")", e));
+            onLinkError(e);
         }
-        engine.onHardError(e.getMessage());
-        return fail(new ConnectionFailedException("connection to " + peer + " failed: " + e.getMessage(), e));
+        return fail(zombieFailure(e));
+    }
+
+    /** The link failed: the engine becomes a zombie, with the cause the peer gave if it gave one. */
+    private void onLinkError(final IOException e)
+    {
+        if (e instanceof PeerClosedException)
+        {
+            engine.fail(((PeerClosedException)e).closeCause(), e.getMessage());
+        }
+        else
+        {
+            engine.onHardError(e.getMessage());
+        }
+    }
+
+    private ConnectionFailedException zombieFailure(final Throwable cause)
+    {
+        final String reason = engine.zombieReason();
+        return new ConnectionFailedException((reason != null ? reason : "the connection failed") + " (server " + peer + ")", cause,
+            engine.zombieCause());
     }
 
     /** @return the earlier of the engine's next deadline and the call's. */
@@ -438,7 +464,7 @@ public final class ClientConnection implements AutoCloseable
             }
             if (sendFailure != null && !engine.isZombie())
             {
-                engine.onHardError(sendFailure.getMessage());
+                onLinkError(sendFailure);
             }
             if (engine.isZombie())
             {
@@ -480,8 +506,8 @@ public final class ClientConnection implements AutoCloseable
             }
             catch (final IOException e)
             {
-                engine.onHardError(e.getMessage());
-                throw fail(new ConnectionFailedException("connection to " + peer + " failed: " + e.getMessage(), e));
+                onLinkError(e);
+                throw fail(zombieFailure(e));
             }
             if (length < 0)
             {
@@ -522,7 +548,7 @@ public final class ClientConnection implements AutoCloseable
                 checkSendFailure();
                 if (engine.isZombie())
                 {
-                    fail(new ConnectionFailedException(engine.zombieReason()));
+                    fail(zombieFailure(null));
                     return false;
                 }
                 return true;
@@ -548,10 +574,18 @@ public final class ClientConnection implements AutoCloseable
         return engine.nextDeadlineNs();
     }
 
-    /** @return true while calls can be made: not closed, not failed. */
+    /**
+     * @return true while calls can be made: not closed, not failed, and not idle for so long that
+     *     the server may be about to close it (half the idle timeout its set-up announced).
+     */
     public boolean isUsable()
     {
-        return !closed && failure == null;
+        if (closed || failure != null)
+        {
+            return false;
+        }
+        final long serverIdleNs = link.peerIdleTimeoutNs();
+        return serverIdleNs <= 0 || System.nanoTime() - lastUsedNs < serverIdleNs / 2;
     }
 
     public String failure()
@@ -588,7 +622,7 @@ public final class ClientConnection implements AutoCloseable
     {
         if (failure != null)
         {
-            throw new ConnectionFailedException("connection to " + peer + " failed earlier: " + failure);
+            throw new ConnectionFailedException("connection to " + peer + " failed earlier: " + failure, null, failureCause);
         }
         if (closed)
         {
@@ -601,8 +635,11 @@ public final class ClientConnection implements AutoCloseable
         if (sendFailure != null)
         {
             final IOException e = sendFailure;
-            engine.onHardError(e.getMessage());
-            throw fail(new ConnectionFailedException("sending to " + peer + " failed: " + e.getMessage(), e));
+            if (!engine.isZombie())
+            {
+                onLinkError(e);
+            }
+            throw fail(zombieFailure(e));
         }
     }
 
@@ -610,6 +647,7 @@ public final class ClientConnection implements AutoCloseable
     {
         if (failure == null)
         {
+            failureCause = e.closeCause();
             failure = e.getMessage();
         }
         closeQuietly();

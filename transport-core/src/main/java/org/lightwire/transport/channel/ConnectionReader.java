@@ -1,5 +1,7 @@
 package org.lightwire.transport.channel;
 
+import java.nio.ByteBuffer;
+
 import org.lightwire.transport.link.udp.DatagramPlacement;
 import org.lightwire.transport.link.udp.UdpServerConnection;
 
@@ -15,13 +17,39 @@ public final class ConnectionReader
     private final UdpServerConnection connection;
     private final ServerSession session;
     private final DatagramPlacement placement;
+    /** Where a datagram goes when no request is being put together; this reader's own unless given. */
+    private ByteBuffer scratch;
 
     ConnectionReader(final String name, final UdpServerConnection connection, final ServerSession session)
     {
         this.name = name;
         this.connection = connection;
         this.session = session;
-        this.placement = session::receiveBuffer;
+        this.placement = this::bufferFor;
+    }
+
+    /**
+     * Reads datagrams that start no request in place into {@code buffer} instead of a buffer of
+     * this reader's own: a thread that reads many connections shares one. The buffer must hold
+     * the largest datagram and one byte more; a request read there stays valid until the next read.
+     */
+    public void shareReceiveBuffer(final ByteBuffer buffer)
+    {
+        this.scratch = buffer;
+    }
+
+    private ByteBuffer bufferFor(final int datagramBytes, final int payloadOffset)
+    {
+        final ByteBuffer window = session.receiveBuffer(datagramBytes, payloadOffset);
+        if (window != null)
+        {
+            return window;
+        }
+        if (scratch == null || scratch.capacity() < datagramBytes)
+        {
+            scratch = ByteBuffer.allocateDirect(datagramBytes);
+        }
+        return scratch.clear();
     }
 
     /** @return the connection's name, as {@link ServerCall#connection()} gives it. */
@@ -41,6 +69,43 @@ public final class ConnectionReader
         try
         {
             return connection.receiveOnOwnSocket(placement);
+        }
+        finally
+        {
+            session.afterReceive();
+        }
+    }
+
+    /** What {@link #poll()} found. */
+    public enum Poll
+    {
+        /** One datagram was read and handled. */
+        HANDLED,
+        /** No datagram was waiting. */
+        NOTHING,
+        /** The connection is closed; {@link RequestHandler#onConnectionClosed} follows (or came already). */
+        CLOSED
+    }
+
+    /**
+     * @return the connection's socket in non-blocking mode, for a thread that waits on the
+     *     sockets of many connections with one {@link java.nio.channels.Selector} and then calls
+     *     {@link #poll()}; null when the connection is closed. Once this is called, read the
+     *     connection with {@link #poll()} only.
+     * @throws java.io.IOException the socket could not be switched to non-blocking mode.
+     */
+    public java.nio.channels.SelectableChannel selectableChannel() throws java.io.IOException
+    {
+        return connection.ownSocketChannel();
+    }
+
+    /** Reads and handles the datagram waiting on the connection's socket, if any, without blocking. One thread at a time. */
+    public Poll poll()
+    {
+        try
+        {
+            final int n = connection.pollOwnSocket(placement);
+            return n > 0 ? Poll.HANDLED : n == 0 ? Poll.NOTHING : Poll.CLOSED;
         }
         finally
         {

@@ -33,7 +33,8 @@ public final class LinkServerDriver implements AutoCloseable
         this.link = link;
         final EngineConfig effective = config.maxPacketBytes() <= link.maxPacketBytes() ? config :
             config.toBuilder().maxPacketBytes(link.maxPacketBytes()).build();
-        this.session = new ServerSession(name, effective, this::send, handler, executor, maxRequestBytes);
+        this.session = new ServerSession(name, effective, this::send, handler, executor, maxRequestBytes,
+            new RequestMemoryBudget(RequestMemoryBudget.defaultLimitBytes()));
         this.thread = new Thread(this::run, "lightwire-server-" + name);
         thread.setDaemon(true);
     }

@@ -8,7 +8,7 @@ public final class ServerCall
     private final ServerSession session;
     private final ByteBuffer request;
     private final boolean exactlyOnce;
-    private boolean replied;
+    private volatile boolean replied;
 
     ServerCall(final ServerSession session, final ByteBuffer request, final boolean exactlyOnce)
     {
@@ -33,6 +33,12 @@ public final class ServerCall
     public boolean exactlyOnce()
     {
         return exactlyOnce;
+    }
+
+    /** @return true once {@link #reply} was called. */
+    public boolean replied()
+    {
+        return replied;
     }
 
     /** @return the connection's identity, for logs. */

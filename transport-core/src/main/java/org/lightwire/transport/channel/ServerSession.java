@@ -12,12 +12,19 @@ import org.lightwire.transport.engine.PacketSender;
 import org.lightwire.transport.engine.ProtocolEngine;
 import org.lightwire.transport.engine.ServerEngine;
 import org.lightwire.transport.engine.ZombieConnectionException;
+import org.lightwire.transport.protocol.CloseCause;
 
 /**
  * The server's driver of one connection: a {@link ServerEngine} fed by whatever thread receives
  * the connection's packets, requests handed whole to a {@link RequestHandler}, replies fed back
  * through the buffer pool. The engine is guarded by a lock, since a reply may come from a worker
  * thread while the receiving thread handles the next packet.
+ *
+ * <p>A request of several packets is put together in an {@link AssemblyBuffer} charged to the
+ * server's {@link RequestMemoryBudget}. Whatever becomes of a request, its client learns it: a
+ * request larger than {@code maxRequestBytes}, one the budget has no room for, and one whose
+ * handler throws before replying fail the connection with the {@link CloseCause} that says so,
+ * which the client's next packet gets back in a REJECT.
  */
 public final class ServerSession
 {
@@ -32,12 +39,16 @@ public final class ServerSession
     private final Executor executor;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Runnable replyListener = () -> { };
+    /** Set under the lock when the server closes the connection as idle: no packet acts after it. */
+    private boolean closedIdle;
     private long requestsTooLarge;
+    private long requestsOverBudget;
     private final java.util.concurrent.atomic.LongAdder handlerFailures = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param executor where the handler runs; null runs it on the receiving thread, inside
      *                 {@link #onPacket}, with no hand-off.
+     * @param budget where the memory of requests being put together is charged; null for no limit.
      */
     public ServerSession(
         final String name,
@@ -45,12 +56,13 @@ public final class ServerSession
         final PacketSender sender,
         final RequestHandler handler,
         final Executor executor,
-        final int maxRequestBytes)
+        final int maxRequestBytes,
+        final RequestMemoryBudget budget)
     {
         this.name = name;
         this.handler = handler;
         this.executor = executor;
-        this.request = new AssemblyBuffer(Math.min(16 * 1024, maxRequestBytes), maxRequestBytes, true, RECEIVE_HEADROOM);
+        this.request = new AssemblyBuffer(0, maxRequestBytes, true, RECEIVE_HEADROOM, budget);
         this.engine = new ServerEngine(config, sender, new RequestAssembler(), BufferReleaser.NONE);
         this.replyWriter = MessageWriter.forServer(engine);
     }
@@ -66,6 +78,11 @@ public final class ServerSession
         lock.lock();
         try
         {
+            if (closedIdle)
+            {
+                // Lost the race with the idle close: the client's next packet gets REJECT(IDLE).
+                return;
+            }
             engine.onPacket(packet, nowNs);
             pumpReply(nowNs);
         }
@@ -79,19 +96,40 @@ public final class ServerSession
      * Where the thread that reads this connection ({@link ConnectionReader}) should read the
      * next datagram: in the request's assembly buffer, so that the payload of a request's next
      * packet lands where the request goes on and is not copied (see {@link AssemblyBuffer}).
-     * {@link #afterReceive()} must follow once the datagram was handled. No lock: the request is
-     * touched only inside {@link #onPacket}, and for a connection read this way that runs on the
-     * reading thread alone (the shared socket drops its datagrams; timers never touch the request).
+     * {@link #afterReceive()} must follow once the datagram was handled. A connection with no
+     * request in progress uses its buffer only while it still has the room (a steady stream of
+     * large requests), so that an idle connection holds no memory for a datagram that may never
+     * come.
+     *
+     * @return the window, or null when the reader should use a buffer of its own (the engine's
+     *     payload is then copied if a request of several packets begins with it).
      */
     ByteBuffer receiveBuffer(final int datagramBytes, final int payloadOffset)
     {
-        return request.receiveWindow(datagramBytes, payloadOffset);
+        lock.lock();
+        try
+        {
+            return request.isEmpty() && !request.hasRoomFor(datagramBytes, payloadOffset) ? null :
+                request.receiveWindow(datagramBytes, payloadOffset);
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /** Ends what {@link #receiveBuffer} began: the request's bytes under the datagram's framing go back. */
     void afterReceive()
     {
-        request.restoreAfterReceive();
+        lock.lock();
+        try
+        {
+            request.restoreAfterReceive();
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /**
@@ -111,6 +149,60 @@ public final class ServerSession
             }
             pumpReply(nowNs);
             return !engine.isZombie();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Marks the connection closed if nothing is in progress on it: its engine is IDLE with no
+     * reply held and no timer armed. Atomic with {@link #onPacket}: once this returned true, no
+     * packet reaches the engine, so the client's next call provably did not begin here.
+     *
+     * @return true when the connection was idle and is now closed to packets.
+     */
+    boolean closeIfIdle()
+    {
+        lock.lock();
+        try
+        {
+            if (!closedIdle && engine.state() == ServerEngine.State.IDLE && engine.nextDeadlineNs() == ProtocolEngine.NO_DEADLINE &&
+                !replyWriter.isActive())
+            {
+                closedIdle = true;
+            }
+            return closedIdle;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Gives the assembly buffer's memory back to the budget, unless a request is being put together. */
+    void trim()
+    {
+        lock.lock();
+        try
+        {
+            request.trim();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** The connection is closed: its memory goes back to the budget. */
+    void close()
+    {
+        lock.lock();
+        try
+        {
+            request.reset();
+            request.release();
         }
         finally
         {
@@ -199,6 +291,12 @@ public final class ServerSession
         return engine.zombieReason();
     }
 
+    /** @return why the connection became a zombie, or null while it lives. */
+    public CloseCause zombieCause()
+    {
+        return engine.zombieCause();
+    }
+
     public long nextDeadlineNs()
     {
         return engine.nextDeadlineNs();
@@ -209,10 +307,16 @@ public final class ServerSession
         return engine.counters();
     }
 
-    /** Requests dropped because they exceeded the largest request size. */
+    /** Requests refused because they exceeded the largest request size. */
     public long requestsTooLarge()
     {
         return requestsTooLarge;
+    }
+
+    /** Requests refused because the server's request memory budget had no room for them. */
+    public long requestsOverBudget()
+    {
+        return requestsOverBudget;
     }
 
     /** @return request bytes put together by copying them from where the link received them. */
@@ -225,6 +329,12 @@ public final class ServerSession
     public long requestBytesInPlace()
     {
         return requestFigure(AssemblyBuffer::bytesInPlace);
+    }
+
+    /** @return bytes of the request memory budget this connection holds now. */
+    public long requestMemoryBytes()
+    {
+        return requestFigure(AssemblyBuffer::chargedBytes);
     }
 
     private long requestFigure(final java.util.function.ToLongFunction<AssemblyBuffer> figure)
@@ -240,17 +350,44 @@ public final class ServerSession
         }
     }
 
-    /** Requests whose handler threw; an exactly-once one among them was never answered. */
+    /** Requests whose handler threw; an exactly-once one among them failed its connection. */
     public long handlerFailures()
     {
         return handlerFailures.sum();
     }
 
+    /** An exactly-once call that will get no reply ends the connection, so that its client hears why. */
+    private void failUnanswered(final ServerCall call, final RuntimeException e)
+    {
+        handlerFailures.increment();
+        if (call.exactlyOnce() && !call.replied())
+        {
+            lock.lock();
+            try
+            {
+                engine.fail(CloseCause.HANDLER_FAILED, "the request handler failed: " + e);
+            }
+            finally
+            {
+                lock.unlock();
+            }
+            replyListener.run();
+        }
+    }
+
     private final class RequestAssembler implements MessageHandler
     {
+        /** True while the rest of a one-way that could not be put together goes by. */
+        private boolean discarding;
+
         @Override
         public void onMessageData(final ByteBuffer payload, final boolean endOfMessage, final boolean exactlyOnce)
         {
+            if (discarding)
+            {
+                discarding = !endOfMessage;
+                return;
+            }
             if (endOfMessage && executor == null && request.isEmpty() && payload.remaining() <= request.maxMessageBytes())
             {
                 // A request in one packet, handled on this thread: handed over where the link
@@ -259,17 +396,13 @@ public final class ServerSession
                 return;
             }
             request.append(payload, endOfMessage);
-            if (!endOfMessage)
+            if (request.overflowed() || request.refused())
             {
+                refuse(exactlyOnce, endOfMessage);
                 return;
             }
-            if (request.overflowed())
+            if (!endOfMessage)
             {
-                requestsTooLarge++;
-                request.reset();
-                // The request cannot be served; the client learns it through its call timeout
-                // or the zombie that follows (the connection is closed).
-                engine.onHardError("request larger than maxMessageBytes = " + request.maxMessageBytes());
                 return;
             }
             final ByteBuffer bytes;
@@ -297,21 +430,41 @@ public final class ServerSession
             else
             {
                 request.reset();
-                executor.execute(() ->
-                {
-                    try
-                    {
-                        handler.onRequest(call);
-                    }
-                    catch (final RuntimeException e)
-                    {
-                        handlerFailures.increment();
-                    }
-                });
+                executor.execute(() -> handle(call));
             }
         }
 
-        /** Runs the handler on the receiving thread. */
+        /**
+         * The request cannot be put together: too large, or no room in the budget. An
+         * exactly-once call fails its connection at once, which frees the memory and tells the
+         * client why; a one-way is dropped (at most once allows it) and its remaining packets
+         * are ignored.
+         */
+        private void refuse(final boolean exactlyOnce, final boolean endOfMessage)
+        {
+            final boolean tooLarge = request.overflowed();
+            if (tooLarge)
+            {
+                requestsTooLarge++;
+            }
+            else
+            {
+                requestsOverBudget++;
+            }
+            request.reset();
+            request.trim();
+            if (exactlyOnce)
+            {
+                engine.fail(tooLarge ? CloseCause.REQUEST_TOO_LARGE : CloseCause.MEMORY_BUDGET, tooLarge ?
+                    "request larger than maxMessageBytes = " + request.maxMessageBytes() :
+                    "no room for the request in the server's request memory budget");
+            }
+            else
+            {
+                discarding = !endOfMessage;
+            }
+        }
+
         private void handle(final ServerCall call)
         {
             try
@@ -320,15 +473,16 @@ public final class ServerSession
             }
             catch (final RuntimeException e)
             {
-                // The application's fault must not stop the receiving thread; the client
-                // of an unanswered call learns of it through its own timeout.
-                handlerFailures.increment();
+                // The application's fault must not stop the receiving thread; an exactly-once
+                // call it left unanswered ends its connection, so the client learns of it.
+                failUnanswered(call, e);
             }
         }
 
         @Override
         public void onMessageAborted(final String reason)
         {
+            discarding = false;
             request.reset();
         }
     }

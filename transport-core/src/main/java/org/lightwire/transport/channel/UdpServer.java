@@ -11,11 +11,11 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.engine.ProtocolEngine;
-import org.lightwire.transport.engine.ServerEngine;
 import org.lightwire.transport.link.udp.ServerPacketHandler;
 import org.lightwire.transport.link.udp.UdpLinkConfig;
 import org.lightwire.transport.link.udp.UdpServerConnection;
 import org.lightwire.transport.link.udp.UdpServerEndpoint;
+import org.lightwire.transport.protocol.CloseCause;
 
 /**
  * A Lightwire server over UDP: one socket ({@link UdpServerEndpoint}), one {@link ServerSession}
@@ -46,6 +46,7 @@ public final class UdpServer implements AutoCloseable
     private final Executor executor;
     private final int maxMessageBytes;
     private final long idleTimeoutNs;
+    private final RequestMemoryBudget budget;
     private final boolean ownSockets;
     /** Every open connection: packets come on the receive thread and on connections' readers. */
     private final Map<UdpServerConnection, Entry> entries = new ConcurrentHashMap<>();
@@ -56,10 +57,14 @@ public final class UdpServer implements AutoCloseable
     private volatile long zombiesRemoved;
     private volatile long idleClosed;
 
+    /** A connection with no request in progress for this long gives its assembly memory back. */
+    static final long TRIM_AFTER_NS = TimeUnit.SECONDS.toNanos(1);
+
     private static final class Entry
     {
         final ServerSession session;
         volatile long lastPacketNs;
+        boolean trimmed;
 
         Entry(final ServerSession session, final long nowNs)
         {
@@ -89,6 +94,26 @@ public final class UdpServer implements AutoCloseable
         final int maxMessageBytes,
         final long idleTimeoutNs) throws IOException
     {
+        this(bind, engineConfig, linkConfig, handler, executor, maxMessageBytes, idleTimeoutNs,
+            new RequestMemoryBudget(RequestMemoryBudget.defaultLimitBytes()));
+    }
+
+    /**
+     * Binds and starts a server whose requests being put together share {@code budget}.
+     *
+     * @see #UdpServer(InetSocketAddress, EngineConfig, UdpLinkConfig, RequestHandler, Executor, int, long)
+     */
+    public UdpServer(
+        final InetSocketAddress bind,
+        final EngineConfig engineConfig,
+        final UdpLinkConfig linkConfig,
+        final RequestHandler handler,
+        final Executor executor,
+        final int maxMessageBytes,
+        final long idleTimeoutNs,
+        final RequestMemoryBudget budget) throws IOException
+    {
+        this.budget = budget;
         // Each connection's engine takes the packet size its set-up exchange agreed (onConnect).
         this.engineConfig = engineConfig;
         this.handler = handler;
@@ -136,6 +161,12 @@ public final class UdpServer implements AutoCloseable
         return idleClosed;
     }
 
+    /** @return the memory budget of the requests this server puts together. */
+    public RequestMemoryBudget requestMemory()
+    {
+        return budget;
+    }
+
     /** @return the sum of a counter over every open connection, for tests and reports. */
     public long sum(final java.util.function.ToLongFunction<org.lightwire.transport.engine.ConnectionCounters> counter)
     {
@@ -180,23 +211,39 @@ public final class UdpServer implements AutoCloseable
         {
             final Entry entry = e.getValue();
             final ServerSession session = entry.session;
+            if (session.isZombie())
+            {
+                // Made a zombie from another thread (a failed handler on a worker).
+                closeZombie(e.getKey(), session);
+                continue;
+            }
+            final boolean quiet = nowNs - entry.lastPacketNs > TRIM_AFTER_NS;
+            if (quiet && !entry.trimmed)
+            {
+                session.trim();
+                entry.trimmed = true;
+            }
+            else if (!quiet)
+            {
+                entry.trimmed = false;
+            }
             long deadlineNs = session.nextDeadlineNs();
             if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
             {
                 if (!session.onTick(nowNs))
                 {
-                    zombiesRemoved++;
-                    e.getKey().close();
+                    closeZombie(e.getKey(), session);
                     continue;
                 }
                 deadlineNs = session.nextDeadlineNs();
             }
             if (deadlineNs == ProtocolEngine.NO_DEADLINE)
             {
-                if (session.state() == ServerEngine.State.IDLE && nowNs - entry.lastPacketNs > idleTimeoutNs)
+                if (nowNs - entry.lastPacketNs > idleTimeoutNs && session.closeIfIdle())
                 {
                     idleClosed++;
-                    e.getKey().close();
+                    e.getKey().close(CloseCause.IDLE, "idle for " + TimeUnit.NANOSECONDS.toMillis(nowNs - entry.lastPacketNs) +
+                        " ms (idleTimeoutNs = " + idleTimeoutNs + ")");
                 }
             }
             else if (deadlineNs - wakeNs < 0)
@@ -205,6 +252,12 @@ public final class UdpServer implements AutoCloseable
             }
         }
         return wakeNs;
+    }
+
+    private void closeZombie(final UdpServerConnection connection, final ServerSession session)
+    {
+        zombiesRemoved++;
+        connection.close(session.zombieCause(), session.zombieReason());
     }
 
     /** Wakes the timer thread if {@code session} now needs it before the thread planned to wake. */
@@ -235,7 +288,7 @@ public final class UdpServer implements AutoCloseable
             // The connection's packets are the smaller of both sides' maximum (set-up exchange).
             final EngineConfig config = connection.maxPacketBytes() == engineConfig.maxPacketBytes() ? engineConfig :
                 engineConfig.toBuilder().maxPacketBytes(connection.maxPacketBytes()).build();
-            final ServerSession session = new ServerSession(name, config, connection::send, handler, executor, maxMessageBytes);
+            final ServerSession session = new ServerSession(name, config, connection::send, handler, executor, maxMessageBytes, budget);
             // A reply sent from another thread than the one that reads the connection arms the
             // engine's retransmission timer; the timer thread must learn of it.
             session.replyListener(() -> timerCheck(session));
@@ -267,11 +320,16 @@ public final class UdpServer implements AutoCloseable
             entry.session.onPacket(packet, nowNs);
             if (entry.session.isZombie())
             {
-                zombiesRemoved++;
-                connection.close();
+                closeZombie(connection, entry.session);
                 return;
             }
             timerCheck(entry.session);
+        }
+
+        @Override
+        public long idleTimeoutNs()
+        {
+            return idleTimeoutNs;
         }
 
         @Override
@@ -280,6 +338,7 @@ public final class UdpServer implements AutoCloseable
             final Entry entry = entries.remove(connection);
             if (entry != null)
             {
+                entry.session.close();
                 try
                 {
                     handler.onConnectionClosed(entry.session.name(), reason);

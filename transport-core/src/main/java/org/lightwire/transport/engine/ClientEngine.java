@@ -2,8 +2,9 @@ package org.lightwire.transport.engine;
 
 import java.nio.ByteBuffer;
 
+import org.lightwire.transport.protocol.CloseCause;
+import org.lightwire.transport.protocol.HeaderFlyweight;
 import org.lightwire.transport.protocol.MessageType;
-import org.lightwire.transport.protocol.SequenceSpace;
 
 /**
  * The client side of omniTransport: the state machines of the paper's Figures 3 (exactly-once)
@@ -42,7 +43,7 @@ public final class ClientEngine extends ProtocolEngine
 
     private State state = State.IDLE;
     /** Current call, or the last one; 0 before the first call, whose number is 1. */
-    private int call;
+    private long call;
     private boolean exactlyOnce;
     private int expectedReplySeq;
     private boolean replyStarted;
@@ -55,7 +56,7 @@ public final class ClientEngine extends ProtocolEngine
     private boolean probed;
     private long lastProbeNs;
     private boolean probeOutstanding;
-    private int probeCall;
+    private long probeCall;
     private long probeSentNs;
 
     public ClientEngine(
@@ -72,8 +73,8 @@ public final class ClientEngine extends ProtocolEngine
         return state;
     }
 
-    /** @return the current call's sequence number, or the last one's. */
-    public int callSeq()
+    /** @return the current call's number, or the last one's; 0 before the first call. */
+    public long callNumber()
     {
         return call;
     }
@@ -108,7 +109,12 @@ public final class ClientEngine extends ProtocolEngine
         switch (state)
         {
             case IDLE:
-                final int previous = call;
+                if (call == HeaderFlyweight.MAX_CALL_NUMBER)
+                {
+                    throw new IllegalStateException("this connection has carried " + call + " calls, as many as the call number counts; " +
+                        "open a new one");
+                }
+                final long previous = call;
                 beginCall(exactlyOnce);
                 maybeProbe(previous, nowNs);
                 break;
@@ -182,7 +188,7 @@ public final class ClientEngine extends ProtocolEngine
 
     private void beginCall(final boolean exactlyOnce)
     {
-        call = SequenceSpace.next(call);
+        call++;
         this.exactlyOnce = exactlyOnce;
         // The new call acknowledges the last reply implicitly: the ack timer has nothing to do.
         ackPending = false;
@@ -203,7 +209,7 @@ public final class ClientEngine extends ProtocolEngine
      * for its reply: the sample is the network's round trip, not the servant's time nor the
      * client's idle time. A lost probe is not retransmitted; it only costs a sample.
      */
-    private void maybeProbe(final int previousCall, final long nowNs)
+    private void maybeProbe(final long previousCall, final long nowNs)
     {
         final long intervalNs = config.rttProbeIntervalNs();
         if (intervalNs > 0 && (!probed || nowNs - lastProbeNs >= intervalNs))
@@ -229,10 +235,15 @@ public final class ClientEngine extends ProtocolEngine
             counters.unexpected++;
             return;
         }
-        silentSinceNs = nowNs;
-        final int c = rxHeader.callSeq();
-        final int p = rxHeader.packetSeq();
+        final long c = rxHeader.callNumber();
+        final int p = rxHeader.packetNumber();
         final MessageType type = rxHeader.type();
+        if (c < call)
+        {
+            onStale(type, c, p, nowNs);
+            return;
+        }
+        silentSinceNs = nowNs;
         switch (type)
         {
             case PARTIAL:
@@ -256,7 +267,30 @@ public final class ClientEngine extends ProtocolEngine
         }
     }
 
-    private void onReplyData(final ByteBuffer packet, final int c, final int p, final boolean complete, final long nowNs)
+    /**
+     * A packet of an earlier call: a late duplicate, a replay, or the reply of an earlier call
+     * that its server still holds because our implicit acknowledgement (a one-way call) was lost.
+     * It changes nothing here, and it does not reset the silence timer; a reply packet is
+     * acknowledged with CALL_ACK, which the server takes only if it still holds that reply. The
+     * one packet of an earlier call that is news is the answer to a round-trip probe, which names
+     * the call before the one it preceded.
+     */
+    private void onStale(final MessageType type, final long c, final int p, final long nowNs)
+    {
+        if (type == MessageType.RECLAIM_ACK && probeOutstanding && c == probeCall)
+        {
+            probeOutstanding = false;
+            onRttSample(nowNs - probeSentNs);
+            return;
+        }
+        counters.stale++;
+        if (type == MessageType.PARTIAL || type == MessageType.COMPLETE)
+        {
+            sendControl(MessageType.CALL_ACK, c, p);
+        }
+    }
+
+    private void onReplyData(final ByteBuffer packet, final long c, final int p, final boolean complete, final long nowNs)
     {
         if (state != State.WAITING_FOR_REPLY)
         {
@@ -266,13 +300,6 @@ public final class ClientEngine extends ProtocolEngine
                 counters.duplicates++;
                 ackPending = false;
                 sendControl(MessageType.CALL_ACK, call, expectedReplySeq);
-            }
-            else if (SequenceSpace.distance(call, c) < 0)
-            {
-                // A reply of an earlier call: its server still holds it (our implicit
-                // acknowledgement, a one-way call, was lost). Acknowledge it explicitly.
-                counters.duplicates++;
-                sendControl(MessageType.CALL_ACK, c, p);
             }
             else if (c == call)
             {
@@ -290,7 +317,7 @@ public final class ClientEngine extends ProtocolEngine
             case IN_SEQUENCE:
                 acknowledgeRequest();
                 peerAnswered();
-                expectedReplySeq = SequenceSpace.next(expectedReplySeq);
+                expectedReplySeq++;
                 // The state moves before the upcall, so that a handler may begin the next call.
                 if (complete)
                 {
@@ -346,7 +373,7 @@ public final class ClientEngine extends ProtocolEngine
         }
     }
 
-    private void onNack(final int c, final int p, final long nowNs)
+    private void onNack(final long c, final int p, final long nowNs)
     {
         counters.nacksReceived++;
         final boolean requestOpen = state == State.REQUEST_IN_PROGRESS || state == State.WAITING_FOR_REPLY;
@@ -356,7 +383,7 @@ public final class ClientEngine extends ProtocolEngine
             return;
         }
         // A NACK for packet p acknowledges every packet before it.
-        if (SequenceSpace.distance(outbound.firstSeq(), p) < 0 || SequenceSpace.distance(p, sendSeq) < 0)
+        if (p < outbound.firstSeq() || p > sendSeq)
         {
             counters.unexpected++;
             return;
@@ -368,7 +395,7 @@ public final class ClientEngine extends ProtocolEngine
         armTimer(nowNs + rtt.rtoNs());
     }
 
-    private void onReclaim(final int c)
+    private void onReclaim(final long c)
     {
         final boolean replyOpen = state == State.WAITING_FOR_REPLY || (state == State.IDLE && lastReplyComplete);
         if (c != call || !replyOpen)
@@ -383,14 +410,8 @@ public final class ClientEngine extends ProtocolEngine
         sendControl(MessageType.RECLAIM_ACK, call, expectedReplySeq);
     }
 
-    private void onReclaimAck(final int c, final int p, final long nowNs)
+    private void onReclaimAck(final long c, final int p, final long nowNs)
     {
-        if (probeOutstanding && c == probeCall && c != call)
-        {
-            probeOutstanding = false;
-            onRttSample(nowNs - probeSentNs);
-            return;
-        }
         if (reclaimOutstanding && c == reclaimCall)
         {
             onReclaimAnswered(nowNs);
@@ -400,7 +421,7 @@ public final class ClientEngine extends ProtocolEngine
         {
             return;
         }
-        if (SequenceSpace.distance(outbound.firstSeq(), p) < 0 || SequenceSpace.distance(p, sendSeq) < 0)
+        if (p < outbound.firstSeq() || p > sendSeq)
         {
             counters.unexpected++;
             return;
@@ -430,7 +451,7 @@ public final class ClientEngine extends ProtocolEngine
         }
         if (awaitingPeer() && reached(silentSinceNs + config.peerTimeoutNs(), nowNs))
         {
-            becomeZombie("no packet from the server for " + millis(nowNs - silentSinceNs) + " while " +
+            becomeZombie(CloseCause.PEER_SILENT, "no packet from the server for " + millis(nowNs - silentSinceNs) + " while " +
                 (state == State.WAITING_FOR_REPLY ? "waiting for the reply to call " + call : "reclaiming buffers of call " + call) +
                 " (peerTimeoutNs = " + config.peerTimeoutNs() + ")");
             return;
@@ -475,9 +496,9 @@ public final class ClientEngine extends ProtocolEngine
     }
 
     @Override
-    protected void becomeZombie(final String reason)
+    protected void becomeZombie(final CloseCause cause, final String reason)
     {
-        super.becomeZombie(reason);
+        super.becomeZombie(cause, reason);
         ackPending = false;
         transitionTo(State.ZOMBIE);
     }

@@ -21,6 +21,8 @@ public final class ConnectionCounters
     volatile long unknownType;
     volatile long sizeMismatch;
     volatile long badBoolean;
+    volatile long badNumber;
+    volatile long stale;
     volatile long unexpected;
     volatile long aborts;
     volatile long callAcksSent;
@@ -74,7 +76,7 @@ public final class ConnectionCounters
         return nacksReceived;
     }
 
-    /** Packets already received (a retransmission or a network duplicate), dropped. */
+    /** Packets of the current call already received (a retransmission or a network duplicate), dropped. */
     public long duplicates()
     {
         return duplicates;
@@ -86,7 +88,16 @@ public final class ConnectionCounters
         return outOfSequence;
     }
 
-    /** Malformed packets dropped: the sum of truncated, unknownType, sizeMismatch and badBoolean. */
+    /**
+     * Packets of a call before the current one (a late duplicate, a replay), dropped without
+     * any effect on the connection: not even its silence timer is reset by them.
+     */
+    public long stale()
+    {
+        return stale;
+    }
+
+    /** Malformed packets dropped: the sum of truncated, unknownType, sizeMismatch, badBoolean and badNumber. */
     public long invalidPackets()
     {
         return invalidPackets;
@@ -110,6 +121,12 @@ public final class ConnectionCounters
     public long badBoolean()
     {
         return badBoolean;
+    }
+
+    /** Packets whose packet number had its top bit set. */
+    public long badNumber()
+    {
+        return badNumber;
     }
 
     /** Well-formed packets that make no sense in the current state (wrong direction, wrong call), dropped. */
@@ -169,6 +186,7 @@ public final class ConnectionCounters
             ", nacksSent=" + nacksSent +
             ", nacksReceived=" + nacksReceived +
             ", duplicates=" + duplicates +
+            ", stale=" + stale +
             ", outOfSequence=" + outOfSequence +
             ", invalidPackets=" + invalidPackets +
             ", unexpected=" + unexpected +

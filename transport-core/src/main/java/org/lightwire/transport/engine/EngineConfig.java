@@ -1,7 +1,6 @@
 package org.lightwire.transport.engine;
 
 import org.lightwire.transport.protocol.HeaderFlyweight;
-import org.lightwire.transport.protocol.SequenceSpace;
 
 /**
  * The settings of one protocol engine, immutable once built. Every setting has its default and
@@ -19,6 +18,9 @@ public final class EngineConfig
     public static final long DEFAULT_RETRANSMIT_INITIAL_NS = 200_000_000L;
     public static final long DEFAULT_PEER_TIMEOUT_NS = 10_000_000_000L;
     public static final long DEFAULT_RTT_PROBE_INTERVAL_NS = 1_000_000_000L;
+    public static final long DEFAULT_REQUEST_TIMEOUT_NS = 60_000_000_000L;
+    /** Largest buffer pool: the packets a sender holds are slices of its buffers, bounded per connection. */
+    public static final int MAX_BUFFER_POOL_PACKETS = 127;
 
     /** Smallest useful packet: a header and one payload byte. */
     public static final int MIN_MAX_PACKET_BYTES = HeaderFlyweight.HEADER_LENGTH + 1;
@@ -31,11 +33,12 @@ public final class EngineConfig
     private final long retransmitInitialNs;
     private final long peerTimeoutNs;
     private final long rttProbeIntervalNs;
+    private final long requestTimeoutNs;
 
     private EngineConfig(final Builder b)
     {
         maxPacketBytes = checkRange("maxPacketBytes", b.maxPacketBytes, MIN_MAX_PACKET_BYTES, HeaderFlyweight.MAX_MESSAGE_SIZE);
-        bufferPoolPackets = (int)checkRange("bufferPoolPackets", b.bufferPoolPackets, 1, SequenceSpace.MAX_AHEAD);
+        bufferPoolPackets = (int)checkRange("bufferPoolPackets", b.bufferPoolPackets, 1, MAX_BUFFER_POOL_PACKETS);
         ackDelayNs = checkRange("ackDelayNs", b.ackDelayNs, 0, 60_000_000_000L);
         retransmitMinNs = checkRange("retransmitMinNs", b.retransmitMinNs, 1_000L, 60_000_000_000L);
         retransmitMaxNs = checkRange("retransmitMaxNs", b.retransmitMaxNs, retransmitMinNs, 600_000_000_000L);
@@ -43,6 +46,7 @@ public final class EngineConfig
         // A silent peer is probed (NACK, RECLAIM, retransmission) at least twice before it is declared dead.
         peerTimeoutNs = checkRange("peerTimeoutNs", b.peerTimeoutNs, 2 * retransmitMaxNs, 3_600_000_000_000L);
         rttProbeIntervalNs = checkRange("rttProbeIntervalNs", b.rttProbeIntervalNs, 0, 3_600_000_000_000L);
+        requestTimeoutNs = checkRange("requestTimeoutNs", b.requestTimeoutNs, 0, 3_600_000_000_000L);
     }
 
     private static int checkRange(final String name, final int value, final int min, final int max)
@@ -81,7 +85,8 @@ public final class EngineConfig
             .retransmitMaxNs(retransmitMaxNs)
             .retransmitInitialNs(retransmitInitialNs)
             .peerTimeoutNs(peerTimeoutNs)
-            .rttProbeIntervalNs(rttProbeIntervalNs);
+            .rttProbeIntervalNs(rttProbeIntervalNs)
+            .requestTimeoutNs(requestTimeoutNs);
     }
 
     /** Largest packet on the wire, header included; the link may lower it. */
@@ -97,9 +102,8 @@ public final class EngineConfig
     }
 
     /**
-     * Packets a sender may hold for retransmission before it must reclaim them (section 4.3).
-     * At most 127, half the 8-bit packet sequence space, so that "ahead" and "behind" stay
-     * unambiguous.
+     * Packets a sender may hold for retransmission before it must reclaim them (section 4.3), at
+     * most {@link #MAX_BUFFER_POOL_PACKETS}.
      */
     public int bufferPoolPackets()
     {
@@ -142,6 +146,16 @@ public final class EngineConfig
         return rttProbeIntervalNs;
     }
 
+    /**
+     * Server: how long a request may take to arrive whole, from its first packet; a request
+     * still incomplete then fails its connection ({@code CloseCause.REQUEST_TIMEOUT}), so that
+     * a client that sends part of a request and stops cannot hold the server's memory. 0: no limit.
+     */
+    public long requestTimeoutNs()
+    {
+        return requestTimeoutNs;
+    }
+
     @Override
     public String toString()
     {
@@ -152,7 +166,8 @@ public final class EngineConfig
             ", retransmitMaxNs=" + retransmitMaxNs +
             ", retransmitInitialNs=" + retransmitInitialNs +
             ", peerTimeoutNs=" + peerTimeoutNs +
-            ", rttProbeIntervalNs=" + rttProbeIntervalNs + '}';
+            ", rttProbeIntervalNs=" + rttProbeIntervalNs +
+            ", requestTimeoutNs=" + requestTimeoutNs + '}';
     }
 
     /** Builder; {@link #build()} validates every value. */
@@ -166,6 +181,7 @@ public final class EngineConfig
         private long retransmitInitialNs = DEFAULT_RETRANSMIT_INITIAL_NS;
         private long peerTimeoutNs = DEFAULT_PEER_TIMEOUT_NS;
         private long rttProbeIntervalNs = DEFAULT_RTT_PROBE_INTERVAL_NS;
+        private long requestTimeoutNs = DEFAULT_REQUEST_TIMEOUT_NS;
 
         public Builder maxPacketBytes(final int value)
         {
@@ -212,6 +228,12 @@ public final class EngineConfig
         public Builder rttProbeIntervalNs(final long value)
         {
             rttProbeIntervalNs = value;
+            return this;
+        }
+
+        public Builder requestTimeoutNs(final long value)
+        {
+            requestTimeoutNs = value;
             return this;
         }
 

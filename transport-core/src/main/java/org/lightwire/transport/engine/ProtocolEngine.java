@@ -3,9 +3,9 @@ package org.lightwire.transport.engine;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.HeaderFlyweight;
 import org.lightwire.transport.protocol.MessageType;
-import org.lightwire.transport.protocol.SequenceSpace;
 
 /**
  * What the client and server protocol engines share (paper, section 3, item 1, with the packet
@@ -36,7 +36,7 @@ public abstract class ProtocolEngine
     private final HeaderFlyweight txHeader = new HeaderFlyweight().wrap(headerBuffer, 0);
     private final int maxPayloadBytes;
 
-    /** Packet sequence number of the next new packet of the message being sent. */
+    /** Packet number of the next new packet of the message being sent. */
     protected int sendSeq;
 
     protected boolean timerArmed;
@@ -46,14 +46,15 @@ public abstract class ProtocolEngine
 
     protected boolean reclaimOutstanding;
     protected boolean reclaimRetransmitted;
-    protected int reclaimCall;
+    protected long reclaimCall;
     protected long reclaimSentNs;
 
-    private int lastNackCall = -1;
+    private long lastNackCall = -1;
     private int lastNackSeq = -1;
     private long lastNackNs;
 
     protected String zombieReason;
+    private CloseCause zombieCause;
 
     protected ProtocolEngine(
         final EngineConfig config,
@@ -92,7 +93,16 @@ public abstract class ProtocolEngine
     /** Input: the link reported a hard network error (the paper's BAD): move to ZOMBIE. */
     public void onHardError(final String reason)
     {
-        becomeZombie("hard network error: " + reason);
+        becomeZombie(CloseCause.HARD_ERROR, "hard network error: " + reason);
+    }
+
+    /**
+     * Input: the driver gives the connection up for a reason of its own (a request too large, a
+     * memory budget exhausted, a failed request handler, the peer's REJECT): move to ZOMBIE.
+     */
+    public void fail(final CloseCause cause, final String reason)
+    {
+        becomeZombie(cause, reason);
     }
 
     /** Adds a round-trip sample measured outside the engine (the UDP set-up exchange). */
@@ -138,6 +148,12 @@ public abstract class ProtocolEngine
     public String zombieReason()
     {
         return zombieReason;
+    }
+
+    /** @return the cause of the zombie state, or null while the connection lives. */
+    public CloseCause zombieCause()
+    {
+        return zombieCause;
     }
 
     /** @return packets the buffer pool can still take before a reclaim is needed. */
@@ -234,6 +250,9 @@ public abstract class ProtocolEngine
             case BAD_BOOLEAN:
                 counters.badBoolean++;
                 break;
+            case BAD_NUMBER:
+                counters.badNumber++;
+                break;
             default:
                 break;
         }
@@ -260,13 +279,18 @@ public abstract class ProtocolEngine
     protected final void sendMessage(
         final ByteBuffer payload,
         final boolean complete,
-        final int call,
+        final long call,
         final boolean exactlyOnce,
         final boolean retain)
     {
         final int start = payload.position();
         final int total = payload.remaining();
         final int packets = packetsFor(total);
+        if ((long)sendSeq + packets > HeaderFlyweight.MAX_PACKET_NUMBER)
+        {
+            throw new IllegalStateException("a message of more than " + HeaderFlyweight.MAX_PACKET_NUMBER +
+                " packets cannot be numbered; send it as several calls");
+        }
         for (int i = 0; i < packets; i++)
         {
             final int offset = start + i * maxPayloadBytes;
@@ -279,14 +303,14 @@ public abstract class ProtocolEngine
             }
             payload.limit(offset + length).position(offset);
             sendData(payload, isComplete, call, sendSeq, exactlyOnce, !last);
-            sendSeq = SequenceSpace.next(sendSeq);
+            sendSeq++;
         }
     }
 
     private void sendData(
         final ByteBuffer payload,
         final boolean complete,
-        final int call,
+        final long call,
         final int packetSeq,
         final boolean exactlyOnce,
         final boolean fragmented)
@@ -300,7 +324,7 @@ public abstract class ProtocolEngine
     }
 
     /** Sends again every held packet from {@code seq} on (client case ii, server cases i and iii). */
-    protected final void retransmitFrom(final int seq, final int call)
+    protected final void retransmitFrom(final int seq, final long call)
     {
         if (!outbound.contains(seq))
         {
@@ -315,7 +339,7 @@ public abstract class ProtocolEngine
         }
     }
 
-    protected final void sendControl(final MessageType type, final int call, final int packetSeq)
+    protected final void sendControl(final MessageType type, final long call, final int packetSeq)
     {
         txHeader.set(type, true, HeaderFlyweight.HEADER_LENGTH, call, packetSeq, false);
         headerBuffer.clear();
@@ -344,7 +368,7 @@ public abstract class ProtocolEngine
      * Sends a NACK unless the same one went out less than a retransmission timeout ago, so that a
      * burst of out-of-sequence packets draws one NACK, not one each.
      */
-    protected final void sendNack(final int call, final int packetSeq, final long nowNs, final boolean force)
+    protected final void sendNack(final long call, final int packetSeq, final long nowNs, final boolean force)
     {
         if (!force && call == lastNackCall && packetSeq == lastNackSeq && nowNs - lastNackNs < rtt.rtoNs())
         {
@@ -357,7 +381,7 @@ public abstract class ProtocolEngine
     }
 
     /** Sends RECLAIM for the held packets of {@code call}: reclaim, and a round-trip probe. */
-    protected final void sendReclaim(final int call, final long nowNs)
+    protected final void sendReclaim(final long call, final long nowNs)
     {
         reclaimOutstanding = true;
         reclaimRetransmitted = false;
@@ -399,13 +423,14 @@ public abstract class ProtocolEngine
     }
 
     /** Moves to ZOMBIE, returns every held buffer and disarms the timers; the subclass sets its state. */
-    protected void becomeZombie(final String reason)
+    protected void becomeZombie(final CloseCause cause, final String reason)
     {
         if (zombieReason != null)
         {
             return;
         }
         zombieReason = reason;
+        zombieCause = cause;
         outbound.acknowledgeAll(releaser);
         reclaimOutstanding = false;
         disarmTimer();

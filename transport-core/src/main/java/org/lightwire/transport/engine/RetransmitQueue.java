@@ -2,15 +2,13 @@ package org.lightwire.transport.engine;
 
 import java.nio.ByteBuffer;
 
-import org.lightwire.transport.protocol.SequenceSpace;
-
 /**
  * The packets of the message being sent that the peer has not yet acknowledged, held for
  * retransmission without copying: each entry names a slice of the caller's buffer (paper,
  * sections 2.1 and 4.3). Its capacity is the connection's buffer pool: a sender that has filled
  * it must reclaim before it sends more.
  *
- * <p>Entries hold consecutive packet sequence numbers starting at {@link #firstSeq()}. A caller's
+ * <p>Entries hold consecutive packet numbers starting at {@link #firstSeq()}. A caller's
  * buffer is released when the entry holding its last slice is acknowledged.
  */
 final class RetransmitQueue
@@ -59,7 +57,7 @@ final class RetransmitQueue
     /** @return the packet sequence number after the newest entry. */
     int endSeq()
     {
-        return SequenceSpace.add(firstSeq, count);
+        return firstSeq + count;
     }
 
     /** Starts a new message: the next entry added has packet sequence 0. The queue must be empty. */
@@ -91,7 +89,7 @@ final class RetransmitQueue
      */
     int acknowledgeBefore(final int seq, final BufferReleaser releaser)
     {
-        final int n = SequenceSpace.distance(firstSeq, seq);
+        final long n = (long)seq - firstSeq;
         if (n <= 0 || n > count)
         {
             return 0;
@@ -100,7 +98,7 @@ final class RetransmitQueue
         {
             releaseHead(releaser);
         }
-        return n;
+        return (int)n;
     }
 
     /** Drops every entry: the whole message was acknowledged, or the connection died. */
@@ -119,7 +117,7 @@ final class RetransmitQueue
         buffers[head] = null;
         head = (head + 1) % capacity;
         count--;
-        firstSeq = SequenceSpace.next(firstSeq);
+        firstSeq++;
         if (lastSliceOfBuffer)
         {
             releaser.release(buffer);
@@ -129,14 +127,14 @@ final class RetransmitQueue
     /** @return true when {@code seq} names an entry held in the queue. */
     boolean contains(final int seq)
     {
-        final int n = SequenceSpace.distance(firstSeq, seq);
+        final long n = (long)seq - firstSeq;
         return n >= 0 && n < count;
     }
 
     /** @return the index within the queue (0 is the oldest) of {@code seq}, which must be held. */
     int indexOf(final int seq)
     {
-        return SequenceSpace.distance(firstSeq, seq);
+        return seq - firstSeq;
     }
 
     /** Points {@code view} at the payload of the i-th oldest entry: the buffer itself, repositioned. */
@@ -165,6 +163,6 @@ final class RetransmitQueue
 
     int seqAt(final int i)
     {
-        return SequenceSpace.add(firstSeq, i);
+        return firstSeq + i;
     }
 }

@@ -2,8 +2,8 @@ package org.lightwire.transport.engine;
 
 import java.nio.ByteBuffer;
 
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.MessageType;
-import org.lightwire.transport.protocol.SequenceSpace;
 
 /**
  * The server side of omniTransport: the state machines of the paper's Figures 4 (exactly-once)
@@ -43,9 +43,9 @@ public final class ServerEngine extends ProtocolEngine
 
     private State state = State.IDLE;
     /** Current call, or the last one; 0 before the first call. */
-    private int call;
+    private long call;
     private boolean exactlyOnce;
-    /** Next packet sequence number expected of the current call's request. */
+    /** Next packet number expected of the current call's request. */
     private int expectedSeq;
     /** True once the first packet of the current call was delivered ("processing started"). */
     private boolean callStarted = true;
@@ -53,6 +53,8 @@ public final class ServerEngine extends ProtocolEngine
     private boolean callDone = true;
     /** True while an exactly-once request is missing packets that a NACK asked for. */
     private boolean nackOutstanding;
+    /** When the current call's first packet (or the first word of it) arrived. */
+    private long requestStartNs;
 
     public ServerEngine(
         final EngineConfig config,
@@ -68,7 +70,8 @@ public final class ServerEngine extends ProtocolEngine
         return state;
     }
 
-    public int callSeq()
+    /** @return the current call's number, or the last one's; 0 before the first call. */
+    public long callNumber()
     {
         return call;
     }
@@ -158,9 +161,16 @@ public final class ServerEngine extends ProtocolEngine
             counters.unexpected++;
             return;
         }
+        final long c = rxHeader.callNumber();
+        final int p = rxHeader.packetNumber();
+        if (c < call)
+        {
+            // A late duplicate or a replay of an earlier call: it may not act, nor keep a
+            // connection whose client has gone looking alive.
+            counters.stale++;
+            return;
+        }
         silentSinceNs = nowNs;
-        final int c = rxHeader.callSeq();
-        final int p = rxHeader.packetSeq();
         final MessageType type = rxHeader.type();
         switch (type)
         {
@@ -188,7 +198,7 @@ public final class ServerEngine extends ProtocolEngine
 
     private void onRequestData(
         final ByteBuffer packet,
-        final int c,
+        final long c,
         final int p,
         final boolean complete,
         final boolean packetExactlyOnce,
@@ -242,7 +252,7 @@ public final class ServerEngine extends ProtocolEngine
                 }
                 // Case (vi) when calls were skipped (lost one-way calls): adjust and proceed.
                 releasePreviousReply();
-                beginCall(c, packetExactlyOnce);
+                beginCall(c, packetExactlyOnce, nowNs);
                 acceptInSequence(packet, complete, nowNs);
                 break;
             case NEW_CALL_START_MISSING:
@@ -253,7 +263,7 @@ public final class ServerEngine extends ProtocolEngine
                 }
                 counters.outOfSequence++;
                 releasePreviousReply();
-                beginCall(c, packetExactlyOnce);
+                beginCall(c, packetExactlyOnce, nowNs);
                 if (packetExactlyOnce)
                 {
                     // Case (vii), exactly-once: acknowledge the previous reply (freed above) and
@@ -292,9 +302,10 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
-    private void beginCall(final int c, final boolean isExactlyOnce)
+    private void beginCall(final long c, final boolean isExactlyOnce, final long nowNs)
     {
         call = c;
+        requestStartNs = nowNs;
         exactlyOnce = isExactlyOnce;
         expectedSeq = 0;
         callStarted = false;
@@ -309,7 +320,7 @@ public final class ServerEngine extends ProtocolEngine
             callStarted = true;
             counters.calls++;
         }
-        expectedSeq = SequenceSpace.next(expectedSeq);
+        expectedSeq++;
         if (nackOutstanding)
         {
             nackOutstanding = false;
@@ -329,7 +340,7 @@ public final class ServerEngine extends ProtocolEngine
         deliver(packet, complete, exactlyOnce);
     }
 
-    private void nackForMissing(final int c, final int seq, final long nowNs, final boolean force)
+    private void nackForMissing(final long c, final int seq, final long nowNs, final boolean force)
     {
         nackOutstanding = true;
         sendNack(c, seq, nowNs, force);
@@ -361,16 +372,10 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
-    private void onNack(final int c, final int p, final long nowNs)
+    private void onNack(final long c, final int p, final long nowNs)
     {
         counters.nacksReceived++;
-        final int distance = SequenceSpace.distance(call, c);
-        if (distance < 0)
-        {
-            counters.duplicates++;
-            return;
-        }
-        if (distance > 0)
+        if (c > call)
         {
             // Case (iv): the client waits for a reply to a call whose request never arrived. Its
             // NACK shows it has our previous reply: free it, and NACK for the lost request.
@@ -435,7 +440,7 @@ public final class ServerEngine extends ProtocolEngine
      *
      * @return false when a new call cannot begin now (counted as unexpected).
      */
-    private boolean expectUnseenCall(final int c, final long nowNs)
+    private boolean expectUnseenCall(final long c, final long nowNs)
     {
         if (!newCallAllowed(nowNs))
         {
@@ -443,14 +448,14 @@ public final class ServerEngine extends ProtocolEngine
             return false;
         }
         releasePreviousReply();
-        beginCall(c, true);
+        beginCall(c, true, nowNs);
         return true;
     }
 
     private void retransmitReply(final int p, final long nowNs)
     {
         // The client asks from packet p on: every packet before it has arrived.
-        if (SequenceSpace.distance(outbound.firstSeq(), p) > 0)
+        if (p > outbound.firstSeq())
         {
             outbound.acknowledgeBefore(p, releaser);
         }
@@ -461,14 +466,14 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
-    private void onCallAck(final int c)
+    private void onCallAck(final long c)
     {
         if (c == call && state == State.IDLE && callDone && exactlyOnce)
         {
             releasePreviousReply();
             peerAnswered();
         }
-        else if (SequenceSpace.distance(call, c) <= 0)
+        else if (c == call)
         {
             counters.duplicates++;
         }
@@ -478,15 +483,9 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
-    private void onReclaim(final int c, final long nowNs)
+    private void onReclaim(final long c, final long nowNs)
     {
-        final int distance = SequenceSpace.distance(call, c);
-        if (distance < 0)
-        {
-            counters.duplicates++;
-            return;
-        }
-        if (distance > 0)
+        if (c > call)
         {
             // Only exactly-once requests are held, so only they are reclaimed; we have none of
             // this one: as in case (iv), free the previous reply and ask for the request.
@@ -500,7 +499,7 @@ public final class ServerEngine extends ProtocolEngine
         sendControl(MessageType.RECLAIM_ACK, call, expectedSeq);
     }
 
-    private void onReclaimAck(final int c, final int p, final long nowNs)
+    private void onReclaimAck(final long c, final int p, final long nowNs)
     {
         if (reclaimOutstanding && c == reclaimCall)
         {
@@ -520,7 +519,7 @@ public final class ServerEngine extends ProtocolEngine
             }
             return;
         }
-        if (SequenceSpace.distance(outbound.firstSeq(), p) < 0 || SequenceSpace.distance(p, sendSeq) < 0)
+        if (p < outbound.firstSeq() || p > sendSeq)
         {
             counters.unexpected++;
             return;
@@ -551,10 +550,23 @@ public final class ServerEngine extends ProtocolEngine
         {
             return;
         }
+        if (requestOverdue(nowNs))
+        {
+            becomeZombie(CloseCause.REQUEST_TIMEOUT, "the request of call " + call + " was not received whole within " +
+                millis(config.requestTimeoutNs()) + " of its first packet (requestTimeoutNs = " + config.requestTimeoutNs() + ")");
+            return;
+        }
         if (awaitingPeer() && reached(silentSinceNs + config.peerTimeoutNs(), nowNs))
         {
-            becomeZombie("no packet from the client for " + millis(nowNs - silentSinceNs) + " while " + awaitedWhat() +
-                " (peerTimeoutNs = " + config.peerTimeoutNs() + ")");
+            if (state == State.REQUEST_IN_PROGRESS && !exactlyOnce)
+            {
+                // The tail of a one-way was lost and the client has said nothing since: no
+                // retransmission can come, so the part received is given up, not the connection.
+                abortOneWay("the last packets of one-way call " + call + " were lost and the client fell silent", nowNs);
+                return;
+            }
+            becomeZombie(CloseCause.PEER_SILENT, "no packet from the client for " + millis(nowNs - silentSinceNs) + " while " +
+                awaitedWhat() + " (peerTimeoutNs = " + config.peerTimeoutNs() + ")");
             return;
         }
         if (!timerDue(nowNs))
@@ -587,8 +599,29 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
+    private boolean requestOverdue(final long nowNs)
+    {
+        return state == State.REQUEST_IN_PROGRESS && exactlyOnce && config.requestTimeoutNs() > 0 &&
+            reached(requestStartNs + config.requestTimeoutNs(), nowNs);
+    }
+
+    @Override
+    public long nextDeadlineNs()
+    {
+        final long deadline = super.nextDeadlineNs();
+        if (state == State.REQUEST_IN_PROGRESS && exactlyOnce && config.requestTimeoutNs() > 0)
+        {
+            return earlier(deadline, requestStartNs + config.requestTimeoutNs());
+        }
+        return deadline;
+    }
+
     private String awaitedWhat()
     {
+        if (state == State.REQUEST_IN_PROGRESS && !nackOutstanding)
+        {
+            return "receiving the request of call " + call;
+        }
         if (reclaimOutstanding)
         {
             return "reclaiming reply buffers of call " + call;
@@ -600,16 +633,22 @@ public final class ServerEngine extends ProtocolEngine
         return "holding the unacknowledged reply of call " + call;
     }
 
+    /**
+     * @return true when the client owes a packet: the rest of a request (a client sends a
+     *     request's packets without pausing), a retransmission, a RECLAIM_ACK, or the
+     *     acknowledgement of a held reply.
+     */
     @Override
     protected boolean awaitingPeer()
     {
-        return reclaimOutstanding || nackOutstanding || (state == State.IDLE && !outbound.isEmpty());
+        return reclaimOutstanding || nackOutstanding || state == State.REQUEST_IN_PROGRESS ||
+            (state == State.IDLE && !outbound.isEmpty());
     }
 
     @Override
-    protected void becomeZombie(final String reason)
+    protected void becomeZombie(final CloseCause cause, final String reason)
     {
-        super.becomeZombie(reason);
+        super.becomeZombie(cause, reason);
         nackOutstanding = false;
         transitionTo(State.ZOMBIE);
     }

@@ -49,6 +49,16 @@ public interface Link extends Closeable
     /** @return the largest packet, header included, that one datagram carries on this link. */
     int maxPacketBytes();
 
+    /**
+     * @return how long the peer keeps this connection while nothing is in progress on it before
+     *     it closes it, as the peer announced; 0 when it never does (or did not say). A client
+     *     stops using a connection well before then, so that no call meets a closed one.
+     */
+    default long peerIdleTimeoutNs()
+    {
+        return 0;
+    }
+
     /** @return true when the medium delivers packets in the order they were sent (ATM VCs). */
     boolean preservesOrder();
 

@@ -81,7 +81,7 @@ class AssemblyBufferTest
     @Test
     void packetsReadInPlaceMakeTheMessageWithTheirFramingGone()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32, null);
         final byte[][] parts = {bytes(1000), bytes(1000), bytes(7), bytes(1000)};
         for (int i = 0; i < parts.length; i++)
         {
@@ -99,7 +99,7 @@ class AssemblyBufferTest
     @Test
     void aPacketAppendedInPlaceIsNotCopied()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(4096, 1 << 20, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(4096, 1 << 20, true, 32, null);
         final byte[] first = bytes(1000);
         appendReceived(buffer, first, false);
         final ByteBuffer second = payloadOf(receive(buffer, bytes(1000)));
@@ -117,7 +117,7 @@ class AssemblyBufferTest
     @Test
     void aDatagramThatDeliversNothingLeavesTheMessageAsItWas()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32, null);
         final byte[] first = bytes(1000);
         appendReceived(buffer, first, false);
         // A duplicate, a NACK: read where the next packet would go, never delivered.
@@ -133,7 +133,7 @@ class AssemblyBufferTest
     @Test
     void aPacketReadWhileTheMessageWasResetStartsTheNextMessage()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1 << 20, true, 32, null);
         appendReceived(buffer, bytes(1000), false);
         final byte[] next = bytes(900);
         final ByteBuffer datagram = receive(buffer, next);
@@ -148,7 +148,7 @@ class AssemblyBufferTest
     @Test
     void copiedAndInPlacePacketsMix()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(16, 1 << 20, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(16, 1 << 20, true, 32, null);
         final byte[] copied = bytes(500);
         buffer.append(ByteBuffer.wrap(copied), false);
         final byte[] inPlace = bytes(1000);
@@ -162,7 +162,7 @@ class AssemblyBufferTest
     void theWindowGrowsTheBufferButNeverPastTheMessageLimitAndOneDatagram()
     {
         final int max = 2500;
-        final AssemblyBuffer buffer = new AssemblyBuffer(16, max, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(16, max, true, 32, null);
         final byte[] a = bytes(1000);
         final byte[] b = bytes(1000);
         appendReceived(buffer, a, false);
@@ -183,7 +183,7 @@ class AssemblyBufferTest
     @Test
     void aWindowIsOneViewReusedUntilTheBufferGrows()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(4096, 1 << 20, true, 32);
+        final AssemblyBuffer buffer = new AssemblyBuffer(4096, 1 << 20, true, 32, null);
         final ByteBuffer first = buffer.receiveWindow(DATAGRAM, FRAMING);
         buffer.restoreAfterReceive();
         assertSame(first, buffer.receiveWindow(DATAGRAM, FRAMING));
@@ -194,7 +194,7 @@ class AssemblyBufferTest
     @Test
     void framingLongerThanTheHeadroomIsRefused()
     {
-        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1024, true, 8);
+        final AssemblyBuffer buffer = new AssemblyBuffer(64, 1024, true, 8, null);
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> buffer.receiveWindow(100, 16));
         assertTrue(e.getMessage().contains("offset 16") && e.getMessage().contains("headroom of 8"), e.getMessage());
     }

@@ -25,8 +25,9 @@ import org.lightwire.transport.engine.ClientEngine.State;
 class ClientEngineTest
 {
     static final long MS = 1_000_000L;
+    static final int HEADER = org.lightwire.transport.protocol.HeaderFlyweight.HEADER_LENGTH;
     static final EngineConfig CONFIG = EngineConfig.builder()
-        .maxPacketBytes(8 + 100)
+        .maxPacketBytes(HEADER + 100)
         .bufferPoolPackets(8)
         .ackDelayNs(5 * MS)
         .retransmitMinNs(MS)
@@ -66,7 +67,7 @@ class ClientEngineTest
         assertEquals(0, s.packet());
         assertTrue(s.exactlyOnce());
         assertFalse(s.fragmented());
-        assertEquals(48, s.size());
+        assertEquals(HEADER + 40, s.size());
         assertArrayEquals(pattern(40, 7), s.payload());
         assertEquals(State.WAITING_FOR_REPLY, engine.state());
         assertEquals(1, engine.heldPackets());
@@ -97,7 +98,7 @@ class ClientEngineTest
         assertEquals(3, sent.size());
         assertEquals(List.of(PARTIAL, PARTIAL, COMPLETE), sent.stream().map(Recorder.Sent::type).toList());
         assertEquals(List.of(true, true, false), sent.stream().map(Recorder.Sent::fragmented).toList());
-        assertEquals(List.of(108, 108, 58), sent.stream().map(Recorder.Sent::size).toList());
+        assertEquals(List.of(HEADER + 100, HEADER + 100, HEADER + 50), sent.stream().map(Recorder.Sent::size).toList());
         for (final Recorder.Sent s : sent)
         {
             // Zero copy: the packet handler sends slices of the caller's own buffer.
@@ -118,7 +119,7 @@ class ClientEngineTest
     {
         engine.send(request(0), true, true, now);
         final Recorder.Sent s = rec.only();
-        assertEquals(8, s.size());
+        assertEquals(HEADER, s.size());
         assertEquals(COMPLETE, s.type());
     }
 
@@ -493,14 +494,14 @@ class ClientEngineTest
     }
 
     @Test
-    void callSequenceWrapsAfter255()
+    void callNumbersGoOnPastTheEightBitSequenceField()
     {
         for (int i = 1; i <= 300; i++)
         {
             engine.send(request(1), true, true, now);
-            replyWhole(i & 0xFF, pattern(1, i));
+            replyWhole(i, pattern(1, i));
         }
         assertEquals(300, rec.messages.size());
-        assertEquals(300 & 0xFF, engine.callSeq());
+        assertEquals(300, engine.callNumber());
     }
 }

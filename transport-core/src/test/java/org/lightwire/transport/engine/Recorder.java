@@ -41,7 +41,7 @@ final class Recorder implements PacketSender, MessageHandler, BufferReleaser
         {
             payload.duplicate().get(bytes);
         }
-        sent.add(new Sent(h.type(), h.exactlyOnce(), h.messageSize(), h.callSeq(), h.packetSeq(), h.fragmented(), bytes, payload));
+        sent.add(new Sent(h.type(), h.exactlyOnce(), h.messageSize(), (int)h.callNumber(), h.packetNumber(), h.fragmented(), bytes, payload));
     }
 
     @Override
@@ -89,7 +89,7 @@ final class Recorder implements PacketSender, MessageHandler, BufferReleaser
         return take().get(0);
     }
 
-    static ByteBuffer data(final MessageType type, final boolean exactlyOnce, final int call, final int packet, final boolean fragmented, final byte[] payload)
+    static ByteBuffer data(final MessageType type, final boolean exactlyOnce, final long call, final int packet, final boolean fragmented, final byte[] payload)
     {
         final ByteBuffer buffer = ByteBuffer.allocate(HeaderFlyweight.HEADER_LENGTH + payload.length);
         new HeaderFlyweight().wrap(buffer, 0).set(type, exactlyOnce, HeaderFlyweight.HEADER_LENGTH + payload.length, call, packet, fragmented);
@@ -99,7 +99,7 @@ final class Recorder implements PacketSender, MessageHandler, BufferReleaser
         return buffer;
     }
 
-    static ByteBuffer control(final MessageType type, final int call, final int packet)
+    static ByteBuffer control(final MessageType type, final long call, final int packet)
     {
         return data(type, true, call, packet, false, new byte[0]);
     }

@@ -17,7 +17,6 @@ import org.lightwire.transport.link.memory.Faults;
 import org.lightwire.transport.link.memory.SimulatedNetwork;
 import org.lightwire.transport.link.memory.Side;
 import org.lightwire.transport.protocol.HeaderFlyweight;
-import org.lightwire.transport.protocol.SequenceSpace;
 
 /**
  * A discrete-event simulation of one client and one server engine over a {@link SimulatedNetwork}
@@ -94,8 +93,6 @@ public final class EngineSimulation
     private final byte[][] requests;
     private final boolean[] oneWay;
     private final int[] executions;
-    private int serverIndex = -1;
-    private int serverSeq;
     private final ByteArrayBuilder requestBytes = new ByteArrayBuilder();
     private boolean replyDue;
     private int replyIndex;
@@ -385,10 +382,8 @@ public final class EngineSimulation
             {
                 return;
             }
-            final int seq = server.callSeq();
-            final int index = serverIndex < 0 ? seq - 1 : serverIndex + SequenceSpace.distance(serverSeq, seq);
-            serverIndex = index;
-            serverSeq = seq;
+            // Call numbers never wrap: call n is the run's call n - 1.
+            final int index = (int)(server.callNumber() - 1);
             final byte[] got = requestBytes.take();
             if (index < 0 || index >= s.calls() || !Arrays.equals(got, requests[index]))
             {

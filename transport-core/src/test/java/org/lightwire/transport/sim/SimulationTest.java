@@ -86,7 +86,7 @@ class SimulationTest
         final EngineConfig noProbes = CONFIG.toBuilder().rttProbeIntervalNs(0).build();
         final EngineSimulation sim = new EngineSimulation(settings(12, 3, Faults.NONE, 0, noProbes)).dropRule((from, h) ->
             // The first transmission of call 1's request: the first packet of the connection.
-            from == Side.A && h.type().isData() && h.callSeq() == 1 && drops[0]++ == 0);
+            from == Side.A && h.type().isData() && h.callNumber() == 1 && drops[0]++ == 0);
         final EngineSimulation.Result r = sim.run();
         assertEquals(1, r.packetsDroppedByRule());
         assertEquals(3, r.repliesVerified());
@@ -101,13 +101,12 @@ class SimulationTest
     @Test
     void lastCallOfARunLost()
     {
-        // Fewer than 256 calls, so that the last call's sequence number names it alone.
         final int calls = 200;
         final int[] drops = new int[2];
         final EngineSimulation sim = new EngineSimulation(settings(13, calls, Faults.NONE, 0)).dropRule((from, h) ->
         {
-            final boolean lastRequest = from == Side.A && h.type().isData() && h.callSeq() == calls;
-            final boolean lastAck = from == Side.A && h.type() == MessageType.CALL_ACK && h.callSeq() == calls;
+            final boolean lastRequest = from == Side.A && h.type().isData() && h.callNumber() == calls;
+            final boolean lastAck = from == Side.A && h.type() == MessageType.CALL_ACK && h.callNumber() == calls;
             // The first transmission of the last request, and the first CALL_ACK of its reply:
             // no later call follows to acknowledge either implicitly.
             return (lastRequest && drops[0]++ == 0) || (lastAck && drops[1]++ == 0);

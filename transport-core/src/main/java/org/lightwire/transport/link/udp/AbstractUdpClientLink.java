@@ -1,6 +1,7 @@
 package org.lightwire.transport.link.udp;
 
 import org.lightwire.transport.link.Link;
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.HeaderFlyweight;
 
 import java.io.IOException;
@@ -54,7 +55,9 @@ abstract class AbstractUdpClientLink implements Link
 
     private long connectionId;
     private int maxPacketBytes;
+    private long serverIdleTimeoutNs;
     private long setupRttNs = -1;
+    private CloseCause resetCause = CloseCause.UNKNOWN;
     private volatile boolean peerReset;
     private volatile boolean closed;
 
@@ -123,8 +126,10 @@ abstract class AbstractUdpClientLink implements Link
 
     /**
      * Runs the set-up exchange on the calling thread: CONNECT, retransmitted with doubling
-     * intervals until the ACCEPT that echoes the nonce arrives or connectTimeoutNs passes.
+     * intervals until the ACCEPT that echoes the nonce arrives or connectTimeoutNs passes; a
+     * RETRY's cookie is echoed in a CONNECT sent at once.
      *
+     * @throws SetupRefusedException the server answered REFUSE.
      * @throws ConnectException nobody listens, or no ACCEPT arrived in time.
      */
     final void performSetup() throws IOException
@@ -167,16 +172,28 @@ abstract class AbstractUdpClientLink implements Link
                 {
                     continue;
                 }
+                final ClientSetupHandshake.Outcome outcome;
                 try
                 {
-                    if (onSetupReply(handshake, datagram, System.nanoTime()))
-                    {
-                        break;
-                    }
+                    outcome = onSetupReply(handshake, datagram, System.nanoTime());
                 }
                 finally
                 {
                     releaseDatagram();
+                }
+                if (outcome == ClientSetupHandshake.Outcome.ACCEPTED)
+                {
+                    break;
+                }
+                if (outcome == ClientSetupHandshake.Outcome.REFUSED)
+                {
+                    throw new SetupRefusedException(serverAddress, handshake.refusal());
+                }
+                if (outcome == ClientSetupHandshake.Outcome.RETRY)
+                {
+                    setupBuffer.clear();
+                    setupBuffer.limit(handshake.writeConnect(setupBuffer, 0));
+                    sendSetup();
                 }
             }
         }
@@ -190,6 +207,7 @@ abstract class AbstractUdpClientLink implements Link
 
         connectionId = handshake.connectionId();
         maxPacketBytes = handshake.negotiatedMaxPacketBytes();
+        serverIdleTimeoutNs = TimeUnit.SECONDS.toNanos(handshake.idleSeconds());
         setupRttNs = handshake.setupRttNs();
         prefix.wrap(prefixBuffer, 0).connectionId(connectionId);
     }
@@ -208,8 +226,9 @@ abstract class AbstractUdpClientLink implements Link
         }
     }
 
-    /** @return true when the datagram was the awaited ACCEPT. */
-    private boolean onSetupReply(final ClientSetupHandshake handshake, final ByteBuffer datagram, final long nowNs)
+    /** @return what the datagram meant to the exchange; null when it was dropped. */
+    private ClientSetupHandshake.Outcome onSetupReply(final ClientSetupHandshake handshake, final ByteBuffer datagram,
+        final long nowNs)
     {
         increment(datagramsReceived);
         final int base = datagram.position();
@@ -217,31 +236,32 @@ abstract class AbstractUdpClientLink implements Link
         if (length < UdpPrefixFlyweight.HEADER_LENGTH)
         {
             increment(malformed);
-            return false;
+            return null;
         }
         if (!prefix.wrap(datagram, base).isSetup())
         {
             // No connection id is ours yet.
             increment(unknownId);
-            return false;
+            return null;
         }
         setup.wrap(datagram, base + UdpPrefixFlyweight.HEADER_LENGTH);
         if (setup.validate(length - UdpPrefixFlyweight.HEADER_LENGTH) != null)
         {
             increment(malformed);
-            return false;
+            return null;
         }
-        switch (handshake.onSetup(setup, nowNs))
+        final ClientSetupHandshake.Outcome outcome = handshake.onSetup(setup, nowNs);
+        switch (outcome)
         {
-            case ACCEPTED:
-                return true;
             case STRAY_ACCEPT:
                 increment(strayAccepts);
-                return false;
-            default:
+                return null;
+            case IGNORED:
                 // A REJECT cannot name us yet; a CONNECT has no business reaching a client.
                 increment(setup.kind() == SetupFlyweight.Kind.REJECT ? unknownId : malformed);
-                return false;
+                return null;
+            default:
+                return outcome;
         }
     }
 
@@ -428,13 +448,17 @@ abstract class AbstractUdpClientLink implements Link
             case REJECT:
                 if (setup.connectionId() == connectionId)
                 {
+                    resetCause = setup.reason();
                     peerReset = true;
-                    throw new PeerResetException(serverAddress, connectionId);
+                    throw new PeerResetException(serverAddress, connectionId, resetCause);
                 }
                 increment(unknownId);
                 break;
             case ACCEPT:
-                // The answer to a CONNECT retransmitted before the first ACCEPT arrived.
+            case RETRY:
+            case REFUSE:
+                // The answer to a CONNECT retransmitted before the first ACCEPT arrived, or a
+                // duplicate: the set-up is over.
                 increment(strayAccepts);
                 break;
             default:
@@ -451,7 +475,7 @@ abstract class AbstractUdpClientLink implements Link
         }
         if (peerReset)
         {
-            throw new PeerResetException(serverAddress, connectionId);
+            throw new PeerResetException(serverAddress, connectionId, resetCause);
         }
     }
 
@@ -513,6 +537,16 @@ abstract class AbstractUdpClientLink implements Link
     public final long connectionId()
     {
         return connectionId;
+    }
+
+    /**
+     * @return how long the server keeps a connection with nothing in progress, as its ACCEPT
+     *     announced; 0 when it never closes one.
+     */
+    @Override
+    public final long peerIdleTimeoutNs()
+    {
+        return serverIdleTimeoutNs;
     }
 
     /**

@@ -1,6 +1,9 @@
 package org.lightwire.transport.link.udp;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import org.lightwire.transport.protocol.CloseCause;
 
 /**
  * The client half of the UDP set-up exchange as a pure state machine: it does no I/O and reads
@@ -9,9 +12,11 @@ import java.nio.ByteBuffer;
  * {@link #nextDeadlineNs()}.
  *
  * <p>CONNECT is retransmitted at {@code setupRetryNs}, then at twice the previous interval,
- * until an ACCEPT echoing the nonce arrives or {@code connectTimeoutNs} has passed since the
- * first CONNECT. The set-up round-trip time is measured only when the answered CONNECT was
- * the only one sent (Karn's rule: with retransmissions the ACCEPT cannot be matched to a send).
+ * until an ACCEPT or a REFUSE echoing the nonce arrives or {@code connectTimeoutNs} has passed
+ * since the first CONNECT. A RETRY echoing the nonce carries the server's cookie: the next
+ * CONNECT, sent at once, echoes it, and the retransmission interval starts again. The set-up
+ * round-trip time is measured only when the answered CONNECT was the only one sent with its
+ * cookie (Karn's rule: with retransmissions the ACCEPT cannot be matched to a send).
  */
 final class ClientSetupHandshake
 {
@@ -21,6 +26,7 @@ final class ClientSetupHandshake
         IDLE,
         CONNECTING,
         ACCEPTED,
+        REFUSED,
         TIMED_OUT
     }
 
@@ -37,7 +43,11 @@ final class ClientSetupHandshake
     {
         /** The ACCEPT of this attempt: the connection is open. */
         ACCEPTED,
-        /** An ACCEPT that is not (or no longer) the answer awaited: a duplicate or a stray. */
+        /** A RETRY with a new cookie: the driver sends the CONNECT again at once. */
+        RETRY,
+        /** The REFUSE of this attempt: the server will not open the connection ({@link #refusal()}). */
+        REFUSED,
+        /** An answer that is not (or no longer) the one awaited: a duplicate or a stray. */
         STRAY_ACCEPT,
         /** A CONNECT or REJECT: nothing to do with this exchange. */
         IGNORED
@@ -57,9 +67,15 @@ final class ClientSetupHandshake
     private long retryDeadlineNs;
     private long retryIntervalNs;
     private int connectsSent;
+    /** CONNECTs sent with the current cookie (or none), and when the first of them went. */
+    private int connectsThisCookie;
+    private long cookieSentNs;
     private long connectionId;
     private int negotiatedMaxPacketBytes;
+    private int idleSeconds;
     private long setupRttNs = -1;
+    private byte[] cookie;
+    private CloseCause refusal;
 
     /**
      * @param nonce nonzero random nonce of this connect attempt.
@@ -92,11 +108,14 @@ final class ClientSetupHandshake
         retryIntervalNs = setupRetryNs;
         retryDeadlineNs = nowNs + retryIntervalNs;
         connectsSent = 1;
+        connectsThisCookie = 1;
+        cookieSentNs = nowNs;
         transitionTo(State.CONNECTING);
     }
 
     /**
-     * Writes a whole CONNECT datagram (zero prefix and body) at {@code offset}.
+     * Writes a whole CONNECT datagram (zero prefix and body) at {@code offset}, with the cookie
+     * of the last RETRY, if one came.
      *
      * @return its length, {@link SetupFlyweight#DATAGRAM_LENGTH}.
      */
@@ -104,7 +123,7 @@ final class ClientSetupHandshake
     {
         prefix.wrap(buffer, offset).connectionId(UdpPrefixFlyweight.SETUP_CONNECTION_ID);
         setup.wrap(buffer, offset + UdpPrefixFlyweight.HEADER_LENGTH)
-            .set(SetupFlyweight.Kind.CONNECT, maxPacketBytes, nonce, 0L);
+            .set(SetupFlyweight.Kind.CONNECT, maxPacketBytes, null, 0, 0L, nonce, cookie);
         return SetupFlyweight.DATAGRAM_LENGTH;
     }
 
@@ -122,6 +141,7 @@ final class ClientSetupHandshake
                 if (retryDeadlineNs - nowNs <= 0)
                 {
                     connectsSent++;
+                    connectsThisCookie++;
                     lastSendNs = nowNs;
                     // Doubling, capped so that a long timeout never overflows the interval.
                     retryIntervalNs = Math.min(retryIntervalNs * 2, connectTimeoutNs);
@@ -144,7 +164,7 @@ final class ClientSetupHandshake
     Outcome onSetup(final SetupFlyweight setup, final long nowNs)
     {
         final SetupFlyweight.Kind kind = setup.kind();
-        if (kind != SetupFlyweight.Kind.ACCEPT)
+        if (kind == SetupFlyweight.Kind.CONNECT || kind == SetupFlyweight.Kind.REJECT)
         {
             return Outcome.IGNORED;
         }
@@ -152,11 +172,36 @@ final class ClientSetupHandshake
         {
             return Outcome.STRAY_ACCEPT;
         }
-        connectionId = setup.connectionId();
-        negotiatedMaxPacketBytes = Math.min(maxPacketBytes, setup.maxPacketBytes());
-        setupRttNs = connectsSent == 1 ? nowNs - firstSendNs : -1;
-        transitionTo(State.ACCEPTED);
-        return Outcome.ACCEPTED;
+        switch (kind)
+        {
+            case RETRY:
+                final byte[] issued = new byte[SetupFlyweight.COOKIE_LENGTH];
+                setup.cookie(issued, 0);
+                if (Arrays.equals(issued, cookie))
+                {
+                    // A duplicate of the RETRY already answered.
+                    return Outcome.STRAY_ACCEPT;
+                }
+                cookie = issued;
+                connectsSent++;
+                connectsThisCookie = 1;
+                cookieSentNs = nowNs;
+                lastSendNs = nowNs;
+                retryIntervalNs = setupRetryNs;
+                retryDeadlineNs = nowNs + retryIntervalNs;
+                return Outcome.RETRY;
+            case REFUSE:
+                refusal = setup.reason();
+                transitionTo(State.REFUSED);
+                return Outcome.REFUSED;
+            default:
+                connectionId = setup.connectionId();
+                negotiatedMaxPacketBytes = Math.min(maxPacketBytes, setup.maxPacketBytes());
+                idleSeconds = setup.idleSeconds();
+                setupRttNs = connectsThisCookie == 1 ? nowNs - cookieSentNs : -1;
+                transitionTo(State.ACCEPTED);
+                return Outcome.ACCEPTED;
+        }
     }
 
     /** @return when {@link #onTimer} must next run (absolute, compare wrap-safely). */
@@ -200,6 +245,24 @@ final class ClientSetupHandshake
     int negotiatedMaxPacketBytes()
     {
         return negotiatedMaxPacketBytes;
+    }
+
+    /** @return the idle timeout the server announced in its ACCEPT, in seconds; 0 for none. */
+    int idleSeconds()
+    {
+        return idleSeconds;
+    }
+
+    /** @return why the server refused, valid in state REFUSED. */
+    CloseCause refusal()
+    {
+        return refusal;
+    }
+
+    /** @return true once a RETRY's cookie was taken. */
+    boolean hasCookie()
+    {
+        return cookie != null;
     }
 
     /** @return the set-up RTT, or -1 when CONNECT was retransmitted (Karn's rule). */

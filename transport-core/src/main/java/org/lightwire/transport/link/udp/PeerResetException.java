@@ -1,25 +1,28 @@
 package org.lightwire.transport.link.udp;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
+
+import org.lightwire.transport.link.PeerClosedException;
+import org.lightwire.transport.protocol.CloseCause;
 
 /**
  * The server answered REJECT naming this client's connection id: it no longer knows the
- * connection, because it restarted (a new incarnation) or dropped the connection. The link is
- * dead; open a new connection.
+ * connection, because it closed it (the REJECT says why: {@link #closeCause()}) or because it
+ * restarted (a new incarnation, {@link CloseCause#UNKNOWN}). The link is dead; open a new
+ * connection. The call in progress was certainly not executed when
+ * {@code closeCause().notExecuted()}; otherwise it may have been.
  */
-public final class PeerResetException extends IOException
+public final class PeerResetException extends PeerClosedException
 {
     private static final long serialVersionUID = 1L;
 
     private final InetSocketAddress serverAddress;
     private final long connectionId;
 
-    public PeerResetException(final InetSocketAddress serverAddress, final long connectionId)
+    public PeerResetException(final InetSocketAddress serverAddress, final long connectionId, final CloseCause closeCause)
     {
-        super("server at " + serverAddress + " no longer knows connection id " +
-            UdpPrefixFlyweight.formatId(connectionId) +
-            ": it restarted or dropped the connection (a new incarnation); open a new connection");
+        super("server at " + serverAddress + " no longer knows connection id " + UdpPrefixFlyweight.formatId(connectionId) +
+            ": " + closeCause.description() + "; open a new connection", closeCause);
         this.serverAddress = serverAddress;
         this.connectionId = connectionId;
     }

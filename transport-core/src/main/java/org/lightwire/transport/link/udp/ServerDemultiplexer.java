@@ -1,8 +1,10 @@
 package org.lightwire.transport.link.udp;
 
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.HeaderFlyweight;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -16,8 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The protocol logic of the Lightwire UDP server (see {@code docs/udp-link.md}), with no socket
  * and no thread of its own: the connection table keyed by id and by CONNECT nonce, the answers
- * to the set-up exchange (ACCEPT, REJECT under the {@link RejectLimiter}), the id and address
- * checks of data datagrams, the counters and every call of the {@link ServerPacketHandler}.
+ * to the set-up exchange (RETRY with a {@link SetupCookies cookie} until the client has proved its
+ * address, then ACCEPT or REFUSE; REJECT under the {@link RejectLimiter}, with the cause the
+ * {@link ClosedConnections} remember), the limits on connections in all and per client address,
+ * the id and address checks of data datagrams, the counters and every call of the
+ * {@link ServerPacketHandler}.
  *
  * <p>A {@link FrontEnd} drives it: it feeds each received datagram to {@link #onDatagram} on its
  * one receive thread, and carries out the sends. Connection state is touched by that thread
@@ -89,11 +94,19 @@ final class ServerDemultiplexer
     private final LongObjectTable<UdpServerConnection> connectionsByNonce;
     private final UdpPrefixFlyweight prefix = new UdpPrefixFlyweight();
     private final SetupFlyweight setup = new SetupFlyweight();
-    private final ByteBuffer replyBody = ByteBuffer.allocate(SetupFlyweight.HEADER_LENGTH);
+    private final ByteBuffer replyBody = ByteBuffer.allocate(SetupFlyweight.LONG_LENGTH);
     private final SetupFlyweight replySetup = new SetupFlyweight().wrap(replyBody, 0);
+    private final byte[] echoedCookie = new byte[SetupFlyweight.COOKIE_LENGTH];
     private final RejectLimiter rejectLimiter;
+    private final SetupCookies cookies;
+    private final ClosedConnections closed;
+    /** Open connections per client IP address, for {@code maxConnectionsPerAddress}. */
+    private final Map<InetAddress, Integer> perAddress = new HashMap<>();
     /** Connections with a socket of their own, by client address: one address, one live connection. */
     private final Map<InetSocketAddress, UdpServerConnection> ownSocketsByAddress = new HashMap<>();
+
+    /** The clock that times closes made from other threads (the same as the datagrams' {@code nowNs}). */
+    private final java.util.function.LongSupplier clock;
 
     private final AtomicLong openConnections = new AtomicLong();
     private final AtomicLong datagramsReceived = new AtomicLong();
@@ -113,24 +126,33 @@ final class ServerDemultiplexer
     private final AtomicLong strayDatagrams = new AtomicLong();
     private final AtomicLong ownSocketsOpened = new AtomicLong();
     private final AtomicLong connectionsReplaced = new AtomicLong();
+    private final AtomicLong retriesSent = new AtomicLong();
+    private final AtomicLong badCookies = new AtomicLong();
+    private final AtomicLong refusedFull = new AtomicLong();
+    private final AtomicLong refusedAddressLimit = new AtomicLong();
     private volatile Throwable lastIoError;
 
     /**
      * @param config {@code maxPacketBytes} and {@code maxConnections} apply.
      * @param handler the application, called on the receive thread.
      * @param frontEnd where datagrams go.
-     * @param nowNs the clock now; the REJECT limiter starts full.
+     * @param clock the clock of the datagrams' nowNs ({@link System#nanoTime} but in tests); the REJECT limiter starts full.
      */
     ServerDemultiplexer(
-        final UdpLinkConfig config, final ServerPacketHandler handler, final FrontEnd frontEnd, final long nowNs)
+        final UdpLinkConfig config, final ServerPacketHandler handler, final FrontEnd frontEnd,
+        final java.util.function.LongSupplier clock)
     {
         this.config = config;
         this.handler = handler;
         this.frontEnd = frontEnd;
+        this.clock = clock;
+        final long nowNs = clock.getAsLong();
         connectionsById = new LongObjectTable<>(config.maxConnections());
         connectionsByNonce = new LongObjectTable<>(config.maxConnections());
         rejectLimiter = new RejectLimiter(REJECT_LIMITER_SLOTS, UdpServerEndpoint.REJECT_INTERVAL_NS,
             UdpServerEndpoint.REJECT_BURST, UdpServerEndpoint.REJECT_REFILL_NS, nowNs);
+        cookies = new SetupCookies(nowNs);
+        closed = new ClosedConnections(config.maxConnections());
     }
 
     /** @return bytes a receive buffer needs: the largest acceptable datagram and one byte more. */
@@ -176,7 +198,7 @@ final class ServerDemultiplexer
         final long id = prefix.wrap(datagram, base).connectionId();
         if (id == UdpPrefixFlyweight.SETUP_CONNECTION_ID)
         {
-            onSetup(datagram, base + UdpPrefixFlyweight.HEADER_LENGTH, length - UdpPrefixFlyweight.HEADER_LENGTH, sender);
+            onSetup(datagram, base + UdpPrefixFlyweight.HEADER_LENGTH, length - UdpPrefixFlyweight.HEADER_LENGTH, sender, nowNs);
             return;
         }
         if (length - UdpPrefixFlyweight.HEADER_LENGTH < HeaderFlyweight.HEADER_LENGTH)
@@ -272,7 +294,8 @@ final class ServerDemultiplexer
         frontEnd.runOnReceiveThread(() -> ownSocketsByAddress.remove(connection.remoteAddress(), connection));
     }
 
-    private void onSetup(final ByteBuffer datagram, final int offset, final int bodyLength, final InetSocketAddress sender)
+    private void onSetup(final ByteBuffer datagram, final int offset, final int bodyLength, final InetSocketAddress sender,
+        final long nowNs)
     {
         setup.wrap(datagram, offset);
         if (setup.validate(bodyLength) != null || setup.kind() != SetupFlyweight.Kind.CONNECT)
@@ -281,6 +304,22 @@ final class ServerDemultiplexer
             return;
         }
         final long nonce = setup.nonce();
+        final int clientMaxPacketBytes = setup.maxPacketBytes();
+        if (setup.cookieIsZero())
+        {
+            retry(nonce, sender, nowNs);
+            return;
+        }
+        setup.cookie(echoedCookie, 0);
+        if (!cookies.verify(echoedCookie, sender, nonce, nowNs))
+        {
+            // Forged, for another address, or expired: a fresh cookie costs nothing, and a
+            // client that really is at this address just proves it again.
+            increment(badCookies);
+            retry(nonce, sender, nowNs);
+            return;
+        }
+        // The client receives datagrams at the address it sends from: it may now cost us state.
         final UdpServerConnection existing = connectionsByNonce.get(nonce);
         if (existing != null)
         {
@@ -288,7 +327,7 @@ final class ServerDemultiplexer
             {
                 // Our ACCEPT was lost or is late: answer the retransmitted CONNECT identically.
                 increment(duplicateConnects);
-                sendSetup(SetupFlyweight.Kind.ACCEPT, nonce, existing.connectionId(), sender);
+                sendLong(SetupFlyweight.Kind.ACCEPT, null, existing.connectionId(), nonce, null, sender);
             }
             else
             {
@@ -301,26 +340,40 @@ final class ServerDemultiplexer
         final UdpServerConnection previous = ownSocketsByAddress.get(sender);
         if (previous != null)
         {
-            // A new CONNECT from the address of a connection with its own socket: that client
-            // socket was closed and its port reused. The kernel would go on giving the new
-            // connection's datagrams to the old connection's socket, so the old one goes first.
+            // A new CONNECT, its address proved, from the address of a connection with its own
+            // socket: that client socket was closed and its port reused. The kernel would go on
+            // giving the new connection's datagrams to the old connection's socket, so the old
+            // one goes first.
             increment(connectionsReplaced);
             if (previous.markClosed())
             {
-                removeConnection(previous, "its client address opened a new connection");
+                removeConnection(previous, CloseCause.REPLACED, "its client address opened a new connection", nowNs);
             }
         }
-        if (connectionsById.size() >= config.maxConnections() || closing)
+        final CloseCause refusal = closing ? CloseCause.SERVER_CLOSED :
+            connectionsById.size() >= config.maxConnections() ? CloseCause.SERVER_FULL :
+            perAddress.getOrDefault(sender.getAddress(), 0) >= config.maxConnectionsPerAddress() ? CloseCause.ADDRESS_LIMIT : null;
+        if (refusal != null)
         {
             increment(connectionsRefused);
+            if (refusal == CloseCause.SERVER_FULL)
+            {
+                increment(refusedFull);
+            }
+            else if (refusal == CloseCause.ADDRESS_LIMIT)
+            {
+                increment(refusedAddressLimit);
+            }
+            sendLong(SetupFlyweight.Kind.REFUSE, refusal, 0L, nonce, null, sender);
             return;
         }
 
         final long id = newConnectionId();
         final UdpServerConnection connection = new UdpServerConnection(
-            this, id, nonce, sender, Math.min(config.maxPacketBytes(), setup.maxPacketBytes()));
+            this, id, nonce, sender, Math.min(config.maxPacketBytes(), clientMaxPacketBytes));
         connectionsById.put(id, connection);
         connectionsByNonce.put(nonce, connection);
+        perAddress.merge(sender.getAddress(), 1, Integer::sum);
         openConnections.set(connectionsById.size());
         increment(connectionsAccepted);
         try
@@ -333,8 +386,14 @@ final class ServerDemultiplexer
         }
         if (connection.isOpen())
         {
-            sendSetup(SetupFlyweight.Kind.ACCEPT, nonce, id, sender);
+            sendLong(SetupFlyweight.Kind.ACCEPT, null, id, nonce, null, sender);
         }
+    }
+
+    private void retry(final long nonce, final InetSocketAddress sender, final long nowNs)
+    {
+        increment(retriesSent);
+        sendLong(SetupFlyweight.Kind.RETRY, null, 0L, nonce, cookies.issue(sender, nonce, nowNs), sender);
     }
 
     private long newConnectionId()
@@ -356,13 +415,20 @@ final class ServerDemultiplexer
             return;
         }
         increment(rejectsSent);
-        sendSetup(SetupFlyweight.Kind.REJECT, 0L, id, sender);
+        // Cleared first: absolute writes stop at the limit, which the last REJECT may have lowered.
+        replyBody.clear();
+        replySetup.setReject(config.maxPacketBytes(), closed.causeOf(id, nowNs), id);
+        replyBody.limit(SetupFlyweight.SHORT_LENGTH);
+        send(UdpPrefixFlyweight.SETUP_CONNECTION_ID, replyBody, null, sender);
     }
 
-    private void sendSetup(final SetupFlyweight.Kind kind, final long nonce, final long id, final InetSocketAddress recipient)
+    private void sendLong(final SetupFlyweight.Kind kind, final CloseCause reason, final long id, final long nonce,
+        final byte[] cookie, final InetSocketAddress recipient)
     {
-        replySetup.set(kind, config.maxPacketBytes(), nonce, id);
+        final int idleSeconds = kind == SetupFlyweight.Kind.ACCEPT ?
+            (int)Math.min(0xFFFF, java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(handler.idleTimeoutNs())) : 0;
         replyBody.clear();
+        replySetup.set(kind, config.maxPacketBytes(), reason, idleSeconds, id, nonce, cookie);
         send(UdpPrefixFlyweight.SETUP_CONNECTION_ID, replyBody, null, recipient);
     }
 
@@ -383,13 +449,14 @@ final class ServerDemultiplexer
         }
     }
 
-    /** Called once per connection by {@link UdpServerConnection#close(String)}, from any thread. */
-    void onConnectionClosed(final UdpServerConnection connection, final String reason)
+    /** Called once per connection by {@link UdpServerConnection#close}, from any thread. */
+    void onConnectionClosed(final UdpServerConnection connection, final CloseCause cause, final String reason)
     {
-        frontEnd.runOnReceiveThread(() -> removeConnection(connection, reason));
+        frontEnd.runOnReceiveThread(() -> removeConnection(connection, cause, reason, clock.getAsLong()));
     }
 
-    private void removeConnection(final UdpServerConnection connection, final String reason)
+    private void removeConnection(final UdpServerConnection connection, final CloseCause cause, final String reason,
+        final long nowNs)
     {
         ownSocketsByAddress.remove(connection.remoteAddress(), connection);
         final long id = connection.connectionId();
@@ -402,6 +469,8 @@ final class ServerDemultiplexer
         {
             connectionsByNonce.remove(connection.nonce());
         }
+        perAddress.computeIfPresent(connection.remoteAddress().getAddress(), (a, n) -> n == 1 ? null : n - 1);
+        closed.add(id, cause, nowNs);
         openConnections.set(connectionsById.size());
         increment(connectionsClosed);
         notifyClose(connection, reason);
@@ -433,6 +502,7 @@ final class ServerDemultiplexer
         connectionsById.clear();
         connectionsByNonce.clear();
         ownSocketsByAddress.clear();
+        perAddress.clear();
         openConnections.set(0);
         for (final UdpServerConnection connection : open)
         {
@@ -552,6 +622,26 @@ final class ServerDemultiplexer
         return connectionsReplaced.get();
     }
 
+    long retriesSent()
+    {
+        return retriesSent.get();
+    }
+
+    long badCookies()
+    {
+        return badCookies.get();
+    }
+
+    long refusedFull()
+    {
+        return refusedFull.get();
+    }
+
+    long refusedAddressLimit()
+    {
+        return refusedAddressLimit.get();
+    }
+
     @Override
     public String toString()
     {
@@ -573,6 +663,10 @@ final class ServerDemultiplexer
             ", ioErrors=" + ioErrors.get() +
             ", strayDatagrams=" + strayDatagrams.get() +
             ", ownSocketsOpened=" + ownSocketsOpened.get() +
-            ", connectionsReplaced=" + connectionsReplaced.get() + '}';
+            ", connectionsReplaced=" + connectionsReplaced.get() +
+            ", retriesSent=" + retriesSent.get() +
+            ", badCookies=" + badCookies.get() +
+            ", refusedFull=" + refusedFull.get() +
+            ", refusedAddressLimit=" + refusedAddressLimit.get() + '}';
     }
 }

@@ -38,4 +38,14 @@ public interface ServerPacketHandler
     default void onClose(final UdpServerConnection connection, final String reason)
     {
     }
+
+    /**
+     * @return how long the application keeps a connection with nothing in progress before it
+     *     closes it (with {@code CloseCause.IDLE}), announced to each client in its ACCEPT so
+     *     that it stops using a connection before then; 0 (the default) when it never does.
+     */
+    default long idleTimeoutNs()
+    {
+        return 0;
+    }
 }

@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
  *       requested (the kernel may grant less)</td></tr>
  *   <tr><td>bindAddress</td><td>null</td><td>any</td><td>client's local address; null binds
  *       the wildcard address and an ephemeral port</td></tr>
+ *   <tr><td>maxConnectionsPerAddress</td><td>1024</td><td>1..1048576</td><td>server: connections
+ *       one client IP address may hold at once; a CONNECT beyond is answered REFUSE</td></tr>
  *   <tr><td>maxConnections</td><td>4096</td><td>1..1048576</td><td>server: connections it
  *       holds at once; CONNECTs beyond are not answered</td></tr>
  *   <tr><td>reusePort</td><td>false</td><td>-</td><td>server: set SO_REUSEPORT before binding
@@ -49,6 +51,8 @@ public final class UdpLinkConfig
     public static final long DEFAULT_RECEIVE_SPIN_NS = 0;
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    /** A quarter of the table: one address cannot fill it, and a host of many client ORBs fits. */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1024;
     // NETTY, not BLOCKING, while clients park at once (receiveSpinNs 0): see docs/udp-link.md.
     public static final ServerIo DEFAULT_SERVER_IO = ServerIo.BLOCKING;
     public static final ClientWaits DEFAULT_CLIENT_WAITS = ClientWaits.BLOCK;
@@ -70,6 +74,7 @@ public final class UdpLinkConfig
     private final int socketSendBufferBytes;
     private final InetSocketAddress bindAddress;
     private final int maxConnections;
+    private final int maxConnectionsPerAddress;
     private final boolean reusePort;
     private final ServerIo serverIo;
     private final ClientWaits clientWaits;
@@ -118,6 +123,7 @@ public final class UdpLinkConfig
         socketSendBufferBytes = builder.socketSendBufferBytes;
         bindAddress = builder.bindAddress;
         maxConnections = builder.maxConnections;
+        maxConnectionsPerAddress = builder.maxConnectionsPerAddress;
         reusePort = builder.reusePort;
         serverIo = builder.serverIo;
         clientWaits = builder.clientWaits;
@@ -149,6 +155,7 @@ public final class UdpLinkConfig
             .socketSendBufferBytes(socketSendBufferBytes)
             .bindAddress(bindAddress)
             .maxConnections(maxConnections)
+            .maxConnectionsPerAddress(maxConnectionsPerAddress)
             .reusePort(reusePort)
             .serverIo(serverIo)
             .clientWaits(clientWaits)
@@ -209,6 +216,12 @@ public final class UdpLinkConfig
         return maxConnections;
     }
 
+    /** @return server: connections one client IP address may hold at once. */
+    public int maxConnectionsPerAddress()
+    {
+        return maxConnectionsPerAddress;
+    }
+
     public boolean reusePort()
     {
         return reusePort;
@@ -241,6 +254,7 @@ public final class UdpLinkConfig
             ", socketSendBufferBytes=" + socketSendBufferBytes +
             ", bindAddress=" + bindAddress +
             ", maxConnections=" + maxConnections +
+            ", maxConnectionsPerAddress=" + maxConnectionsPerAddress +
             ", reusePort=" + reusePort +
             ", serverIo=" + serverIo +
             ", clientWaits=" + clientWaits +
@@ -259,6 +273,7 @@ public final class UdpLinkConfig
         private int socketSendBufferBytes = DEFAULT_SOCKET_BUFFER_BYTES;
         private InetSocketAddress bindAddress;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private boolean reusePort;
         private ServerIo serverIo = DEFAULT_SERVER_IO;
         private ClientWaits clientWaits = DEFAULT_CLIENT_WAITS;
@@ -322,6 +337,12 @@ public final class UdpLinkConfig
             return this;
         }
 
+        public Builder maxConnectionsPerAddress(final int maxConnectionsPerAddress)
+        {
+            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+            return this;
+        }
+
         public Builder reusePort(final boolean reusePort)
         {
             this.reusePort = reusePort;
@@ -367,6 +388,7 @@ public final class UdpLinkConfig
             checkRange("socketReceiveBufferBytes", socketReceiveBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
             checkRange("socketSendBufferBytes", socketSendBufferBytes, MIN_SOCKET_BUFFER_BYTES, MAX_SOCKET_BUFFER_BYTES);
             checkRange("maxConnections", maxConnections, 1, MAX_MAX_CONNECTIONS);
+            checkRange("maxConnectionsPerAddress", maxConnectionsPerAddress, 1, MAX_MAX_CONNECTIONS);
             if (clientWaits == null)
             {
                 throw new IllegalArgumentException("clientWaits must not be null: choose " +

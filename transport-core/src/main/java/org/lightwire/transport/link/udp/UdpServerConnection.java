@@ -7,6 +7,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.HeaderFlyweight;
 
 /**
@@ -111,21 +112,30 @@ public final class UdpServerConnection
     }
 
     /**
-     * Closes the connection: it leaves the endpoint's table (on the receive thread; at once
-     * when called there), {@link ServerPacketHandler#onClose} is called, and later datagrams with
-     * its id are answered with REJECT. Idempotent.
+     * Closes the connection for the server application ({@link CloseCause#SERVER_CLOSED}).
+     *
+     * @see #close(CloseCause, String)
      */
     public void close()
     {
-        close("closed by the server application");
+        close(CloseCause.SERVER_CLOSED, "closed by the server application");
     }
 
-    void close(final String reason)
+    /**
+     * Closes the connection: it leaves the endpoint's table (on the receive thread; at once
+     * when called there), {@link ServerPacketHandler#onClose} is called, and later datagrams with
+     * its id are answered with a REJECT that names {@code cause} while the endpoint remembers it.
+     * Idempotent: the first cause is the one remembered.
+     *
+     * @param cause why, for the client: {@link CloseCause#IDLE} only when nothing was in progress.
+     * @param reason why, for logs.
+     */
+    public void close(final CloseCause cause, final String reason)
     {
         if (closed.compareAndSet(false, true))
         {
             closeOwnSocket();
-            demultiplexer.onConnectionClosed(this, reason);
+            demultiplexer.onConnectionClosed(this, cause, reason);
         }
     }
 
@@ -212,7 +222,7 @@ public final class UdpServerConnection
         }
         catch (final ClosedChannelException ex)
         {
-            close("its socket was closed");
+            close(CloseCause.HARD_ERROR, "its socket was closed");
             return false;
         }
         catch (final IOException ex)
@@ -232,6 +242,72 @@ public final class UdpServerConnection
         buffer.limit(buffer.position()).position(start);
         demultiplexer.onOwnSocketDatagram(this, buffer, System.nanoTime());
         return true;
+    }
+
+    /**
+     * Handles the datagram waiting on the connection's own socket, if one waits, without
+     * blocking: for a thread that waits on the sockets of many connections with one selector
+     * ({@link #ownSocketChannel()}) and calls this for each one found readable.
+     *
+     * @param placement where the datagram is read, as for {@link #receiveOnOwnSocket}.
+     * @return 1 when a datagram was handled, 0 when none was waiting, -1 once the socket is closed.
+     */
+    public int pollOwnSocket(final DatagramPlacement placement)
+    {
+        final ConnectionSocket socket = ownSocket.get();
+        if (socket == null)
+        {
+            return -1;
+        }
+        final ByteBuffer buffer = placement.bufferFor(UdpPrefixFlyweight.HEADER_LENGTH + maxPacketBytes + 1, PAYLOAD_OFFSET);
+        final int start = buffer.position();
+        final boolean interrupted = Thread.interrupted();
+        try
+        {
+            // receive(), not read(): it tells an empty datagram (malformed) from none at all.
+            if (socket.channel.receive(buffer) == null)
+            {
+                return 0;
+            }
+        }
+        catch (final ClosedChannelException ex)
+        {
+            close(CloseCause.HARD_ERROR, "its socket was closed");
+            return -1;
+        }
+        catch (final IOException ex)
+        {
+            // An ICMP error reported on the connected socket: counted; the engine decides.
+            demultiplexer.onIoError(ex);
+            return closed.get() ? -1 : 1;
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        buffer.limit(buffer.position()).position(start);
+        demultiplexer.onOwnSocketDatagram(this, buffer, System.nanoTime());
+        return 1;
+    }
+
+    /**
+     * @return the connection's own socket, switched to non-blocking mode so that it can be
+     *     registered with a selector (then read it with {@link #pollOwnSocket} only); null when
+     *     it has none.
+     * @throws IOException the mode could not be changed.
+     */
+    public java.nio.channels.DatagramChannel ownSocketChannel() throws IOException
+    {
+        final ConnectionSocket socket = ownSocket.get();
+        if (socket == null)
+        {
+            return null;
+        }
+        socket.channel.configureBlocking(false);
+        return socket.channel;
     }
 
     @Override

@@ -50,7 +50,7 @@ public final class UdpServerEndpoint implements Closeable
         this.config = config;
         frontEnd = config.serverIo() == UdpLinkConfig.ServerIo.NETTY ?
             new NettyServerFrontEnd(config) : new BlockingServerFrontEnd(config);
-        demultiplexer = new ServerDemultiplexer(config, handler, frontEnd, System.nanoTime());
+        demultiplexer = new ServerDemultiplexer(config, handler, frontEnd, System::nanoTime);
     }
 
     /**

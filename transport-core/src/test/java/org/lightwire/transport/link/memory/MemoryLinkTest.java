@@ -30,6 +30,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.lightwire.transport.link.Link;
+import org.lightwire.transport.protocol.HeaderFlyweight;
 import org.lightwire.transport.protocol.MessageType;
 
 /**
@@ -61,9 +62,9 @@ class MemoryLinkTest
         pair.a().send(header, payload);
 
         dst.position(3);
-        assertEquals(13, pair.b().receive(dst, 0));
-        assertEquals(16, dst.position());
-        assertArrayEquals(TestPackets.bytes(header, payload), Arrays.copyOfRange(dst.array(), 3, 16));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH + 5, pair.b().receive(dst, 0));
+        assertEquals(3 + HeaderFlyweight.HEADER_LENGTH + 5, dst.position());
+        assertArrayEquals(TestPackets.bytes(header, payload), Arrays.copyOfRange(dst.array(), 3, 3 + HeaderFlyweight.HEADER_LENGTH + 5));
         assertEquals(0, header.position());
         assertEquals(0, payload.position());
         assertEquals(Link.TIMEOUT, pair.b().receive(dst, 0));
@@ -85,10 +86,10 @@ class MemoryLinkTest
         pair.a().send(header(MessageType.COMPLETE, 1, 0), null);
         pair.b().send(header(MessageType.CALL_ACK, 2, 0), null);
 
-        assertEquals(8, pair.a().receive(dst, 0));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH, pair.a().receive(dst, 0));
         assertEquals(2, TestPackets.id(dst.array()));
         dst.clear();
-        assertEquals(8, pair.b().receive(dst, 0));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH, pair.b().receive(dst, 0));
         assertEquals(1, TestPackets.id(dst.array()));
         assertEquals(Side.A, pair.a().side());
         assertEquals(Side.B, pair.b().side());
@@ -108,7 +109,7 @@ class MemoryLinkTest
 
         pair.a().send(header(MessageType.COMPLETE, 9, 2), payload(9, 2));
 
-        assertEquals(10, received.get(HANG_GUARD_S, TimeUnit.SECONDS));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH + 2, received.get(HANG_GUARD_S, TimeUnit.SECONDS));
         assertEquals(9, TestPackets.id(dst.array()));
     }
 
@@ -143,7 +144,7 @@ class MemoryLinkTest
         assertThrows(ClosedChannelException.class, () -> pair.a().receive(dst, 0));
         assertThrows(ClosedChannelException.class, () -> pair.a().send(header(MessageType.COMPLETE, 3, 0), null));
         // What A sent before it closed is still B's to receive; what B sends now goes nowhere.
-        assertEquals(8, pair.b().receive(dst, 0));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH, pair.b().receive(dst, 0));
         assertEquals(1, TestPackets.id(dst.array()));
         pair.b().send(header(MessageType.COMPLETE, 4, 0), null);
         assertEquals(2, pair.b().counters().sent());
@@ -155,11 +156,11 @@ class MemoryLinkTest
     {
         final MemoryLink.Pair pair = MemoryLink.pair(1L, Faults.NONE, Faults.NONE, MAX_PACKET_BYTES);
         final IOException ex = assertThrows(IOException.class,
-            () -> pair.a().send(header(MessageType.COMPLETE, 1, 57), payload(1, 57)));
+            () -> pair.a().send(header(MessageType.COMPLETE, 1, 49), payload(1, 49)));
         assertEquals("packet of 65 bytes exceeds maxPacketBytes 64 of A's MemoryLink", ex.getMessage());
         assertEquals(0, pair.a().counters().sent());
 
-        pair.a().send(header(MessageType.COMPLETE, 1, 56), payload(1, 56));
+        pair.a().send(header(MessageType.COMPLETE, 1, 48), payload(1, 48));
         assertEquals(MAX_PACKET_BYTES, pair.b().receive(dst, 0));
         assertEquals(MAX_PACKET_BYTES, pair.b().maxPacketBytes());
     }
@@ -181,7 +182,7 @@ class MemoryLinkTest
             Arrays.copyOfRange(small.array(), 4, 10));
         assertEquals(1, pair.b().truncated());
 
-        assertEquals(12, pair.b().receive(dst, 0));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH + 4, pair.b().receive(dst, 0));
         assertEquals(1, pair.b().truncated());
         assertEquals(0, pair.a().truncated());
     }
@@ -254,7 +255,7 @@ class MemoryLinkTest
         final MemoryLink.Pair pair = MemoryLink.pair(1L, Faults.builder().reorderRate(1.0).build(), Faults.NONE, MAX_PACKET_BYTES);
         pair.a().send(header(MessageType.NACK, 6, 0), null);
 
-        assertEquals(8, pair.b().receive(dst, HANG_GUARD_NS));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH, pair.b().receive(dst, HANG_GUARD_NS));
         assertEquals(6, TestPackets.id(dst.array()));
     }
 
@@ -269,7 +270,7 @@ class MemoryLinkTest
         pair.a().send(header(MessageType.CALL_ACK, 2, 0), null);
 
         // The control packet's millisecond passes within the wait; the data packet's ten minutes do not.
-        assertEquals(8, pair.b().receive(dst, HANG_GUARD_NS));
+        assertEquals(HeaderFlyweight.HEADER_LENGTH, pair.b().receive(dst, HANG_GUARD_NS));
         assertEquals(2, TestPackets.id(dst.array()));
         assertEquals(Link.TIMEOUT, pair.b().receive(dst, 0));
         assertEquals(Link.TIMEOUT, pair.b().receive(dst, TimeUnit.MILLISECONDS.toNanos(2)));
@@ -342,8 +343,8 @@ class MemoryLinkTest
         for (int i = 0; i < count; i++)
         {
             dst.clear();
-            assertEquals(12, pair.b().receive(dst, HANG_GUARD_NS), "packet " + i);
-            assertEquals(i, dst.getInt(8));
+            assertEquals(HeaderFlyweight.HEADER_LENGTH + 4, pair.b().receive(dst, HANG_GUARD_NS), "packet " + i);
+            assertEquals(i, dst.getInt(HeaderFlyweight.HEADER_LENGTH));
         }
         sender.get(HANG_GUARD_S, TimeUnit.SECONDS);
         assertEquals(Link.TIMEOUT, pair.b().receive(dst, 0));

@@ -58,7 +58,7 @@ class BlockingServerControlFirstTest
         try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config, handler);
              DatagramSocket raw = new DatagramSocket(0, LOOPBACK))
         {
-            sendRaw(raw, server.localAddress(), setupDatagram(SetupFlyweight.Kind.CONNECT, 8192, 0x77L, 0));
+            sendRaw(raw, server.localAddress(), UdpTestSupport.cookieConnect(raw, server.localAddress(), 0x77L, 8192));
             final long id = parseSetup(receiveRaw(raw)).connectionId();
             sendRaw(raw, server.localAddress(), dataDatagram(id, concat(header(MessageType.COMPLETE, 4, 1, 0), payload(4, 1))));
             sendRaw(raw, server.localAddress(), dataDatagram(id, concat(header(MessageType.PARTIAL, 4, 2, 0), payload(4, 2))));

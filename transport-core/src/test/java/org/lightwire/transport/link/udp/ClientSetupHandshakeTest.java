@@ -1,8 +1,10 @@
 package org.lightwire.transport.link.udp;
 
 import org.junit.jupiter.api.Test;
+import org.lightwire.transport.protocol.CloseCause;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,15 +21,48 @@ class ClientSetupHandshakeTest
     @Test
     void writesAConnectDatagram()
     {
-        final ByteBuffer buffer = ByteBuffer.allocate(40);
-        assertEquals(32, handshake.writeConnect(buffer, 8));
-        final byte[] datagram = new byte[32];
+        final ByteBuffer buffer = ByteBuffer.allocate(64);
+        assertEquals(56, handshake.writeConnect(buffer, 8));
+        final byte[] datagram = new byte[56];
         buffer.get(8, datagram);
-        assertArrayEquals(new byte[] {
+        final byte[] expected = new byte[56];
+        System.arraycopy(new byte[] {
             0, 0, 0, 0, 0, 0, 0, 0,
-            1, 1, 0x0F, (byte)0xA0, 0, 0, 0, 0,
-            1, 2, 3, 4, 5, 6, 7, 8,
-            0, 0, 0, 0, 0, 0, 0, 0}, datagram);
+            1, 2, 0x0F, (byte)0xA0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+            1, 2, 3, 4, 5, 6, 7, 8}, 0, expected, 0, 32);
+        assertArrayEquals(expected, datagram, "the first CONNECT has no cookie");
+    }
+
+    @Test
+    void aRetryCookieIsEchoedAtOnceAndRestartsTheRetransmissionClock()
+    {
+        handshake.start(START_NS);
+        assertEquals(ClientSetupHandshake.Action.RETRANSMIT, handshake.onTimer(START_NS + 100 * MS));
+        final byte[] cookie = new byte[24];
+        Arrays.fill(cookie, (byte)0x77);
+        assertEquals(ClientSetupHandshake.Outcome.RETRY, handshake.onSetup(retry(NONCE, cookie), START_NS + 150 * MS));
+        assertEquals(ClientSetupHandshake.Outcome.STRAY_ACCEPT, handshake.onSetup(retry(NONCE, cookie), START_NS + 151 * MS),
+            "a duplicate RETRY sends nothing again");
+        assertEquals(ClientSetupHandshake.Outcome.STRAY_ACCEPT, handshake.onSetup(retry(NONCE + 1, cookie), START_NS + 151 * MS));
+        assertEquals(START_NS + 250 * MS, handshake.nextDeadlineNs());
+        final ByteBuffer buffer = ByteBuffer.allocate(56);
+        handshake.writeConnect(buffer, 0);
+        assertArrayEquals(cookie, Arrays.copyOfRange(buffer.array(), 32, 56));
+        assertEquals(ClientSetupHandshake.Outcome.ACCEPTED, handshake.onSetup(accept(NONCE, 42, 3000), START_NS + 160 * MS));
+        assertEquals(10 * MS, handshake.setupRttNs(), "measured from the CONNECT that carried the cookie");
+        assertEquals(3, handshake.connectsSent());
+    }
+
+    @Test
+    void aRefuseEndsTheExchangeWithItsReason()
+    {
+        handshake.start(START_NS);
+        final SetupFlyweight refuse = new SetupFlyweight().wrap(ByteBuffer.allocate(48), 0)
+            .set(SetupFlyweight.Kind.REFUSE, 4000, CloseCause.ADDRESS_LIMIT, 0, 0, NONCE, null);
+        assertEquals(ClientSetupHandshake.Outcome.REFUSED, handshake.onSetup(refuse, START_NS + MS));
+        assertEquals(ClientSetupHandshake.State.REFUSED, handshake.state());
+        assertEquals(CloseCause.ADDRESS_LIMIT, handshake.refusal());
     }
 
     @Test
@@ -85,8 +120,8 @@ class ClientSetupHandshakeTest
     void rejectAndConnectAreIgnored()
     {
         handshake.start(START_NS);
-        final SetupFlyweight reject = new SetupFlyweight().wrap(ByteBuffer.allocate(24), 0)
-            .set(SetupFlyweight.Kind.REJECT, 4000, 0, 42);
+        final SetupFlyweight reject = new SetupFlyweight().wrap(ByteBuffer.allocate(16), 0)
+            .setReject(4000, CloseCause.UNKNOWN, 42);
         assertEquals(ClientSetupHandshake.Outcome.IGNORED, handshake.onSetup(reject, START_NS));
         assertEquals(ClientSetupHandshake.State.CONNECTING, handshake.state());
     }
@@ -99,7 +134,13 @@ class ClientSetupHandshakeTest
 
     private static SetupFlyweight accept(final long nonce, final long id, final int maxPacketBytes)
     {
-        return new SetupFlyweight().wrap(ByteBuffer.allocate(24), 0)
-            .set(SetupFlyweight.Kind.ACCEPT, maxPacketBytes, nonce, id);
+        return new SetupFlyweight().wrap(ByteBuffer.allocate(48), 0)
+            .set(SetupFlyweight.Kind.ACCEPT, maxPacketBytes, null, 600, id, nonce, null);
+    }
+
+    private static SetupFlyweight retry(final long nonce, final byte[] cookie)
+    {
+        return new SetupFlyweight().wrap(ByteBuffer.allocate(48), 0)
+            .set(SetupFlyweight.Kind.RETRY, 4000, null, 0, 0, nonce, cookie);
     }
 }

@@ -1,6 +1,7 @@
 package org.lightwire.transport.link.udp;
 
 import org.junit.jupiter.api.Test;
+import org.lightwire.transport.protocol.CloseCause;
 import org.lightwire.transport.protocol.MessageType;
 
 import java.net.InetSocketAddress;
@@ -27,13 +28,14 @@ class ServerDemultiplexerTest
 {
     private static final InetSocketAddress CLIENT = new InetSocketAddress("127.0.0.1", 40001);
     private static final InetSocketAddress OTHER = new InetSocketAddress("127.0.0.1", 40002);
+    private static final InetSocketAddress ELSEWHERE = new InetSocketAddress("127.0.0.2", 40001);
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final RecordingFrontEnd frontEnd = new RecordingFrontEnd();
     private final RecordingHandler handler = new RecordingHandler();
     private long nowNs = 1_000 * MS;
     private final ServerDemultiplexer demultiplexer =
-        new ServerDemultiplexer(UdpLinkConfig.builder().maxConnections(2).build(), handler, frontEnd, nowNs);
+        new ServerDemultiplexer(UdpLinkConfig.builder().maxConnections(3).maxConnectionsPerAddress(2).build(), handler, frontEnd, () -> nowNs);
 
     /** A front-end that records what is sent and queues tasks for the receive thread. */
     private static final class RecordingFrontEnd implements ServerDemultiplexer.FrontEnd
@@ -81,16 +83,39 @@ class ServerDemultiplexerTest
         demultiplexer.onDatagram(buffer, from, nowNs);
     }
 
+    /** The whole set-up: a CONNECT, its RETRY, the CONNECT that echoes the cookie. */
     private UdpServerConnection connect(final long nonce, final InetSocketAddress from) throws InterruptedException
     {
-        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, nonce, 0), from);
+        feed(cookieConnect(nonce, from), from);
         return handler.nextConnect();
     }
 
-    @Test
-    void connectIsAcceptedAndARetransmittedConnectGetsTheSameAccept() throws Exception
+    /** @return a CONNECT from {@code from} with the cookie the server issues for it. */
+    private byte[] cookieConnect(final long nonce, final InetSocketAddress from)
     {
-        final UdpServerConnection connection = connect(0x77, CLIENT);
+        final byte[] first = setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, nonce, 0);
+        final int sentBefore = frontEnd.sent.size();
+        feed(first, from);
+        assertEquals(sentBefore + 1, frontEnd.sent.size());
+        assertEquals(from, frontEnd.last().to());
+        final byte[] retryDatagram = frontEnd.last().datagram();
+        assertEquals(first.length, retryDatagram.length, "a RETRY is exactly as long as the CONNECT it answers");
+        final SetupFlyweight retry = parseSetup(retryDatagram);
+        assertEquals(SetupFlyweight.Kind.RETRY, retry.kind());
+        assertEquals(nonce, retry.nonce());
+        final byte[] cookie = new byte[SetupFlyweight.COOKIE_LENGTH];
+        retry.cookie(cookie, 0);
+        return setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, nonce, 0, cookie, null);
+    }
+
+    @Test
+    void connectIsAcceptedOnceItsAddressIsProvedAndARetransmittedConnectGetsTheSameAccept() throws Exception
+    {
+        final byte[] withCookie = cookieConnect(0x77, CLIENT);
+        assertEquals(0, demultiplexer.connectionsAccepted(), "a CONNECT without a cookie costs the server no state");
+        assertTrue(handler.connects.isEmpty());
+        feed(withCookie, CLIENT);
+        final UdpServerConnection connection = handler.nextConnect();
         final SetupFlyweight accept = parseSetup(frontEnd.last().datagram());
         assertEquals(CLIENT, frontEnd.last().to());
         assertEquals(SetupFlyweight.Kind.ACCEPT, accept.kind());
@@ -100,17 +125,100 @@ class ServerDemultiplexerTest
         assertNotEquals(0, connection.connectionId());
         assertEquals(1000, connection.maxPacketBytes());
 
-        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x77, 0), CLIENT);
+        feed(withCookie, CLIENT);
         assertEquals(accept.toString(), parseSetup(frontEnd.last().datagram()).toString());
-        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x77, 0), OTHER);
+        // The same nonce and cookie from another address: the cookie was not issued there.
+        feed(withCookie, OTHER);
+        assertEquals(SetupFlyweight.Kind.RETRY, parseSetup(frontEnd.last().datagram()).kind());
 
-        assertEquals(2, frontEnd.sent.size());
-        assertEquals(2, demultiplexer.datagramsSent());
-        assertEquals(3, demultiplexer.datagramsReceived());
+        assertEquals(4, frontEnd.sent.size());
+        assertEquals(4, demultiplexer.datagramsReceived());
         assertEquals(1, demultiplexer.connectionsAccepted());
         assertEquals(1, demultiplexer.duplicateConnects());
-        assertEquals(1, demultiplexer.connectionsRefused());
+        assertEquals(1, demultiplexer.badCookies());
+        assertEquals(2, demultiplexer.retriesSent());
         assertEquals(1, demultiplexer.openConnections());
+    }
+
+    @Test
+    void aCookieIsBoundToItsAddressPortAndNonceAndExpires() throws Exception
+    {
+        final byte[] withCookie = cookieConnect(0x51, CLIENT);
+        final byte[] cookie = java.util.Arrays.copyOfRange(withCookie, 32, 56);
+        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x52, 0, cookie, null), CLIENT);
+        feed(withCookie, ELSEWHERE);
+        final byte[] flipped = withCookie.clone();
+        flipped[55] ^= 1;
+        feed(flipped, CLIENT);
+        assertEquals(3, demultiplexer.badCookies());
+        assertEquals(0, demultiplexer.connectionsAccepted());
+
+        nowNs += SetupCookies.LIFETIME_NS + TimeUnit.SECONDS.toNanos(1);
+        feed(withCookie, CLIENT);
+        assertEquals(4, demultiplexer.badCookies(), "an expired cookie");
+        assertEquals(SetupFlyweight.Kind.RETRY, parseSetup(frontEnd.last().datagram()).kind());
+        assertEquals(0, demultiplexer.connectionsAccepted());
+        assertTrue(handler.connects.isEmpty());
+    }
+
+    @Test
+    void aForgedConnectFromALiveConnectionsAddressLeavesItAlone() throws Exception
+    {
+        final UdpServerConnection live = connect(0x61, CLIENT);
+        // An off-path attacker sends from the live client's address and port: without the
+        // cookie, which went to the real client, it gets nowhere.
+        for (long nonce = 1; nonce <= 50; nonce++)
+        {
+            feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, nonce, 0), CLIENT);
+        }
+        frontEnd.runTasks();
+        assertTrue(live.isOpen());
+        assertEquals(1, demultiplexer.openConnections());
+        assertEquals(0, demultiplexer.connectionsReplaced());
+        assertTrue(handler.closes.isEmpty());
+        assertEquals(51, demultiplexer.retriesSent());
+    }
+
+    @Test
+    void connectionsPerAddressAndInAllAreLimitedWithARefuseThatSaysWhich() throws Exception
+    {
+        connect(0x11, CLIENT);
+        connect(0x12, OTHER);
+        feed(cookieConnect(0x13, CLIENT), CLIENT);
+        SetupFlyweight refuse = parseSetup(frontEnd.last().datagram());
+        assertEquals(SetupFlyweight.Kind.REFUSE, refuse.kind());
+        assertEquals(CloseCause.ADDRESS_LIMIT, refuse.reason());
+        assertEquals(0x13, refuse.nonce());
+        assertEquals(1, demultiplexer.refusedAddressLimit());
+
+        connect(0x14, ELSEWHERE);
+        feed(cookieConnect(0x15, new InetSocketAddress("127.0.0.3", 5)), new InetSocketAddress("127.0.0.3", 5));
+        refuse = parseSetup(frontEnd.last().datagram());
+        assertEquals(CloseCause.SERVER_FULL, refuse.reason());
+        assertEquals(1, demultiplexer.refusedFull());
+        assertEquals(2, demultiplexer.connectionsRefused());
+        assertEquals(3, demultiplexer.openConnections());
+    }
+
+    @Test
+    void aClosedConnectionsIdIsRejectedWithTheCauseOfItsClose() throws Exception
+    {
+        final UdpServerConnection idle = connect(0x21, CLIENT);
+        idle.close(CloseCause.IDLE, "idle");
+        frontEnd.runTasks();
+        feed(dataDatagram(idle.connectionId(), concat(header(MessageType.COMPLETE, 0, 2, 0), null)), CLIENT);
+        final byte[] rejectDatagram = frontEnd.last().datagram();
+        assertEquals(SetupFlyweight.REJECT_DATAGRAM_LENGTH, rejectDatagram.length);
+        final SetupFlyweight reject = parseSetup(rejectDatagram);
+        assertEquals(SetupFlyweight.Kind.REJECT, reject.kind());
+        assertEquals(idle.connectionId(), reject.connectionId());
+        assertEquals(CloseCause.IDLE, reject.reason());
+
+        feed(dataDatagram(0x4242, concat(header(MessageType.COMPLETE, 0, 2, 0), null)), CLIENT);
+        assertEquals(CloseCause.UNKNOWN, parseSetup(frontEnd.last().datagram()).reason(), "an id it never gave");
+        nowNs += ClosedConnections.RETENTION_NS + MS;
+        feed(dataDatagram(idle.connectionId(), concat(header(MessageType.COMPLETE, 0, 3, 0), null)), CLIENT);
+        assertEquals(CloseCause.UNKNOWN, parseSetup(frontEnd.last().datagram()).reason(), "forgotten after the retention");
     }
 
     @Test
@@ -140,7 +248,7 @@ class ServerDemultiplexerTest
         final SetupFlyweight reject = parseSetup(frontEnd.last().datagram());
         assertEquals(SetupFlyweight.Kind.REJECT, reject.kind());
         assertEquals(0x1234, reject.connectionId());
-        assertEquals(0, reject.nonce());
+        assertEquals(CloseCause.UNKNOWN, reject.reason());
 
         nowNs += UdpServerEndpoint.REJECT_INTERVAL_NS - 1;
         feed(dataDatagram(0x1234, packet), CLIENT);
@@ -185,20 +293,22 @@ class ServerDemultiplexerTest
     {
         final UdpServerConnection first = connect(0x71, CLIENT);
         connect(0x72, OTHER);
-        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x73, 0), CLIENT);
+        connect(0x73, ELSEWHERE);
+        feed(cookieConnect(0x75, new InetSocketAddress("127.0.0.3", 5)), new InetSocketAddress("127.0.0.3", 5));
         assertEquals(1, demultiplexer.connectionsRefused());
 
         first.close();
         demultiplexer.startClosing();
         demultiplexer.closeAllConnections();
         frontEnd.runTasks();
-        feed(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x74, 0), CLIENT);
+        feed(cookieConnect(0x74, CLIENT), CLIENT);
+        assertEquals(CloseCause.SERVER_CLOSED, parseSetup(frontEnd.last().datagram()).reason());
 
         assertEquals(2, demultiplexer.connectionsRefused());
         assertEquals(0, demultiplexer.openConnections());
         // The connection the application closed was already marked: the endpoint's close skips it.
-        assertEquals(1, demultiplexer.connectionsClosed());
-        assertEquals(1, handler.closes.size());
+        assertEquals(2, demultiplexer.connectionsClosed());
+        assertEquals(2, handler.closes.size());
         assertTrue(handler.closes.poll().endsWith(": the server endpoint was closed"));
     }
 }

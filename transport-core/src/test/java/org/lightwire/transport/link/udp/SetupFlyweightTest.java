@@ -1,24 +1,43 @@
 package org.lightwire.transport.link.udp;
 
 import org.junit.jupiter.api.Test;
+import org.lightwire.transport.protocol.CloseCause;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SetupFlyweightTest
 {
     private static final long NONCE = 0x1122334455667788L;
     private static final long ID = 0x99AABBCCDDEEFF01L;
+    private static final byte[] COOKIE = new byte[24];
+
+    static
+    {
+        for (int i = 0; i < COOKIE.length; i++)
+        {
+            COOKIE[i] = (byte)(0xC0 + i);
+        }
+    }
 
     private static final byte[] GOLDEN_ACCEPT = {
-        0x02, 0x01, 0x20, 0x00,                                         // ACCEPT, version 1, 8192
-        0x00, 0x00, 0x00, 0x00,                                         // padding
+        0x02, 0x02, 0x20, 0x00,                                         // ACCEPT, version 2, 8192
+        0x00, 0x00, 0x02, 0x58,                                         // reason 0, padding, idle 600 s
+        (byte)0x99, (byte)0xAA, (byte)0xBB, (byte)0xCC, (byte)0xDD, (byte)0xEE, (byte)0xFF, 0x01, // id
         0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, (byte)0x88,           // nonce
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // no cookie
+    };
+
+    private static final byte[] GOLDEN_REJECT = {
+        0x03, 0x02, 0x20, 0x00,                                         // REJECT, version 2, 8192
+        0x01, 0x00, 0x00, 0x00,                                         // reason IDLE
         (byte)0x99, (byte)0xAA, (byte)0xBB, (byte)0xCC, (byte)0xDD, (byte)0xEE, (byte)0xFF, 0x01, // id
     };
 
@@ -27,111 +46,121 @@ class SetupFlyweightTest
     {
         for (final ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN})
         {
-            final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.HEADER_LENGTH).order(order);
-            new SetupFlyweight().wrap(buffer, 0).set(SetupFlyweight.Kind.ACCEPT, 8192, NONCE, ID);
+            final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.LONG_LENGTH).order(order);
+            new SetupFlyweight().wrap(buffer, 0).set(SetupFlyweight.Kind.ACCEPT, 8192, null, 600, ID, NONCE, null);
             assertArrayEquals(GOLDEN_ACCEPT, buffer.array(), order.toString());
         }
     }
 
     @Test
-    void writesGoldenConnectAndRejectDatagrams()
+    void writesAGoldenRejectOfSixteenBytesNamingTheCause()
     {
-        final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.DATAGRAM_LENGTH);
-        new UdpPrefixFlyweight().wrap(buffer, 0).connectionId(0);
-        final SetupFlyweight setup = new SetupFlyweight().wrap(buffer, UdpPrefixFlyweight.HEADER_LENGTH);
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 65_499, NONCE, 0);
-        assertArrayEquals(new byte[] {
-            0, 0, 0, 0, 0, 0, 0, 0,
-            0x01, 0x01, (byte)0xFF, (byte)0xDB, 0, 0, 0, 0,
-            0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, (byte)0x88,
-            0, 0, 0, 0, 0, 0, 0, 0}, buffer.array());
-
-        setup.set(SetupFlyweight.Kind.REJECT, 64, 0, ID);
-        assertArrayEquals(new byte[] {
-            0, 0, 0, 0, 0, 0, 0, 0,
-            0x03, 0x01, 0x00, 0x40, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 0, 0,
-            (byte)0x99, (byte)0xAA, (byte)0xBB, (byte)0xCC, (byte)0xDD, (byte)0xEE, (byte)0xFF, 0x01}, buffer.array());
+        final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.SHORT_LENGTH);
+        final SetupFlyweight reject = new SetupFlyweight().wrap(buffer, 0).setReject(8192, CloseCause.IDLE, ID);
+        assertArrayEquals(GOLDEN_REJECT, buffer.array());
+        assertNull(reject.validate(SetupFlyweight.SHORT_LENGTH));
+        assertEquals(CloseCause.IDLE, reject.reason());
+        assertEquals(ID, reject.connectionId());
+        // A REJECT is never longer than the smallest data datagram it answers: no amplification.
+        assertTrue(SetupFlyweight.REJECT_DATAGRAM_LENGTH <= UdpPrefixFlyweight.HEADER_LENGTH +
+            org.lightwire.transport.protocol.HeaderFlyweight.HEADER_LENGTH);
     }
 
     @Test
-    void readsGoldenAcceptAndRoundTrips()
+    void retryCarriesTheCookieAConnectEchoes()
     {
-        final SetupFlyweight setup = new SetupFlyweight().wrap(ByteBuffer.wrap(GOLDEN_ACCEPT.clone()), 0);
-        assertEquals(SetupFlyweight.Kind.ACCEPT, setup.kind());
-        assertEquals(1, setup.version());
-        assertEquals(8192, setup.maxPacketBytes());
-        assertEquals(0, setup.padding());
-        assertEquals(NONCE, setup.nonce());
-        assertEquals(ID, setup.connectionId());
-        assertNull(setup.validate(SetupFlyweight.HEADER_LENGTH));
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 12_345, -2, 0);
-        assertEquals(SetupFlyweight.Kind.CONNECT, setup.kind());
-        assertEquals(12_345, setup.maxPacketBytes());
-        assertEquals(-2, setup.nonce());
-        assertEquals(0, setup.connectionId());
+        final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.LONG_LENGTH);
+        final SetupFlyweight retry = new SetupFlyweight().wrap(buffer, 0).set(SetupFlyweight.Kind.RETRY, 9000, null, 0, 0, NONCE, COOKIE);
+        assertNull(retry.validate(SetupFlyweight.LONG_LENGTH));
+        assertArrayEquals(COOKIE, Arrays.copyOfRange(buffer.array(), 24, 48));
+        final byte[] read = new byte[24];
+        retry.cookie(read, 0);
+        assertArrayEquals(COOKIE, read);
+        final SetupFlyweight connect = new SetupFlyweight().wrap(ByteBuffer.allocate(48), 0)
+            .set(SetupFlyweight.Kind.CONNECT, 9000, null, 0, 0, NONCE, null);
+        assertTrue(connect.cookieIsZero());
+        assertNull(connect.validate(SetupFlyweight.LONG_LENGTH));
     }
 
     @Test
-    void validateNamesEachDefect()
+    void validationNamesEachDefect()
     {
-        final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.HEADER_LENGTH);
-        final SetupFlyweight setup = new SetupFlyweight().wrap(buffer, 0);
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 8192, NONCE, 0);
-        assertNull(setup.validate(24));
-        assertEquals(SetupFlyweight.Invalid.TRUNCATED, setup.validate(23));
-        assertEquals(SetupFlyweight.Invalid.TOO_LONG, setup.validate(25));
-
-        setup.version(2);
-        assertEquals(SetupFlyweight.Invalid.BAD_VERSION, setup.validate(24));
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 8192, NONCE, 0);
-        buffer.put(SetupFlyweight.KIND_OFFSET, (byte)4);
-        assertEquals(SetupFlyweight.Invalid.UNKNOWN_KIND, setup.validate(24));
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 63, NONCE, 0);
-        assertEquals(SetupFlyweight.Invalid.BAD_MAX_PACKET_BYTES, setup.validate(24));
-        setup.set(SetupFlyweight.Kind.CONNECT, 65_500, NONCE, 0);
-        assertEquals(SetupFlyweight.Invalid.BAD_MAX_PACKET_BYTES, setup.validate(24));
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 8192, NONCE, 0);
-        buffer.put(SetupFlyweight.PADDING_OFFSET + 3, (byte)1);
-        assertEquals(SetupFlyweight.Invalid.NONZERO_PADDING, setup.validate(24));
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 8192, 0, 0);
-        assertEquals(SetupFlyweight.Invalid.ZERO_NONCE, setup.validate(24));
-        setup.set(SetupFlyweight.Kind.ACCEPT, 8192, 0, ID);
-        assertEquals(SetupFlyweight.Invalid.ZERO_NONCE, setup.validate(24));
-        setup.set(SetupFlyweight.Kind.REJECT, 8192, 0, ID);
-        assertNull(setup.validate(24));
-
-        setup.set(SetupFlyweight.Kind.CONNECT, 8192, NONCE, ID);
-        assertEquals(SetupFlyweight.Invalid.BAD_CONNECTION_ID, setup.validate(24));
-        setup.set(SetupFlyweight.Kind.ACCEPT, 8192, NONCE, 0);
-        assertEquals(SetupFlyweight.Invalid.BAD_CONNECTION_ID, setup.validate(24));
-        setup.set(SetupFlyweight.Kind.REJECT, 8192, 0, 0);
-        assertEquals(SetupFlyweight.Invalid.BAD_CONNECTION_ID, setup.validate(24));
+        final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.LONG_LENGTH + 1);
+        final SetupFlyweight s = new SetupFlyweight().wrap(buffer, 0);
+        s.set(SetupFlyweight.Kind.CONNECT, 8192, null, 0, 0, NONCE, null);
+        assertNull(s.validate(48));
+        assertEquals(SetupFlyweight.Invalid.TRUNCATED, s.validate(15));
+        assertEquals(SetupFlyweight.Invalid.TRUNCATED, s.validate(47));
+        assertEquals(SetupFlyweight.Invalid.TOO_LONG, s.validate(49));
+        buffer.put(SetupFlyweight.VERSION_OFFSET, (byte)1);
+        assertEquals(SetupFlyweight.Invalid.BAD_VERSION, s.validate(48), "the version 1 set-up body is not this one");
+        buffer.put(SetupFlyweight.VERSION_OFFSET, (byte)2);
+        buffer.put(SetupFlyweight.KIND_OFFSET, (byte)6);
+        assertEquals(SetupFlyweight.Invalid.UNKNOWN_KIND, s.validate(48));
+        s.set(SetupFlyweight.Kind.CONNECT, 63, null, 0, 0, NONCE, null);
+        assertEquals(SetupFlyweight.Invalid.BAD_MAX_PACKET_BYTES, s.validate(48));
+        s.set(SetupFlyweight.Kind.CONNECT, 8192, null, 0, 0, 0, null);
+        assertEquals(SetupFlyweight.Invalid.ZERO_NONCE, s.validate(48));
+        s.set(SetupFlyweight.Kind.CONNECT, 8192, null, 0, 5, NONCE, null);
+        assertEquals(SetupFlyweight.Invalid.BAD_CONNECTION_ID, s.validate(48));
+        s.set(SetupFlyweight.Kind.ACCEPT, 8192, null, 0, 0, NONCE, null);
+        assertEquals(SetupFlyweight.Invalid.BAD_CONNECTION_ID, s.validate(48), "an ACCEPT names its new id");
+        s.set(SetupFlyweight.Kind.REFUSE, 8192, null, 0, 0, NONCE, null);
+        assertEquals(SetupFlyweight.Invalid.BAD_REASON, s.validate(48), "a REFUSE says why");
+        s.set(SetupFlyweight.Kind.CONNECT, 8192, CloseCause.IDLE, 0, 0, NONCE, null);
+        assertEquals(SetupFlyweight.Invalid.BAD_REASON, s.validate(48));
+        s.set(SetupFlyweight.Kind.CONNECT, 8192, null, 7, 0, NONCE, null);
+        assertEquals(SetupFlyweight.Invalid.NONZERO_PADDING, s.validate(48), "only an ACCEPT announces an idle timeout");
+        s.set(SetupFlyweight.Kind.CONNECT, 8192, null, 0, 0, NONCE, null);
+        buffer.put(SetupFlyweight.PADDING_OFFSET, (byte)1);
+        assertEquals(SetupFlyweight.Invalid.NONZERO_PADDING, s.validate(48));
+        s.setReject(8192, CloseCause.UNKNOWN, ID);
+        assertNull(s.validate(16));
+        assertEquals(SetupFlyweight.Invalid.TOO_LONG, s.validate(48), "a REJECT is 16 bytes");
+        s.setReject(8192, CloseCause.UNKNOWN, 0);
+        assertEquals(SetupFlyweight.Invalid.BAD_CONNECTION_ID, s.validate(16));
     }
 
     @Test
-    void maxPacketBytesMustFitACard16()
+    void writersRefuseValuesTheFieldsCannotHold()
     {
-        final SetupFlyweight setup = new SetupFlyweight().wrap(ByteBuffer.allocate(24), 0);
-        assertThrows(IllegalArgumentException.class, () -> setup.maxPacketBytes(65_536));
-        assertThrows(IllegalArgumentException.class, () -> setup.maxPacketBytes(-1));
+        final SetupFlyweight s = new SetupFlyweight().wrap(ByteBuffer.allocate(48), 0);
+        assertThrows(IllegalArgumentException.class, () -> s.set(SetupFlyweight.Kind.CONNECT, 70_000, null, 0, 0, NONCE, null));
+        assertThrows(IllegalArgumentException.class, () -> s.set(SetupFlyweight.Kind.ACCEPT, 8192, null, 70_000, ID, NONCE, null));
+        assertThrows(IllegalArgumentException.class, () -> s.set(SetupFlyweight.Kind.REJECT, 8192, null, 0, ID, NONCE, null));
     }
 
     @Test
-    void toStringPrintsEveryField()
+    void kindCodesAreFixed()
     {
-        final SetupFlyweight setup = new SetupFlyweight().wrap(ByteBuffer.wrap(GOLDEN_ACCEPT.clone()), 0);
-        assertEquals("Setup{kind=ACCEPT, version=1, maxPacketBytes=8192, padding=0, " +
-            "nonce=0x1122334455667788, connectionId=0x99aabbccddeeff01}", setup.toString());
-        setup.buffer().put(0, (byte)9);
-        assertEquals("Setup{kind=?9, version=1, maxPacketBytes=8192, padding=0, " +
-            "nonce=0x1122334455667788, connectionId=0x99aabbccddeeff01}", setup.toString());
+        assertEquals(1, SetupFlyweight.Kind.CONNECT.code());
+        assertEquals(2, SetupFlyweight.Kind.ACCEPT.code());
+        assertEquals(3, SetupFlyweight.Kind.REJECT.code());
+        assertEquals(4, SetupFlyweight.Kind.RETRY.code());
+        assertEquals(5, SetupFlyweight.Kind.REFUSE.code());
+        for (final SetupFlyweight.Kind k : SetupFlyweight.Kind.values())
+        {
+            assertEquals(k, SetupFlyweight.Kind.fromCode(k.code()));
+        }
+        assertNull(SetupFlyweight.Kind.fromCode(0));
+        assertNull(SetupFlyweight.Kind.fromCode(6));
+    }
+
+    @Test
+    void closeCauseCodesAreFixedAndUnknownCodesReadAsUnknown()
+    {
+        final CloseCause[] byCode = {CloseCause.UNKNOWN, CloseCause.IDLE, CloseCause.PEER_SILENT, CloseCause.REQUEST_TIMEOUT,
+            CloseCause.REQUEST_TOO_LARGE, CloseCause.MEMORY_BUDGET, CloseCause.HANDLER_FAILED, CloseCause.SERVER_CLOSED,
+            CloseCause.HARD_ERROR, CloseCause.REPLACED, CloseCause.SERVER_FULL, CloseCause.ADDRESS_LIMIT};
+        for (int code = 0; code < byCode.length; code++)
+        {
+            assertEquals(code, byCode[code].code());
+            assertEquals(byCode[code], CloseCause.fromCode(code));
+        }
+        assertEquals(CloseCause.UNKNOWN, CloseCause.fromCode(200));
+        // Only the causes that prove a request never ran let a client send it again.
+        assertEquals(java.util.Set.of(CloseCause.IDLE, CloseCause.REQUEST_TIMEOUT, CloseCause.REQUEST_TOO_LARGE, CloseCause.MEMORY_BUDGET,
+                CloseCause.SERVER_FULL, CloseCause.ADDRESS_LIMIT),
+            java.util.Arrays.stream(CloseCause.values()).filter(CloseCause::notExecuted).collect(java.util.stream.Collectors.toSet()));
     }
 }

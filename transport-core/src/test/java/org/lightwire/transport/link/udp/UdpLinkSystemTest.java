@@ -11,6 +11,7 @@ import org.lightwire.transport.protocol.MessageType;
 import org.lightwire.transport.link.udp.UdpTestSupport.ClientKind;
 import org.lightwire.transport.link.udp.UdpTestSupport.ServerKind;
 
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -47,6 +48,7 @@ import static org.lightwire.transport.link.udp.UdpTestSupport.payload;
 import static org.lightwire.transport.link.udp.UdpTestSupport.receive;
 import static org.lightwire.transport.link.udp.UdpTestSupport.receiveRaw;
 import static org.lightwire.transport.link.udp.UdpTestSupport.sendRaw;
+import static org.lightwire.transport.link.udp.UdpTestSupport.rejectDatagram;
 import static org.lightwire.transport.link.udp.UdpTestSupport.setupDatagram;
 
 /**
@@ -108,8 +110,9 @@ class UdpLinkSystemTest
             assertTrue(request.thread().startsWith("lightwire-udp-server"), request.thread());
 
             // From this thread, not the event loop: the worker-thread reply path.
-            final ByteBuffer replyHeader = header(MessageType.COMPLETE, 8184, 5, 0);
-            final ByteBuffer replyPayload = payload(8184, 2);
+            final int fullPayload = 8192 - org.lightwire.transport.protocol.HeaderFlyweight.HEADER_LENGTH;
+            final ByteBuffer replyHeader = header(MessageType.COMPLETE, fullPayload, 5, 0);
+            final ByteBuffer replyPayload = payload(fullPayload, 2);
             assertTrue(connection.send(replyHeader, replyPayload));
             assertArrayEquals(concat(replyHeader, replyPayload), receive(client));
 
@@ -207,6 +210,11 @@ class UdpLinkSystemTest
         return Arrays.toString(concat(header, payload));
     }
 
+    private static byte[] cookieConnect(final DatagramSocket raw, final InetSocketAddress server, final long nonce) throws IOException
+    {
+        return UdpTestSupport.cookieConnect(raw, server, nonce, 1000);
+    }
+
     private static List<String> sorted(final List<String> list)
     {
         final List<String> copy = new ArrayList<>(list);
@@ -222,7 +230,7 @@ class UdpLinkSystemTest
         try (UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), handler);
             DatagramSocket raw = new DatagramSocket(0, LOOPBACK))
         {
-            final byte[] connect = setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x5151L, 0);
+            final byte[] connect = cookieConnect(raw, server.localAddress(), 0x5151L);
             sendRaw(raw, server.localAddress(), connect);
             final SetupFlyweight first = parseSetup(receiveRaw(raw));
             sendRaw(raw, server.localAddress(), connect);
@@ -239,7 +247,7 @@ class UdpLinkSystemTest
             assertEquals(first.connectionId(), connection.connectionId());
             assertEquals(1000, connection.maxPacketBytes());
 
-            sendRaw(raw, server.localAddress(), setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 0x5152L, 0));
+            sendRaw(raw, server.localAddress(), cookieConnect(raw, server.localAddress(), 0x5152L));
             final SetupFlyweight other = parseSetup(receiveRaw(raw));
             assertEquals(0x5152L, other.nonce());
             assertNotEquals(first.connectionId(), other.connectionId());
@@ -269,7 +277,9 @@ class UdpLinkSystemTest
                     PeerResetException.class, () -> client.receive(ByteBuffer.allocate(8192), WAIT_NS));
                 assertEquals("server at " + address + " no longer knows connection id " +
                     UdpPrefixFlyweight.formatId(client.connectionId()) +
-                    ": it restarted or dropped the connection (a new incarnation); open a new connection", ex.getMessage());
+                    ": the server does not know the connection: it restarted, or closed the connection long ago; " +
+                    "open a new connection", ex.getMessage());
+                assertEquals(org.lightwire.transport.protocol.CloseCause.UNKNOWN, ex.closeCause());
                 assertEquals(client.connectionId(), ex.connectionId());
                 assertEquals(1, newServer.unknownId());
                 assertEquals(1, newServer.rejectsSent());
@@ -298,7 +308,8 @@ class UdpLinkSystemTest
             assertTrue(closeThread.startsWith("lightwire-udp-server"), "onClose ran on " + closeThread);
 
             client.send(header(MessageType.COMPLETE, 0, 1, 0), null);
-            assertThrows(PeerResetException.class, () -> client.receive(ByteBuffer.allocate(8192), WAIT_NS));
+            final PeerResetException reset = assertThrows(PeerResetException.class, () -> client.receive(ByteBuffer.allocate(8192), WAIT_NS));
+            assertEquals(org.lightwire.transport.protocol.CloseCause.SERVER_CLOSED, reset.closeCause(), "the REJECT says why");
             assertEquals(1, server.connectionsClosed());
             assertEquals(0, server.packetsDelivered());
         }
@@ -344,9 +355,9 @@ class UdpLinkSystemTest
         {
             final long id = client.connectionId();
             final InetSocketAddress to = server.localAddress();
-            // Every CONNECT (retransmissions included) gets its ACCEPT; let those counts settle.
-            awaitTrue(() -> server.datagramsReceived() == 1 + client.setupRetries() &&
-                server.datagramsSent() == 1 + client.setupRetries(), server);
+            // Every CONNECT (retransmissions included) gets its RETRY or ACCEPT; let those counts settle.
+            awaitTrue(() -> server.datagramsReceived() == client.datagramsSent() &&
+                server.datagramsSent() == client.datagramsSent(), server);
             final long received0 = server.datagramsReceived();
             final long sent0 = server.datagramsSent();
 
@@ -361,9 +372,9 @@ class UdpLinkSystemTest
             sendRaw(raw, to, dataDatagram(id, new byte[8193]));
             sendRaw(raw, to, Arrays.copyOf(setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 9, 0), 18));
             sendRaw(raw, to, setupDatagram(SetupFlyweight.Kind.ACCEPT, 1000, 9, 10));
-            final byte[] connectV2 = setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 9, 0);
-            connectV2[UdpPrefixFlyweight.HEADER_LENGTH + SetupFlyweight.VERSION_OFFSET] = 2;
-            sendRaw(raw, to, connectV2);
+            final byte[] connectV3 = setupDatagram(SetupFlyweight.Kind.CONNECT, 1000, 9, 0);
+            connectV3[UdpPrefixFlyweight.HEADER_LENGTH + SetupFlyweight.VERSION_OFFSET] = 3;
+            sendRaw(raw, to, connectV3);
             malformed += 7;
 
             sendRaw(raw, to, dataDatagram(id, validPacket));
@@ -382,7 +393,8 @@ class UdpLinkSystemTest
                 sendRaw(raw, to, datagram);
                 final ByteBuffer buffer = ByteBuffer.wrap(datagram);
                 final long prefix = datagram.length >= 8 ? new UdpPrefixFlyweight().wrap(buffer, 0).connectionId() : 0;
-                if (datagram.length < 16 || prefix == 0 || prefix == id)
+                if (datagram.length < UdpPrefixFlyweight.HEADER_LENGTH + org.lightwire.transport.protocol.HeaderFlyweight.HEADER_LENGTH ||
+                    prefix == 0 || prefix == id)
                 {
                     malformed++; // prefix 0 or our id with random bytes: a malformed set-up body or short
                 }
@@ -413,7 +425,7 @@ class UdpLinkSystemTest
                 final SetupFlyweight reject = parseSetup(receiveRaw(raw));
                 assertEquals(SetupFlyweight.Kind.REJECT, reject.kind(), why);
                 assertEquals(rejectedId, reject.connectionId(), why);
-                assertEquals(0, reject.nonce(), why);
+                assertEquals(org.lightwire.transport.protocol.CloseCause.UNKNOWN, reject.reason(), why);
             }
 
             // The endpoint still works for the real client.
@@ -474,7 +486,7 @@ class UdpLinkSystemTest
             final long id = 77;
 
             sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.ACCEPT, 900, nonce + 1, id));
-            sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.REJECT, 900, 0, 55));
+            sendRaw(fakeServer, clientAddress, rejectDatagram(55, org.lightwire.transport.protocol.CloseCause.UNKNOWN));
             sendRaw(fakeServer, clientAddress, new byte[3]);
             sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.ACCEPT, 900, nonce, id));
 
@@ -484,14 +496,14 @@ class UdpLinkSystemTest
                 assertEquals(900, client.maxPacketBytes());
 
                 sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.ACCEPT, 900, nonce, id));
-                sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.REJECT, 900, 0, id + 1));
+                sendRaw(fakeServer, clientAddress, rejectDatagram(id + 1, org.lightwire.transport.protocol.CloseCause.UNKNOWN));
                 sendRaw(fakeServer, clientAddress, dataDatagram(id + 1, new byte[16]));
                 sendRaw(fakeServer, clientAddress, dataDatagram(id, new byte[4]));
                 sendRaw(fakeServer, clientAddress, dataDatagram(id, new byte[901]));
                 sendRaw(fakeServer, clientAddress, new byte[0]);
                 sendRaw(fakeServer, clientAddress, dataDatagram(0, new byte[5]));
                 sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.CONNECT, 900, nonce, 0));
-                final byte[] packet = concat(header(MessageType.COMPLETE, 892, 3, 0), payload(892, 3));
+                final byte[] packet = concat(header(MessageType.COMPLETE, 884, 3, 0), payload(884, 3));
                 sendRaw(fakeServer, clientAddress, dataDatagram(id, packet));
 
                 assertArrayEquals(packet, receive(client));
@@ -501,11 +513,12 @@ class UdpLinkSystemTest
                 assertEquals(3, client.unknownId(), why);
                 assertEquals(6, client.malformed(), why);
 
-                sendRaw(fakeServer, clientAddress, setupDatagram(SetupFlyweight.Kind.REJECT, 900, 0, id));
+                sendRaw(fakeServer, clientAddress, rejectDatagram(id, org.lightwire.transport.protocol.CloseCause.PEER_SILENT));
                 final PeerResetException ex = assertThrows(
                     PeerResetException.class, () -> client.receive(ByteBuffer.allocate(900), WAIT_NS));
                 assertTrue(ex.getMessage().contains(serverAddress.toString()), ex.getMessage());
                 assertTrue(ex.getMessage().contains("0x000000000000004d"), ex.getMessage());
+                assertEquals(org.lightwire.transport.protocol.CloseCause.PEER_SILENT, ex.closeCause());
             }
         }
         finally
@@ -636,7 +649,7 @@ class UdpLinkSystemTest
                 IllegalArgumentException.class, () -> client.receive(ByteBuffer.allocate(100), 0));
             assertEquals("dst has 100 bytes remaining; receive needs maxPacketBytes() = 8192", small.getMessage());
             final IllegalArgumentException big = assertThrows(
-                IllegalArgumentException.class, () -> client.send(header(MessageType.COMPLETE, 8185, 1, 0), payload(8185, 1)));
+                IllegalArgumentException.class, () -> client.send(header(MessageType.COMPLETE, 8177, 1, 0), payload(8177, 1)));
             assertTrue(big.getMessage().startsWith("packet of 8193 bytes exceeds maxPacketBytes() = 8192"), big.getMessage());
             client.close();
             assertThrows(java.nio.channels.ClosedChannelException.class, () -> client.receive(ByteBuffer.allocate(8192), 0));

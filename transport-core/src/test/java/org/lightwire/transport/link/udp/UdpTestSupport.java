@@ -157,12 +157,43 @@ final class UdpTestSupport
         return datagram;
     }
 
-    /** @return a set-up datagram: zero prefix and a body. */
+    /** @return a set-up datagram of a long kind (not REJECT): zero prefix and a body without cookie. */
     static byte[] setupDatagram(
         final SetupFlyweight.Kind kind, final int maxPacketBytes, final long nonce, final long connectionId)
     {
+        return setupDatagram(kind, maxPacketBytes, nonce, connectionId, null,
+            kind == SetupFlyweight.Kind.REFUSE ? org.lightwire.transport.protocol.CloseCause.SERVER_FULL : null);
+    }
+
+    /** @return a set-up datagram of a long kind with a cookie (or none) and a reason (or none). */
+    static byte[] setupDatagram(final SetupFlyweight.Kind kind, final int maxPacketBytes, final long nonce, final long connectionId,
+        final byte[] cookie, final org.lightwire.transport.protocol.CloseCause reason)
+    {
         final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.DATAGRAM_LENGTH);
-        new SetupFlyweight().wrap(buffer, UdpPrefixFlyweight.HEADER_LENGTH).set(kind, maxPacketBytes, nonce, connectionId);
+        new SetupFlyweight().wrap(buffer, UdpPrefixFlyweight.HEADER_LENGTH).set(kind, maxPacketBytes, reason, 0, connectionId, nonce, cookie);
+        return buffer.array();
+    }
+
+    /** Sends a first CONNECT from {@code raw} and returns the CONNECT that echoes the RETRY's cookie. */
+    static byte[] cookieConnect(final DatagramSocket raw, final InetSocketAddress server, final long nonce, final int maxPacketBytes)
+        throws IOException
+    {
+        sendRaw(raw, server, setupDatagram(SetupFlyweight.Kind.CONNECT, maxPacketBytes, nonce, 0));
+        final SetupFlyweight retry = parseSetup(receiveRaw(raw));
+        if (retry.kind() != SetupFlyweight.Kind.RETRY)
+        {
+            throw new AssertionError("a first CONNECT was answered with " + retry);
+        }
+        final byte[] cookie = new byte[SetupFlyweight.COOKIE_LENGTH];
+        retry.cookie(cookie, 0);
+        return setupDatagram(SetupFlyweight.Kind.CONNECT, maxPacketBytes, nonce, 0, cookie, null);
+    }
+
+    /** @return a REJECT datagram naming {@code connectionId} and {@code cause}. */
+    static byte[] rejectDatagram(final long connectionId, final org.lightwire.transport.protocol.CloseCause cause)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(SetupFlyweight.REJECT_DATAGRAM_LENGTH);
+        new SetupFlyweight().wrap(buffer, UdpPrefixFlyweight.HEADER_LENGTH).setReject(8192, cause, connectionId);
         return buffer.array();
     }
 
@@ -178,14 +209,15 @@ final class UdpTestSupport
     static SetupFlyweight parseSetup(final byte[] datagram)
     {
         final ByteBuffer buffer = ByteBuffer.wrap(datagram);
-        if (datagram.length != SetupFlyweight.DATAGRAM_LENGTH || !new UdpPrefixFlyweight().wrap(buffer, 0).isSetup())
+        if (datagram.length < SetupFlyweight.REJECT_DATAGRAM_LENGTH || !new UdpPrefixFlyweight().wrap(buffer, 0).isSetup())
         {
             throw new AssertionError("not a set-up datagram: " + datagram.length + " bytes");
         }
         final SetupFlyweight setup = new SetupFlyweight().wrap(buffer, UdpPrefixFlyweight.HEADER_LENGTH);
-        if (setup.validate(SetupFlyweight.HEADER_LENGTH) != null)
+        final int bodyLength = datagram.length - UdpPrefixFlyweight.HEADER_LENGTH;
+        if (setup.validate(bodyLength) != null)
         {
-            throw new AssertionError("invalid set-up body " + setup + ": " + setup.validate(SetupFlyweight.HEADER_LENGTH));
+            throw new AssertionError("invalid set-up body " + setup + ": " + setup.validate(bodyLength));
         }
         return setup;
     }
