@@ -29,6 +29,8 @@ final class ClientRuntime
     final AtomicLong onewaysSent = new AtomicLong();
     final AtomicLong callsStarted = new AtomicLong();
     final AtomicLong callsFailed = new AtomicLong();
+    /** Calls sent again on a new transport connection because the server had closed theirs as idle. */
+    final AtomicLong callsSentAgain = new AtomicLong();
     /** Requests given the code-set context on a transport connection that had not carried it. */
     final AtomicLong codeSetContextsAdded = new AtomicLong();
     /** Requests JacORB wrote straight into their transport connection's direct buffer. */

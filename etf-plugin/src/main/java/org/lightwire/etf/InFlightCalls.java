@@ -68,19 +68,25 @@ final class InFlightCalls
         final SelectableChannel channel;
         final long generation;
         final byte[] request;
+        /** The whole message sent, for a call sent again on a new connection; its own position and limit. */
+        final ByteBuffer message;
+        /** True for a call sent again because the server had closed its first connection as idle. */
+        final boolean resent;
         final long startNs;
         final long timeoutNs;
         /** Counted down when the call ends, if it confirms a window of one-ways ({@link OnewayWindow}); else null. */
         final CountDownLatch confirms;
 
         Call(final ConnectionPool pool, final ClientConnection connection, final long generation, final byte[] request,
-            final long startNs, final long timeoutNs, final CountDownLatch confirms)
+            final ByteBuffer message, final boolean resent, final long startNs, final long timeoutNs, final CountDownLatch confirms)
         {
             this.pool = pool;
             this.connection = connection;
             this.channel = connection.selectableChannel();
             this.generation = generation;
             this.request = request;
+            this.message = message;
+            this.resent = resent;
             this.startNs = startNs;
             this.timeoutNs = timeoutNs;
             this.confirms = confirms;

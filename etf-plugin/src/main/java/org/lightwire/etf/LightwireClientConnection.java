@@ -13,7 +13,9 @@ import org.lightwire.etf.giop.ServiceContexts;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.transport.channel.ClientConnection;
+import org.lightwire.transport.channel.ConnectionFailedException;
 import org.lightwire.transport.channel.ConnectionPool;
+import org.lightwire.transport.protocol.CloseCause;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.SystemException;
 import org.omg.ETF.BufferHolder;
@@ -122,6 +124,11 @@ final class LightwireClientConnection extends MessageConnection
         @Override
         public void failed(final InFlightCalls.Call call, final IOException cause)
         {
+            if (!call.resent && closedIdle(cause))
+            {
+                sendAgain(call.pool, call.generation, call.request, call.message, call.confirms);
+                return;
+            }
             ended(call.confirms);
             callFailed(call.pool, call.generation, call.request, cause);
         }
@@ -360,18 +367,6 @@ final class LightwireClientConnection extends MessageConnection
         // a window of them, once the window before has been confirmed (OnewayWindow).
         state.unconfirmedOneways = 0;
         final CountDownLatch confirms = oneway ? oneways.startConfirmation() : null;
-        final long gen = generation;
-        try
-        {
-            c.startCall(payload);
-        }
-        catch (final IOException e)
-        {
-            ended(confirms);
-            p.release(c);
-            callFailed(p, gen, request, e);
-            return;
-        }
         if (oneway)
         {
             runtime.onewaysSent.incrementAndGet();
@@ -381,24 +376,84 @@ final class LightwireClientConnection extends MessageConnection
         {
             runtime.callsStarted.incrementAndGet();
         }
+        startCall(p, c, generation, request, payload, false, confirms);
+    }
+
+    /**
+     * Starts an exactly-once call on {@code c} and hands it to whoever awaits its reply.
+     *
+     * @param message the whole message; kept (its own view) in case the call must be sent again.
+     */
+    private void startCall(final ConnectionPool p, final ClientConnection c, final long gen, final byte[] request,
+        final ByteBuffer message, final boolean resent, final CountDownLatch confirms)
+    {
+        // A view of its own: the engine moves the buffer's position and limit as it sends.
+        final ByteBuffer kept = message.duplicate();
+        try
+        {
+            c.startCall(message);
+        }
+        catch (final IOException e)
+        {
+            p.release(c);
+            if (!resent && closedIdle(e))
+            {
+                sendAgain(p, gen, request, kept, confirms);
+                return;
+            }
+            ended(confirms);
+            callFailed(p, gen, request, e);
+            return;
+        }
         if (inFlight != null && c.selectableChannel() != null)
         {
             final long timeoutNs = runtime.config().clientCallTimeoutNs();
-            inFlight.submit(new InFlightCalls.Call(p, c, gen, request, System.nanoTime(), timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs,
-                confirms));
+            inFlight.submit(new InFlightCalls.Call(p, c, gen, request, kept, resent, System.nanoTime(),
+                timeoutNs == 0 ? Long.MAX_VALUE / 4 : timeoutNs, confirms));
             return;
         }
-        runtime.replyWaiters().execute(() ->
+        runtime.replyWaiters().execute(() -> awaitReply(p, c, gen, request, kept, resent, confirms));
+    }
+
+    /**
+     * @return true when the server closed the call's transport connection as idle: nothing sent
+     *     on it since reached the server, so the call may go again on a new connection.
+     */
+    private static boolean closedIdle(final IOException cause)
+    {
+        return cause instanceof ConnectionFailedException && ((ConnectionFailedException)cause).closeCause() == CloseCause.IDLE;
+    }
+
+    /**
+     * Sends a call again on a new transport connection, once: the server had closed the first as
+     * idle before the call reached it (its REJECT said so), so exactly-once holds.
+     */
+    private void sendAgain(final ConnectionPool p, final long gen, final byte[] request, final ByteBuffer message,
+        final CountDownLatch confirms)
+    {
+        runtime.callsSentAgain.incrementAndGet();
+        final ClientConnection c;
+        try
         {
-            try
-            {
-                awaitReply(p, c, gen, request);
-            }
-            finally
-            {
-                ended(confirms);
-            }
-        });
+            c = p.acquire();
+        }
+        catch (final IOException e)
+        {
+            ended(confirms);
+            callFailed(p, gen, request, e);
+            return;
+        }
+        ByteBuffer m = message;
+        final TransportState state = stateOf(c);
+        if (GiopMessage.isGiop(request, request.length) && GiopMessage.type(request) == GiopMessage.REQUEST && !state.codeSetsSent)
+        {
+            // The new connection's first request: the server must learn the code sets on it too.
+            final byte[] whole = new byte[message.remaining()];
+            message.get(message.position(), whole, 0, whole.length);
+            m = ByteBuffer.wrap(withCodeSets(c, state, whole));
+        }
+        state.unconfirmedOneways = 0;
+        startCall(p, c, gen, request, m, true, confirms);
     }
 
     /**
@@ -469,7 +524,8 @@ final class LightwireClientConnection extends MessageConnection
         }
     }
 
-    private void awaitReply(final ConnectionPool p, final ClientConnection c, final long gen, final byte[] request)
+    private void awaitReply(final ConnectionPool p, final ClientConnection c, final long gen, final byte[] request,
+        final ByteBuffer message, final boolean resent, final CountDownLatch confirms)
     {
         final long timeoutNs = runtime.config().clientCallTimeoutNs();
         final byte[] reply;
@@ -482,16 +538,24 @@ final class LightwireClientConnection extends MessageConnection
         catch (final IOException e)
         {
             p.release(c);
+            if (!resent && closedIdle(e))
+            {
+                sendAgain(p, gen, request, message, confirms);
+                return;
+            }
+            ended(confirms);
             callFailed(p, gen, request, e);
             return;
         }
         catch (final RuntimeException e)
         {
             p.release(c);
+            ended(confirms);
             callFailed(p, gen, request, new IOException(e.toString(), e));
             return;
         }
         p.release(c);
+        ended(confirms);
         if (reply.length > 0)
         {
             inbound.offer(gen, reply);

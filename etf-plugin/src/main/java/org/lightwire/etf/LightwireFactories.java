@@ -199,6 +199,15 @@ public final class LightwireFactories extends FactoriesBase
         return client == null ? 0 : client.callsFailed.get();
     }
 
+    /**
+     * @return calls sent again on a new transport connection because the server had closed the
+     *     first one as idle before the call reached it (its REJECT said so).
+     */
+    public long callsSentAgain()
+    {
+        return client == null ? 0 : client.callsSentAgain.get();
+    }
+
     /** @return transport connections this ORB's client has open now (0 once the ORB has shut down). */
     public synchronized int openTransportConnections()
     {

@@ -10,6 +10,7 @@ import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.link.udp.UdpClientLink;
 import org.lightwire.transport.link.udp.UdpLinkConfig;
 import org.lightwire.transport.link.udp.UdpPrefixFlyweight;
+import org.lightwire.transport.protocol.CloseCause;
 
 /**
  * A Lightwire client over UDP: a {@link ConnectionPool} per server, each connection a
@@ -27,6 +28,7 @@ public final class UdpClient implements AutoCloseable
     private final long acquireTimeoutNs;
     private final int maxReplyBytes;
     private final ConcurrentHashMap<InetSocketAddress, ConnectionPool> pools = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong callsSentAgain = new java.util.concurrent.atomic.AtomicLong();
 
     /** Reads the reply before the connection goes back to the pool. */
     @FunctionalInterface
@@ -81,7 +83,9 @@ public final class UdpClient implements AutoCloseable
     }
 
     /**
-     * One exactly-once call.
+     * One exactly-once call. When the server had closed the pooled connection as idle before the
+     * call reached it (its REJECT says {@link CloseCause#IDLE}), the call goes again, once, on a
+     * new connection: nothing of it was executed, so exactly-once holds.
      *
      * @param request from position to limit; its position and limit are undefined afterwards.
      * @param reader reads the reply (valid only during {@code read}).
@@ -90,15 +94,40 @@ public final class UdpClient implements AutoCloseable
         throws IOException
     {
         final ConnectionPool pool = pool(server);
+        // The engine sends slices of the request and leaves its position and limit undefined.
+        final ByteBuffer again = request.duplicate();
         final ClientConnection c = pool.acquire();
         try
         {
             return reader.read(c.call(request, timeoutNs));
         }
+        catch (final ConnectionFailedException e)
+        {
+            if (e.closeCause() != CloseCause.IDLE)
+            {
+                throw e;
+            }
+        }
         finally
         {
             pool.release(c);
         }
+        callsSentAgain.incrementAndGet();
+        final ClientConnection fresh = pool.acquire();
+        try
+        {
+            return reader.read(fresh.call(again, timeoutNs));
+        }
+        finally
+        {
+            pool.release(fresh);
+        }
+    }
+
+    /** @return calls sent again on a new connection because the server had closed theirs as idle. */
+    public long callsSentAgain()
+    {
+        return callsSentAgain.get();
     }
 
     /** One one-way (at-most-once) call. */

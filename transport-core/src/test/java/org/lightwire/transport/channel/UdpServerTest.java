@@ -41,25 +41,56 @@ class UdpServerTest
     }
 
     @Test
-    void idleConnectionIsClosedAndTheClientLearnsAtItsNextCall() throws Exception
+    void aConnectionTheServerClosedAsIdleIsReplacedForTheNextCall() throws Exception
     {
-        try (UdpServer server = server(0, ECHO, null, 300 * MS);
+        // 300 ms: under the second the ACCEPT announces, so the client does not know it and
+        // meets the closed connection; the REJECT says IDLE and the call goes again on a new one.
+        final java.util.concurrent.atomic.AtomicInteger executed = new java.util.concurrent.atomic.AtomicInteger();
+        final RequestHandler counting = call ->
+        {
+            executed.incrementAndGet();
+            ECHO.onRequest(call);
+        };
+        try (UdpServer server = server(0, counting, null, 300 * MS);
              UdpClient client = UdpClient.withDefaults())
         {
             final InetSocketAddress address = server.localAddress();
             assertEquals(7, call(client, address, (byte)7));
             assertEquals(1, server.connections());
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (server.connections() > 0 && System.nanoTime() - deadline < 0)
-            {
-                Thread.sleep(10);
-            }
-            assertEquals(0, server.connections());
+            awaitNoConnections(server);
             assertEquals(1, server.idleClosed());
-            final ConnectionFailedException e = assertThrows(ConnectionFailedException.class, () -> call(client, address, (byte)8));
-            assertTrue(e.getMessage().contains("no longer knows connection id"), e.getMessage());
-            assertEquals(9, call(client, address, (byte)9), "the pool replaced the dead connection");
+            assertEquals(8, call(client, address, (byte)8), "the call went again on a new connection");
+            assertEquals(1, client.callsSentAgain());
+            assertEquals(2, executed.get(), "each call executed once");
+            assertEquals(1, server.endpoint().rejectsSent());
         }
+    }
+
+    @Test
+    void aClientStopsUsingAConnectionBeforeTheIdleTimeoutItsServerAnnounced() throws Exception
+    {
+        try (UdpServer server = server(0, ECHO, null, 2_000 * MS);
+             UdpClient client = UdpClient.withDefaults())
+        {
+            final InetSocketAddress address = server.localAddress();
+            assertEquals(7, call(client, address, (byte)7));
+            // Past half the announced two seconds: the pool gives the connection up itself.
+            Thread.sleep(1_100);
+            assertEquals(8, call(client, address, (byte)8));
+            assertEquals(0, client.callsSentAgain());
+            assertEquals(0, server.endpoint().rejectsSent(), "no call met a connection the server had closed");
+            assertEquals(2, server.endpoint().connectionsAccepted());
+        }
+    }
+
+    private static void awaitNoConnections(final UdpServer server) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (server.connections() > 0 && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(10);
+        }
+        assertEquals(0, server.connections());
     }
 
     @Test
@@ -103,7 +134,7 @@ class UdpServerTest
                 return b;
             });
             org.junit.jupiter.api.Assertions.assertArrayEquals(request, reply);
-            // 1 MiB in packets of up to 65,499 bytes, an 8-byte header each: 17 packets, where
+            // 1 MiB in packets of up to 65,499 bytes, a 16-byte header each: 17 packets, where
             // the 8,192-byte default would take 129 (more if any were retransmitted).
             final long packets = server.sum(cc -> cc.packetsReceived());
             assertTrue(packets >= 17 && packets < 40, "request packets: " + packets);

@@ -25,8 +25,11 @@ import org.lightwire.transport.protocol.HeaderFlyweight;
  * from a seeded distribution; the server checks every request it executes byte for byte and
  * counts executions per call; the client checks every reply byte for byte.
  *
- * <p>Ground truth: the simulation knows which call index each of the server's call sequence
- * numbers stands for, because the server's call sequence only moves forward, by less than 128.
+ * <p>Ground truth: call number n is the run's call n - 1 (call numbers never wrap).
+ *
+ * <p>{@link #replayEveryPacket} adds an attacker (or a network with unbounded delays) that sends
+ * every packet either side ever sent once more, at a random later time: the checker then shows
+ * that no replayed request is executed again and that the run still completes.
  */
 public final class EngineSimulation
 {
@@ -73,6 +76,16 @@ public final class EngineSimulation
     private final MessageWriter replyWriter;
     private BiPredicate<Side, HeaderFlyweight> dropRule = (from, h) -> false;
     private long droppedByRule;
+    /** Replays scheduled, soonest first; null when none are made. */
+    private java.util.PriorityQueue<Replay> replays;
+    private SplittableRandom replayRandom;
+    private long replayMaxDelayNs;
+    private long replaysDelivered;
+
+    /** A copy of a packet sent earlier, to be delivered again at {@code atNs}. */
+    private record Replay(long atNs, long order, Side from, byte[] packet)
+    {
+    }
 
     private long now = 1_000_000_000L;
     private long events;
@@ -120,6 +133,19 @@ public final class EngineSimulation
         return this;
     }
 
+    /**
+     * Sends a copy of every packet either side sends once more, straight to its peer at a random
+     * time up to {@code maxDelayNs} later (after the call it belongs to is long over, most of
+     * them), and runs until every copy was delivered.
+     */
+    public EngineSimulation replayEveryPacket(final long maxDelayNs)
+    {
+        replays = new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(Replay::atNs).thenComparingLong(Replay::order));
+        replayRandom = new SplittableRandom(s.seed() * 131 + 17);
+        replayMaxDelayNs = maxDelayNs;
+        return this;
+    }
+
     private PacketSender filtered(final Side from, final PacketSender next)
     {
         final HeaderFlyweight h = new HeaderFlyweight();
@@ -131,8 +157,34 @@ public final class EngineSimulation
                 droppedByRule++;
                 return;
             }
+            if (replays != null)
+            {
+                final byte[] copy = new byte[header.remaining() + (payload == null ? 0 : payload.remaining())];
+                header.get(header.position(), copy, 0, header.remaining());
+                if (payload != null)
+                {
+                    payload.get(payload.position(), copy, header.remaining(), payload.remaining());
+                }
+                replays.add(new Replay(now + 1 + replayRandom.nextLong(replayMaxDelayNs), replays.size() + replaysDelivered, from, copy));
+            }
             next.sendPacket(header, payload);
         };
+    }
+
+    /** @return copies of earlier packets delivered by {@link #replayEveryPacket}. */
+    public long replaysDelivered()
+    {
+        return replaysDelivered;
+    }
+
+    private void deliverDueReplays()
+    {
+        while (replays != null && !replays.isEmpty() && replays.peek().atNs() - now <= 0)
+        {
+            final Replay r = replays.poll();
+            replaysDelivered++;
+            (r.from() == Side.A ? (ProtocolEngine)server : client).onPacket(ByteBuffer.wrap(r.packet()), now);
+        }
     }
 
     public ClientEngine client()
@@ -160,11 +212,16 @@ public final class EngineSimulation
         while (true)
         {
             drive();
-            if (callIndex == s.calls() - 1 && !callOpen && !replyWriter.isActive() && !replyDue && settled())
+            if (callIndex == s.calls() - 1 && !callOpen && !replyWriter.isActive() && !replyDue && settled() &&
+                (replays == null || replays.isEmpty()))
             {
                 break;
             }
             long next = network.nextDeliveryNs();
+            if (replays != null && !replays.isEmpty())
+            {
+                next = earliest(next, replays.peek().atNs());
+            }
             next = earliest(next, client.nextDeadlineNs());
             next = earliest(next, server.nextDeadlineNs());
             if (!callOpen && thinkUntilNs - now > 0)
@@ -189,6 +246,7 @@ public final class EngineSimulation
             }
             events++;
             network.deliverDue(now, (to, packet, nowNs) -> (to == Side.A ? (ProtocolEngine)client : server).onPacket(packet, nowNs));
+            deliverDueReplays();
             if (reached(client.nextDeadlineNs()))
             {
                 client.onTimer(now);

@@ -69,6 +69,25 @@ class SimulationTest
         assertTrue(r.retransmissions() > 0, "at 20% loss something was retransmitted");
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {21, 22, 23})
+    void everyPacketReplayedAtARandomLaterTimeExecutesNothingTwiceAndHangsNothing(final long seed)
+    {
+        SeedReporter.register(seed, "EngineSimulation seed (network, workload and replays)");
+        // Lossy as HOSTILE, and every packet of either side sent once more, up to 20 s later:
+        // thousands of calls after its own, past every 8-bit wrap of the paper's numbers.
+        final EngineSimulation sim = new EngineSimulation(settings(seed, 20_000, HOSTILE, 0.3)).replayEveryPacket(20_000 * MS);
+        final EngineSimulation.Result r = sim.run();
+        System.out.printf("replay seed %d: %d calls, %d replays delivered, %d stale at the server, %d at the client, %.1f s virtual%n",
+            seed, r.calls(), sim.replaysDelivered(), sim.server().counters().stale(), sim.client().counters().stale(), r.virtualNs() / 1e9);
+        // run() checked every exactly-once call executed once and every one-way at most once,
+        // each with its own bytes, and every reply byte for byte.
+        assertEquals(r.exactlyOnceCalls(), r.repliesVerified());
+        assertTrue(sim.replaysDelivered() > 40_000, "replays: " + sim.replaysDelivered());
+        assertTrue(sim.server().counters().stale() > 10_000, "stale at the server: " + sim.server().counters().stale());
+        assertTrue(sim.client().counters().stale() > 10_000, "stale at the client: " + sim.client().counters().stale());
+    }
+
     @Test
     void losslessRunNeedsNoRetransmissionAndExecutesEveryOneWayCall()
     {
