@@ -6,6 +6,8 @@
 #      Java error mapping against the kernel);
 #  (c) the goal: JacORB, an echo server JVM and a client ORB (GuestOrbEcho) over Lightwire/AAL5
 #      (jacorb.lightwire.link=aal5), PVC 1.0.101 and 0.0.101;
+#  (e) restarts: a client and then a server closed and opened again on their PVCs: each
+#      incarnation is a connection of its own (the set-up exchange over the circuit);
 #  (d) released circuits, in C then in Java: each kills the daemon of interface 1, so they run
 #      last, with the pair of interfaces started again between them.
 # Every step has its own time limit; the guest's result is the number of failed steps.
@@ -69,6 +71,9 @@ run jvm-engine 300 "${jvm[@]}" org.lightwire.atm.GuestNullCall 0.0.100 1.0.100 "
 step "(c) JacORB: echo server JVM on PVC 1.0.101 and client ORB on 0.0.101 over Lightwire/AAL5"
 run jacorb-echo 600 "$java_bin" -Xmx256m -XX:TieredStopAtLevel=1 -Djava.io.tmpdir=/tmp -cp "$(cat "$orb_cp_file")" \
   org.lightwire.it.GuestOrbEcho 1.0.101 0.0.101 "$calls"
+
+step "(e) restarts: a client, then a server, closed and opened again on PVC 0.0.102 and 1.0.102"
+run jvm-restarts 300 "${jvm[@]}" org.lightwire.atm.GuestNullCall restart 0.0.102 1.0.102
 
 step "(d) released circuit in C: kill the daemon of interface 1 (pid $daemon1) under an open PVC"
 run native-released 60 "$test_bin" released 1.0.100 "$daemon1"

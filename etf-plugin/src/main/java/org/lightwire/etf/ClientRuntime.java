@@ -120,9 +120,12 @@ final class ClientRuntime
         if (aal5Pool == null)
         {
             final org.lightwire.atm.Aal5Config a = config.aal5();
+            // Each transport connection runs the set-up exchange over the circuit: a restarted
+            // client or server is a new connection, never taken for the old one.
             aal5Pool = new org.lightwire.transport.channel.ConnectionPool(() ->
-                new org.lightwire.transport.channel.ClientConnection(org.lightwire.atm.Aal5Link.open(a), config.engine(),
-                    "aal5 " + a.circuit(), config.maxMessageBytes()),
+                new org.lightwire.transport.channel.ClientConnection(org.lightwire.transport.link.circuit.CircuitClientLink.connect(
+                    org.lightwire.atm.Aal5Link.open(a), "aal5 " + a.circuit(), config.link().connectTimeoutNs(), config.link().setupRetryNs()),
+                    config.engine(), "aal5 " + a.circuit(), config.maxMessageBytes()),
                 "aal5:" + a.circuit(), 1, config.clientAcquireTimeoutNs());
         }
         return aal5Pool;

@@ -44,6 +44,8 @@ public final class LightwireFactories extends FactoriesBase
         return client;
     }
 
+    private final java.util.List<LightwireListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @Override
     public int profile_tag()
     {
@@ -59,7 +61,23 @@ public final class LightwireFactories extends FactoriesBase
     @Override
     protected Listener create_listener_internal()
     {
-        return new LightwireListener();
+        final LightwireListener listener = new LightwireListener();
+        listeners.add(listener);
+        return listener;
+    }
+
+    /**
+     * @return the server-side counters of this ORB's Lightwire listeners, summed (see
+     *     {@link LightwireListener#counters()}); empty for a client-only ORB.
+     */
+    public java.util.Map<String, Long> serverCounters()
+    {
+        final java.util.Map<String, Long> sum = new java.util.LinkedHashMap<>();
+        for (final LightwireListener l : listeners)
+        {
+            l.counters().forEach((k, v) -> sum.merge(k, v, Long::sum));
+        }
+        return sum;
     }
 
     @Override

@@ -109,7 +109,8 @@ public final class LightwireListener extends ListenerBase
         try
         {
             final org.lightwire.atm.Aal5Link link = org.lightwire.atm.Aal5Link.open(a);
-            aal5Server = new org.lightwire.transport.channel.LinkServerDriver(link, config.engine(), new Handler(), null,
+            aal5Server = new org.lightwire.transport.channel.LinkServerDriver(
+                new org.lightwire.transport.link.circuit.CircuitServerLink(link, "aal5 " + a.circuit()), config.engine(), new Handler(), null,
                 config.maxMessageBytes(), "aal5:" + a.pvc()).start();
         }
         catch (final IOException e)
@@ -175,6 +176,51 @@ public final class LightwireListener extends ListenerBase
             }
         }
         return null;
+    }
+
+    /**
+     * @return what this listener counted: its UDP endpoint's drops and set-up answers, the sums
+     *     of its open connections' engine counters, the request memory budget, and its own
+     *     counters; empty before {@link #listen()} or over AAL5.
+     */
+    public java.util.Map<String, Long> counters()
+    {
+        final java.util.Map<String, Long> c = new java.util.LinkedHashMap<>();
+        final UdpServer s = server;
+        if (s == null)
+        {
+            return c;
+        }
+        final org.lightwire.transport.link.udp.UdpServerEndpoint e = s.endpoint();
+        c.put("connections", (long)s.connections());
+        c.put("datagrams_received", e.datagramsReceived());
+        c.put("malformed", e.malformed());
+        c.put("unknown_id", e.unknownId());
+        c.put("wrong_address", e.wrongAddress());
+        c.put("stray_datagrams", e.strayDatagrams());
+        c.put("connections_accepted", e.connectionsAccepted());
+        c.put("connections_refused", e.connectionsRefused());
+        c.put("refused_full", e.refusedFull());
+        c.put("refused_address_limit", e.refusedAddressLimit());
+        c.put("retries_sent", e.retriesSent());
+        c.put("bad_cookies", e.badCookies());
+        c.put("duplicate_connects", e.duplicateConnects());
+        c.put("connections_replaced", e.connectionsReplaced());
+        c.put("rejects_sent", e.rejectsSent());
+        c.put("rejects_suppressed", e.rejectsSuppressed());
+        c.put("idle_closed", s.idleClosed());
+        c.put("zombies_removed", s.zombiesRemoved());
+        c.put("stale", s.sum(org.lightwire.transport.engine.ConnectionCounters::stale));
+        c.put("duplicates", s.sum(org.lightwire.transport.engine.ConnectionCounters::duplicates));
+        c.put("invalid_packets", s.sum(org.lightwire.transport.engine.ConnectionCounters::invalidPackets));
+        c.put("unexpected", s.sum(org.lightwire.transport.engine.ConnectionCounters::unexpected));
+        c.put("request_memory_used", s.requestMemory().usedBytes());
+        c.put("request_memory_peak", s.requestMemory().peakBytes());
+        c.put("request_memory_limit", s.requestMemory().limitBytes());
+        c.put("request_memory_refusals", s.requestMemory().refusals());
+        c.put("protocol_errors", protocolErrors.get());
+        c.put("delivery_failures", deliveryFailures.get());
+        return c;
     }
 
     /** @return a copy of this endpoint's profile, or null before {@link #listen()}. */

@@ -45,6 +45,8 @@ public final class ProcessHarness implements AutoCloseable
     private final Map<String, String> iors = new ConcurrentHashMap<>();
     private final Deque<String> outputTail = new ArrayDeque<>();
     private final CountDownLatch ready = new CountDownLatch(1);
+    /** Lines that answer a {@link #request}: every line starting with {@link StdinCommands#REPLY_PREFIX}. */
+    private final java.util.concurrent.BlockingQueue<String> replies = new java.util.concurrent.LinkedBlockingQueue<>();
     private volatile String childJavaVersion;
 
     private ProcessHarness(final String name, final Process process)
@@ -187,6 +189,27 @@ public final class ProcessHarness implements AutoCloseable
         return iors.get(object);
     }
 
+    /**
+     * Sends {@code command} to a child that reads commands ({@link StdinCommands}) and waits for
+     * its answer.
+     *
+     * @return the answer line, without its prefix.
+     * @throws IllegalStateException no answer within {@code timeout}.
+     */
+    public String request(final String command, final Duration timeout) throws IOException, InterruptedException
+    {
+        replies.clear();
+        childStdin.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        childStdin.flush();
+        final String reply = replies.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (reply == null)
+        {
+            throw new IllegalStateException(name + " did not answer '" + command + "' within " + timeout + " (alive: " +
+                process.isAlive() + "); last output:" + System.lineSeparator() + outputTail());
+        }
+        return reply;
+    }
+
     /** @return the {@code java.version} the child announced, or null if it announced none */
     public String childJavaVersion()
     {
@@ -321,6 +344,11 @@ public final class ProcessHarness implements AutoCloseable
                 if (line.equals(TestServer.READY_LINE))
                 {
                     ready.countDown();
+                    continue;
+                }
+                if (line.startsWith(StdinCommands.REPLY_PREFIX))
+                {
+                    replies.add(line.substring(StdinCommands.REPLY_PREFIX.length()).trim());
                     continue;
                 }
                 synchronized (outputTail)

@@ -24,6 +24,10 @@ import org.omg.PortableServer.Servant;
  * <p>Arguments: any number of {@code -p key=value}, each an ORB property added to
  * {@link Orbs#baseProperties()}.
  *
+ * <p>On its standard input it answers {@code stats} ({@link StdinCommands}, {@link ProcessHarness#request})
+ * with its threads, heap and direct memory, the echo servant's completed calls and its Lightwire
+ * listeners' counters, as {@code key=value} pairs.
+ *
  * <p>Output protocol, one line each, read by {@link ProcessHarness}:
  * <pre>
  * LW-IOR echo IOR:...
@@ -59,7 +63,8 @@ public final class TestServer
         rootPoa.the_POAManager().activate();
 
         final Map<String, Servant> servants = new LinkedHashMap<>();
-        servants.put("echo", new EchoServant());
+        final EchoServant echo = new EchoServant();
+        servants.put("echo", echo);
         servants.put("ttcp", new TtcpServant(TimeUnit.MICROSECONDS.toNanos(Long.parseLong(props.getOrDefault(ONEWAY_DELAY_US, "0")))));
         servants.put("pairs", new PairsServant());
 
@@ -76,8 +81,20 @@ public final class TestServer
         out.println(READY_LINE);
         out.flush();
 
-        watchStandardInput();
+        StdinCommands.serve(command -> "stats".equals(command) ? StdinCommands.format(stats(orb, echo)) : "unknown=1");
         orb.run();
+    }
+
+    private static Map<String, Long> stats(final ORB orb, final EchoServant echo)
+    {
+        final Map<String, Long> m = StdinCommands.jvmFigures();
+        m.put("echo_calls", echo.calls_received());
+        final org.lightwire.etf.LightwireFactories lw = org.lightwire.etf.LightwireFactories.of(orb);
+        if (lw != null)
+        {
+            m.putAll(lw.serverCounters());
+        }
+        return m;
     }
 
     /** Halts this JVM when its standard input reaches end of file (the harness is gone or closed it). */

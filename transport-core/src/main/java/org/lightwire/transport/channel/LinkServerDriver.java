@@ -8,16 +8,29 @@ import java.util.concurrent.Executor;
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.engine.ProtocolEngine;
 import org.lightwire.transport.link.Link;
+import org.lightwire.transport.link.circuit.CircuitServerLink;
+import org.lightwire.transport.link.circuit.PeerRestartedException;
 
 /**
  * Serves one point-to-point {@link Link} (an ATM virtual circuit, an in-memory link) with one
  * thread: it reads the link, feeds the {@link ServerSession}, and fires its timers. Over UDP,
  * where many connections share one socket, {@code UdpServer} plays this part instead.
+ *
+ * <p>When the link says the client connected anew ({@link PeerRestartedException}, from a
+ * {@code CircuitServerLink}), the session of the old incarnation is closed (the application hears
+ * {@link RequestHandler#onConnectionClosed}) and a fresh one, with a fresh engine, serves the new.
  */
 public final class LinkServerDriver implements AutoCloseable
 {
     private final Link link;
-    private final ServerSession session;
+    private final EngineConfig config;
+    private final RequestHandler handler;
+    private final Executor executor;
+    private final int maxRequestBytes;
+    private final String name;
+    private final RequestMemoryBudget budget = new RequestMemoryBudget(RequestMemoryBudget.defaultLimitBytes());
+    private volatile ServerSession session;
+    private int incarnations;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile String failure;
@@ -31,12 +44,38 @@ public final class LinkServerDriver implements AutoCloseable
         final String name)
     {
         this.link = link;
-        final EngineConfig effective = config.maxPacketBytes() <= link.maxPacketBytes() ? config :
+        this.config = config.maxPacketBytes() <= link.maxPacketBytes() ? config :
             config.toBuilder().maxPacketBytes(link.maxPacketBytes()).build();
-        this.session = new ServerSession(name, effective, this::send, handler, executor, maxRequestBytes,
-            new RequestMemoryBudget(RequestMemoryBudget.defaultLimitBytes()));
+        this.handler = handler;
+        this.executor = executor;
+        this.maxRequestBytes = maxRequestBytes;
+        this.name = name;
+        this.session = newSession();
         this.thread = new Thread(this::run, "lightwire-server-" + name);
         thread.setDaemon(true);
+    }
+
+    private ServerSession newSession()
+    {
+        final String sessionName = incarnations == 0 ? name : name + "#" + incarnations;
+        incarnations++;
+        return new ServerSession(sessionName, config, this::send, handler, executor, maxRequestBytes, budget);
+    }
+
+    /** The client connected anew, or its connection died: the old session goes, a fresh one serves the next. */
+    private void replaceSession(final String reason)
+    {
+        final ServerSession old = session;
+        old.close();
+        session = newSession();
+        try
+        {
+            handler.onConnectionClosed(old.name(), reason);
+        }
+        catch (final RuntimeException ex)
+        {
+            // The application's fault must not stop serving the new client.
+        }
     }
 
     /** Starts the serving thread. */
@@ -66,6 +105,7 @@ public final class LinkServerDriver implements AutoCloseable
         final ByteBuffer buffer = ByteBuffer.allocateDirect(link.maxPacketBytes());
         while (running)
         {
+            final ServerSession session = this.session;
             try
             {
                 long nowNs = System.nanoTime();
@@ -85,9 +125,21 @@ public final class LinkServerDriver implements AutoCloseable
                 }
                 if (!session.onTick(nowNs))
                 {
+                    if (link instanceof CircuitServerLink)
+                    {
+                        // Over a circuit the next client incarnation connects anew: this one is
+                        // told why its connection ended, and serving goes on.
+                        ((CircuitServerLink)link).forget(session.zombieCause());
+                        replaceSession(session.zombieReason());
+                        continue;
+                    }
                     failure = session.zombieReason();
                     return;
                 }
+            }
+            catch (final PeerRestartedException e)
+            {
+                replaceSession(e.getMessage());
             }
             catch (final ClosedChannelException e)
             {

@@ -18,10 +18,10 @@ import org.lightwire.transport.protocol.CloseCause;
  * round-trip time is measured only when the answered CONNECT was the only one sent with its
  * cookie (Karn's rule: with retransmissions the ACCEPT cannot be matched to a send).
  */
-final class ClientSetupHandshake
+public final class ClientSetupHandshake
 {
     /** States of the exchange. */
-    enum State
+    public enum State
     {
         IDLE,
         CONNECTING,
@@ -31,7 +31,7 @@ final class ClientSetupHandshake
     }
 
     /** What the driver must do after {@link #onTimer}. */
-    enum Action
+    public enum Action
     {
         NONE,
         RETRANSMIT,
@@ -39,7 +39,7 @@ final class ClientSetupHandshake
     }
 
     /** What a set-up body meant to the exchange. */
-    enum Outcome
+    public enum Outcome
     {
         /** The ACCEPT of this attempt: the connection is open. */
         ACCEPTED,
@@ -83,7 +83,7 @@ final class ClientSetupHandshake
      * @param connectTimeoutNs how long after the first CONNECT to give up.
      * @param setupRetryNs the first retransmission interval.
      */
-    ClientSetupHandshake(final long nonce, final int maxPacketBytes, final long connectTimeoutNs, final long setupRetryNs)
+    public ClientSetupHandshake(final long nonce, final int maxPacketBytes, final long connectTimeoutNs, final long setupRetryNs)
     {
         if (nonce == 0)
         {
@@ -96,7 +96,7 @@ final class ClientSetupHandshake
     }
 
     /** Starts the exchange: the driver sends the first CONNECT at {@code nowNs}. */
-    void start(final long nowNs)
+    public void start(final long nowNs)
     {
         if (state != State.IDLE)
         {
@@ -119,7 +119,7 @@ final class ClientSetupHandshake
      *
      * @return its length, {@link SetupFlyweight#DATAGRAM_LENGTH}.
      */
-    int writeConnect(final ByteBuffer buffer, final int offset)
+    public int writeConnect(final ByteBuffer buffer, final int offset)
     {
         prefix.wrap(buffer, offset).connectionId(UdpPrefixFlyweight.SETUP_CONNECTION_ID);
         setup.wrap(buffer, offset + UdpPrefixFlyweight.HEADER_LENGTH)
@@ -128,7 +128,7 @@ final class ClientSetupHandshake
     }
 
     /** Time passes: retransmit CONNECT, give up, or nothing yet. */
-    Action onTimer(final long nowNs)
+    public Action onTimer(final long nowNs)
     {
         switch (state)
         {
@@ -161,7 +161,7 @@ final class ClientSetupHandshake
      *
      * @param setup the body, validated.
      */
-    Outcome onSetup(final SetupFlyweight setup, final long nowNs)
+    public Outcome onSetup(final SetupFlyweight setup, final long nowNs)
     {
         final SetupFlyweight.Kind kind = setup.kind();
         if (kind == SetupFlyweight.Kind.CONNECT || kind == SetupFlyweight.Kind.REJECT)
@@ -205,68 +205,68 @@ final class ClientSetupHandshake
     }
 
     /** @return when {@link #onTimer} must next run (absolute, compare wrap-safely). */
-    long nextDeadlineNs()
+    public long nextDeadlineNs()
     {
         return retryDeadlineNs - giveUpDeadlineNs < 0 ? retryDeadlineNs : giveUpDeadlineNs;
     }
 
-    State state()
+    public State state()
     {
         return state;
     }
 
-    long nonce()
+    public long nonce()
     {
         return nonce;
     }
 
-    int connectsSent()
+    public int connectsSent()
     {
         return connectsSent;
     }
 
-    long firstSendNs()
+    public long firstSendNs()
     {
         return firstSendNs;
     }
 
-    long lastSendNs()
+    public long lastSendNs()
     {
         return lastSendNs;
     }
 
     /** @return the id from the ACCEPT, valid in state ACCEPTED. */
-    long connectionId()
+    public long connectionId()
     {
         return connectionId;
     }
 
     /** @return min(this side's, the server's max packet bytes), valid in state ACCEPTED. */
-    int negotiatedMaxPacketBytes()
+    public int negotiatedMaxPacketBytes()
     {
         return negotiatedMaxPacketBytes;
     }
 
     /** @return the idle timeout the server announced in its ACCEPT, in seconds; 0 for none. */
-    int idleSeconds()
+    public int idleSeconds()
     {
         return idleSeconds;
     }
 
     /** @return why the server refused, valid in state REFUSED. */
-    CloseCause refusal()
+    public CloseCause refusal()
     {
         return refusal;
     }
 
     /** @return true once a RETRY's cookie was taken. */
-    boolean hasCookie()
+    public boolean hasCookie()
     {
         return cookie != null;
     }
 
     /** @return the set-up RTT, or -1 when CONNECT was retransmitted (Karn's rule). */
-    long setupRttNs()
+    public long setupRttNs()
     {
         return setupRttNs;
     }

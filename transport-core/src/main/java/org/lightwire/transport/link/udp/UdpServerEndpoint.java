@@ -237,10 +237,34 @@ public final class UdpServerEndpoint implements Closeable
         return demultiplexer.ownSocketsOpened();
     }
 
-    /** @return connections closed because a new CONNECT came from their client address. */
+    /** @return connections closed because a new CONNECT, its address proved, came from their client address. */
     public long connectionsReplaced()
     {
         return demultiplexer.connectionsReplaced();
+    }
+
+    /** @return RETRYs sent: CONNECTs without a valid cookie, which cost the server no state. */
+    public long retriesSent()
+    {
+        return demultiplexer.retriesSent();
+    }
+
+    /** @return CONNECTs whose cookie was forged, issued for another address, port or nonce, or expired. */
+    public long badCookies()
+    {
+        return demultiplexer.badCookies();
+    }
+
+    /** @return proved CONNECTs refused because the server held {@code maxConnections}. */
+    public long refusedFull()
+    {
+        return demultiplexer.refusedFull();
+    }
+
+    /** @return proved CONNECTs refused because their address held {@code maxConnectionsPerAddress}. */
+    public long refusedAddressLimit()
+    {
+        return demultiplexer.refusedAddressLimit();
     }
 
     @Override
