@@ -22,3 +22,12 @@ if [ "${LIGHTWIRE_SKIP_ATM:-0}" = 1 ]; then
 else
   bash atm-jni/src/test/qemu/run-atm-tests.sh 200
 fi
+
+# The transport-hardening attack suite: replays, spoofed CONNECTs, floods, half-sent requests
+# and garbage against a real JacORB server while a client calls (root: it sniffs and forges on
+# lo). About two minutes. LIGHTWIRE_SKIP_ATTACKS=1 skips it on purpose.
+if [ "${LIGHTWIRE_SKIP_ATTACKS:-0}" = 1 ]; then
+  echo "test.sh: the attack suite is skipped (LIGHTWIRE_SKIP_ATTACKS=1)"
+else
+  bash scripts/attack.sh
+fi

@@ -3,10 +3,13 @@ package org.lightwire.etf;
 import java.io.IOException;
 
 import org.lightwire.transport.channel.CallTimeoutException;
-import org.lightwire.transport.link.udp.PeerResetException;
+import org.lightwire.transport.channel.ConnectionFailedException;
+import org.lightwire.transport.link.udp.SetupRefusedException;
+import org.lightwire.transport.protocol.CloseCause;
 import org.omg.CORBA.BAD_PARAM;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.CompletionStatus;
+import org.omg.CORBA.IMP_LIMIT;
 import org.omg.CORBA.NO_RESOURCES;
 import org.omg.CORBA.SystemException;
 import org.omg.CORBA.TIMEOUT;
@@ -31,7 +34,17 @@ import org.omg.CORBA.TRANSIENT;
  *       stayed busy for the acquire timeout</td></tr>
  *   <tr><td>0x4C570007</td><td>BAD_PARAM</td><td>a profile or corbaloc address that cannot be
  *       used (unknown host, bad port)</td></tr>
+ *   <tr><td>0x4C570008</td><td>NO_RESOURCES</td><td>the server's request memory budget had no
+ *       room for the request (COMPLETED_NO)</td></tr>
+ *   <tr><td>0x4C570009</td><td>IMP_LIMIT</td><td>the request was larger than the server's
+ *       largest message (COMPLETED_NO)</td></tr>
+ *   <tr><td>0x4C57000A</td><td>TRANSIENT</td><td>the server did not receive the request whole
+ *       within its request timeout (COMPLETED_NO)</td></tr>
  * </table>
+ *
+ * <p>Whenever the server said why it closed a connection (its REJECT's cause), the message says it
+ * and names the server's property that decided it; a cause that proves the request was not
+ * executed gives COMPLETED_NO.
  */
 public final class CorbaExceptions
 {
@@ -44,6 +57,9 @@ public final class CorbaExceptions
     public static final int MINOR_CLOSED = VMCID | 5;
     public static final int MINOR_ALL_BUSY = VMCID | 6;
     public static final int MINOR_BAD_ADDRESS = VMCID | 7;
+    public static final int MINOR_REQUEST_MEMORY = VMCID | 8;
+    public static final int MINOR_REQUEST_TOO_LARGE = VMCID | 9;
+    public static final int MINOR_REQUEST_TIMEOUT = VMCID | 10;
 
     private CorbaExceptions()
     {
@@ -52,8 +68,10 @@ public final class CorbaExceptions
     /** No server answered the set-up exchange: the caller may try another profile. */
     public static TRANSIENT connectFailed(final String server, final IOException cause)
     {
-        final TRANSIENT e = new TRANSIENT("Lightwire: cannot connect to " + server + ": " + cause.getMessage() +
-            " (is the server running with the Lightwire listener? see " + LightwireConfig.CONNECT_TIMEOUT_MS + ")",
+        final String hint = cause instanceof SetupRefusedException ?
+            serverProperty(((SetupRefusedException)cause).closeCause()) :
+            " (is the server running with the Lightwire listener? see " + LightwireConfig.CONNECT_TIMEOUT_MS + ")";
+        final TRANSIENT e = new TRANSIENT("Lightwire: cannot connect to " + server + ": " + cause.getMessage() + hint,
             MINOR_CONNECT_FAILED, CompletionStatus.COMPLETED_NO);
         e.initCause(cause);
         return e;
@@ -76,31 +94,61 @@ public final class CorbaExceptions
      */
     public static SystemException callFailed(final String server, final IOException cause)
     {
+        final CloseCause closeCause = cause instanceof ConnectionFailedException ? ((ConnectionFailedException)cause).closeCause() : null;
+        final String message = "Lightwire: call to " + server + " failed: " + cause.getMessage() + serverProperty(closeCause);
         final SystemException e;
         if (cause instanceof CallTimeoutException)
         {
             e = new TIMEOUT("Lightwire: " + cause.getMessage() + " (" + LightwireConfig.CLIENT_CALL_TIMEOUT_MS + ")",
                 MINOR_CALL_TIMEOUT, CompletionStatus.COMPLETED_MAYBE);
         }
+        else if (closeCause == CloseCause.MEMORY_BUDGET)
+        {
+            e = new NO_RESOURCES(message, MINOR_REQUEST_MEMORY, CompletionStatus.COMPLETED_NO);
+        }
+        else if (closeCause == CloseCause.REQUEST_TOO_LARGE)
+        {
+            e = new IMP_LIMIT(message, MINOR_REQUEST_TOO_LARGE, CompletionStatus.COMPLETED_NO);
+        }
+        else if (closeCause == CloseCause.REQUEST_TIMEOUT)
+        {
+            e = new TRANSIENT(message, MINOR_REQUEST_TIMEOUT, CompletionStatus.COMPLETED_NO);
+        }
         else
         {
-            e = new COMM_FAILURE("Lightwire: call to " + server + " failed: " + cause.getMessage() + reasonHint(cause),
-                MINOR_CONNECTION_FAILED, CompletionStatus.COMPLETED_MAYBE);
+            e = new COMM_FAILURE(message, MINOR_CONNECTION_FAILED,
+                closeCause != null && closeCause.notExecuted() ? CompletionStatus.COMPLETED_NO : CompletionStatus.COMPLETED_MAYBE);
         }
         e.initCause(cause);
         return e;
     }
 
-    private static String reasonHint(final IOException cause)
+    /** @return " (server property ...)" naming the server's setting that decided {@code cause}, or "". */
+    private static String serverProperty(final CloseCause cause)
     {
-        for (Throwable t = cause; t != null; t = t.getCause())
+        if (cause == null)
         {
-            if (t instanceof PeerResetException)
-            {
-                return " (the server restarted: it no longer knows this connection)";
-            }
+            return "";
         }
-        return "";
+        switch (cause)
+        {
+            case MEMORY_BUDGET:
+                return " (the server's " + LightwireConfig.SERVER_REQUEST_MEMORY_BYTES + ")";
+            case REQUEST_TOO_LARGE:
+                return " (the server's " + LightwireConfig.MAX_MESSAGE_BYTES + ")";
+            case REQUEST_TIMEOUT:
+                return " (the server's " + LightwireConfig.SERVER_REQUEST_TIMEOUT_MS + ")";
+            case PEER_SILENT:
+                return " (the server's " + LightwireConfig.PEER_TIMEOUT_MS + ")";
+            case IDLE:
+                return " (the server's " + LightwireConfig.SERVER_IDLE_TIMEOUT_MS + ")";
+            case SERVER_FULL:
+                return " (the server's " + LightwireConfig.SERVER_MAX_CONNECTIONS + ")";
+            case ADDRESS_LIMIT:
+                return " (the server's " + LightwireConfig.SERVER_MAX_CONNECTIONS_PER_ADDRESS + ")";
+            default:
+                return "";
+        }
     }
 
     /** Sending a request failed; nothing of it may have arrived, or some of it. */

@@ -54,10 +54,9 @@ final class LightwireClientConnection extends MessageConnection
 {
     /**
      * One-way requests sent at-most-once in a row on a transport connection before the next one
-     * goes exactly-once. Call numbers are 8 bits: a server that lost 128 one-ways in a row would
-     * take the next call for an old duplicate and drop it for good. A call that the server
-     * answers (exactly-once) proves it has caught up, so no run of unconfirmed one-ways reaches
-     * that length. Costs one round trip, made by JacORB's reader, per this many one-ways.
+     * goes exactly-once: a call that the server answers proves it has caught up, which is what
+     * flow-controls one-ways ({@link OnewayWindow}). Costs one round trip, made by JacORB's
+     * reader, per this many one-ways.
      */
     static final int ONEWAYS_PER_CONFIRMATION = 64;
     /** The smallest Request written into its transport connection's direct buffer; a smaller one costs less to copy. */
