@@ -39,8 +39,8 @@ public final class ServerSession
     private final Executor executor;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Runnable replyListener = () -> { };
-    /** Set under the lock when the server closes the connection as idle: no packet acts after it. */
-    private boolean closedIdle;
+    /** Set under the lock when the connection is closed (as idle, or for good): no packet acts after it. */
+    private boolean closed;
     private long requestsTooLarge;
     private long requestsOverBudget;
     private final java.util.concurrent.atomic.LongAdder handlerFailures = new java.util.concurrent.atomic.LongAdder();
@@ -78,9 +78,10 @@ public final class ServerSession
         lock.lock();
         try
         {
-            if (closedIdle)
+            if (closed)
             {
-                // Lost the race with the idle close: the client's next packet gets REJECT(IDLE).
+                // Lost the race with a close (the idle one, say): the client's next packet gets
+                // the REJECT that names its cause, and nothing is charged to a closed connection.
                 return;
             }
             engine.onPacket(packet, nowNs);
@@ -168,12 +169,12 @@ public final class ServerSession
         lock.lock();
         try
         {
-            if (!closedIdle && engine.state() == ServerEngine.State.IDLE && engine.nextDeadlineNs() == ProtocolEngine.NO_DEADLINE &&
+            if (!closed && engine.state() == ServerEngine.State.IDLE && engine.nextDeadlineNs() == ProtocolEngine.NO_DEADLINE &&
                 !replyWriter.isActive())
             {
-                closedIdle = true;
+                closed = true;
             }
-            return closedIdle;
+            return closed;
         }
         finally
         {
@@ -195,12 +196,13 @@ public final class ServerSession
         }
     }
 
-    /** The connection is closed: its memory goes back to the budget. */
+    /** The connection is closed: its memory goes back to the budget, and no later packet is handled. */
     void close()
     {
         lock.lock();
         try
         {
+            closed = true;
             request.reset();
             request.release();
         }
