@@ -434,6 +434,8 @@ final class LightwireClientConnection extends MessageConnection
         final ClientConnection c;
         try
         {
+            // On a new connection: the server closed the idle ones together, likely every one pooled.
+            p.discardIdle();
             c = p.acquire();
         }
         catch (final IOException e)

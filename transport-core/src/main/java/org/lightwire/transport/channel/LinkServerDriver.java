@@ -33,7 +33,10 @@ public final class LinkServerDriver implements AutoCloseable
     private int incarnations;
     private final Thread thread;
     private volatile boolean running = true;
+    /** Why serving stopped, or null while it runs. */
     private volatile String failure;
+    /** A send that failed since the loop last looked: it fails the current session, once. */
+    private volatile String sendFailure;
 
     public LinkServerDriver(
         final Link link,
@@ -59,7 +62,31 @@ public final class LinkServerDriver implements AutoCloseable
     {
         final String sessionName = incarnations == 0 ? name : name + "#" + incarnations;
         incarnations++;
-        return new ServerSession(sessionName, config, this::send, handler, executor, maxRequestBytes, budget);
+        final org.lightwire.transport.engine.PacketSender sender;
+        if (link instanceof CircuitServerLink)
+        {
+            // Bound to the connection it serves: once replaced, what it sends goes nowhere.
+            final CircuitServerLink circuit = (CircuitServerLink)link;
+            final int served = circuit.incarnation();
+            sender = (header, payload) -> sendOn(circuit, served, header, payload);
+        }
+        else
+        {
+            sender = this::send;
+        }
+        return new ServerSession(sessionName, config, sender, handler, executor, maxRequestBytes, budget);
+    }
+
+    private void sendOn(final CircuitServerLink circuit, final int served, final ByteBuffer header, final ByteBuffer payload)
+    {
+        try
+        {
+            circuit.send(served, header, payload);
+        }
+        catch (final IOException e)
+        {
+            sendFailure = "send failed: " + e.getMessage();
+        }
     }
 
     /** The client connected anew, or its connection died: the old session goes, a fresh one serves the next. */
@@ -93,10 +120,7 @@ public final class LinkServerDriver implements AutoCloseable
         }
         catch (final IOException e)
         {
-            if (failure == null)
-            {
-                failure = "send failed: " + e.getMessage();
-            }
+            sendFailure = "send failed: " + e.getMessage();
         }
     }
 
@@ -119,9 +143,11 @@ public final class LinkServerDriver implements AutoCloseable
                     buffer.flip();
                     session.onPacket(buffer, nowNs);
                 }
-                if (failure != null)
+                final String failedSend = sendFailure;
+                if (failedSend != null)
                 {
-                    session.onHardError(failure);
+                    sendFailure = null;
+                    session.onHardError(failedSend);
                 }
                 if (!session.onTick(nowNs))
                 {

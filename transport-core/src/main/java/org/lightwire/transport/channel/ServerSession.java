@@ -231,8 +231,9 @@ public final class ServerSession
         lock.lock();
         try
         {
-            if (engine.isZombie())
+            if (engine.isZombie() || closed)
             {
+                // The connection is gone: a late reply has no one to go to.
                 return;
             }
             replyWriter.start(reply, true);
@@ -359,7 +360,7 @@ public final class ServerSession
     }
 
     /** An exactly-once call that will get no reply ends the connection, so that its client hears why. */
-    private void failUnanswered(final ServerCall call, final RuntimeException e)
+    private void failUnanswered(final ServerCall call, final Throwable e)
     {
         handlerFailures.increment();
         if (call.exactlyOnce() && !call.replied())
@@ -432,7 +433,15 @@ public final class ServerSession
             else
             {
                 request.reset();
-                executor.execute(() -> handle(call));
+                try
+                {
+                    executor.execute(() -> handle(call));
+                }
+                catch (final java.util.concurrent.RejectedExecutionException e)
+                {
+                    // A bounded pool under load: the call is ended now rather than left executing.
+                    failUnanswered(call, e);
+                }
             }
         }
 
@@ -473,10 +482,11 @@ public final class ServerSession
             {
                 handler.onRequest(call);
             }
-            catch (final RuntimeException e)
+            catch (final RuntimeException | Error e)
             {
-                // The application's fault must not stop the receiving thread; an exactly-once
-                // call it left unanswered ends its connection, so the client learns of it.
+                // The application's fault, an Error included, must not stop the receiving
+                // thread; an exactly-once call it left unanswered ends its connection, so the
+                // client learns of it.
                 failUnanswered(call, e);
             }
         }
@@ -485,7 +495,9 @@ public final class ServerSession
         public void onMessageAborted(final String reason)
         {
             discarding = false;
+            // A one-way given up: its memory goes back now, not at the next quiet trim.
             request.reset();
+            request.trim();
         }
     }
 }

@@ -113,6 +113,8 @@ public final class UdpClient implements AutoCloseable
             pool.release(c);
         }
         callsSentAgain.incrementAndGet();
+        // On a new connection: the server closed the idle ones together, likely every one pooled.
+        pool.discardIdle();
         final ClientConnection fresh = pool.acquire();
         try
         {

@@ -64,7 +64,6 @@ public final class UdpServer implements AutoCloseable
     {
         final ServerSession session;
         volatile long lastPacketNs;
-        boolean trimmed;
 
         Entry(final ServerSession session, final long nowNs)
         {
@@ -217,15 +216,10 @@ public final class UdpServer implements AutoCloseable
                 closeZombie(e.getKey(), session);
                 continue;
             }
-            final boolean quiet = nowNs - entry.lastPacketNs > TRIM_AFTER_NS;
-            if (quiet && !entry.trimmed)
+            if (nowNs - entry.lastPacketNs > TRIM_AFTER_NS)
             {
+                // Every tick, not once: a request still in progress at the first is not trimmed.
                 session.trim();
-                entry.trimmed = true;
-            }
-            else if (!quiet)
-            {
-                entry.trimmed = false;
             }
             long deadlineNs = session.nextDeadlineNs();
             if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)

@@ -41,6 +41,13 @@ public final class ClientEngine extends ProtocolEngine
         ZOMBIE
     }
 
+    /**
+     * Top bit of a probe's packet number (2^30): no message comes near 2^30 packets, so the echo
+     * of a probe's number is never taken for another RECLAIM_ACK of the same call, such as a
+     * late "still executing".
+     */
+    static final int PROBE_MARKER = 1 << 30;
+
     private State state = State.IDLE;
     /** Current call, or the last one; 0 before the first call, whose number is 1. */
     private long call;
@@ -58,6 +65,9 @@ public final class ClientEngine extends ProtocolEngine
     private boolean probeOutstanding;
     private long probeCall;
     private long probeSentNs;
+    /** The packet number the outstanding probe carries, which only its answer echoes. */
+    private int probeMarker;
+    private int probesSent;
 
     public ClientEngine(
         final EngineConfig config,
@@ -207,7 +217,8 @@ public final class ClientEngine extends ProtocolEngine
      * naming the call just finished goes out before the new request, so the server answers it at
      * once, before it executes the request, and the RECLAIM_ACK reaches the client while it waits
      * for its reply: the sample is the network's round trip, not the servant's time nor the
-     * client's idle time. A lost probe is not retransmitted; it only costs a sample.
+     * client's idle time. A lost probe is not retransmitted; it only costs a sample. Its packet
+     * number is a marker ({@link #PROBE_MARKER} and a count) that the server's answer echoes.
      */
     private void maybeProbe(final long previousCall, final long nowNs)
     {
@@ -219,7 +230,8 @@ public final class ClientEngine extends ProtocolEngine
             probeOutstanding = true;
             probeCall = previousCall;
             probeSentNs = nowNs;
-            sendControl(MessageType.RECLAIM, previousCall, 0);
+            probeMarker = PROBE_MARKER | (probesSent++ & (PROBE_MARKER - 1));
+            sendControl(MessageType.RECLAIM, previousCall, probeMarker);
         }
     }
 
@@ -277,7 +289,7 @@ public final class ClientEngine extends ProtocolEngine
      */
     private void onStale(final MessageType type, final long c, final int p, final long nowNs)
     {
-        if (type == MessageType.RECLAIM_ACK && probeOutstanding && c == probeCall)
+        if (type == MessageType.RECLAIM_ACK && probeOutstanding && c == probeCall && p == probeMarker)
         {
             probeOutstanding = false;
             onRttSample(nowNs - probeSentNs);

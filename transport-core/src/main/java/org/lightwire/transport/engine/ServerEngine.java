@@ -55,6 +55,8 @@ public final class ServerEngine extends ProtocolEngine
     private boolean nackOutstanding;
     /** When the current call's first packet (or the first word of it) arrived. */
     private long requestStartNs;
+    /** When the client last showed it got some of the held reply (or the reply was sent whole). */
+    private long replyProgressNs;
 
     public ServerEngine(
         final EngineConfig config,
@@ -118,6 +120,7 @@ public final class ServerEngine extends ProtocolEngine
         {
             transitionTo(State.IDLE);
             silentSinceNs = nowNs;
+            replyProgressNs = nowNs;
             // The client acknowledges after its ack delay at the latest; retransmit only after that.
             armTimer(nowNs + config.ackDelayNs() + rtt.rtoNs());
         }
@@ -185,7 +188,7 @@ public final class ServerEngine extends ProtocolEngine
                 onCallAck(c);
                 break;
             case RECLAIM:
-                onReclaim(c, nowNs);
+                onReclaim(c, p, nowNs);
                 break;
             case RECLAIM_ACK:
                 onReclaimAck(c, p, nowNs);
@@ -455,9 +458,9 @@ public final class ServerEngine extends ProtocolEngine
     private void retransmitReply(final int p, final long nowNs)
     {
         // The client asks from packet p on: every packet before it has arrived.
-        if (p > outbound.firstSeq())
+        if (p > outbound.firstSeq() && outbound.acknowledgeBefore(p, releaser) > 0)
         {
-            outbound.acknowledgeBefore(p, releaser);
+            replyProgressNs = nowNs;
         }
         retransmitFrom(outbound.contains(p) ? p : outbound.firstSeq(), call);
         if (state == State.IDLE && !outbound.isEmpty())
@@ -483,8 +486,16 @@ public final class ServerEngine extends ProtocolEngine
         }
     }
 
-    private void onReclaim(final long c, final long nowNs)
+    private void onReclaim(final long c, final int p, final long nowNs)
     {
+        if (c == call && state == State.IDLE && callDone)
+        {
+            // The call is over here, so this is a client's round-trip probe (a client reclaims
+            // only a request still being sent): the answer echoes its marker, so that no other
+            // RECLAIM_ACK of this call is taken for it. The held reply stays held.
+            sendControl(MessageType.RECLAIM_ACK, call, p);
+            return;
+        }
         if (c > call)
         {
             // Only exactly-once requests are held, so only they are reclaimed; we have none of
@@ -524,7 +535,10 @@ public final class ServerEngine extends ProtocolEngine
             counters.unexpected++;
             return;
         }
-        outbound.acknowledgeBefore(p, releaser);
+        if (outbound.acknowledgeBefore(p, releaser) > 0)
+        {
+            replyProgressNs = nowNs;
+        }
         if (outbound.contains(p))
         {
             retransmitFrom(p, call);
@@ -552,8 +566,27 @@ public final class ServerEngine extends ProtocolEngine
         }
         if (requestOverdue(nowNs))
         {
-            becomeZombie(CloseCause.REQUEST_TIMEOUT, "the request of call " + call + " was not received whole within " +
-                millis(config.requestTimeoutNs()) + " of its first packet (requestTimeoutNs = " + config.requestTimeoutNs() + ")");
+            final String why = "the request of call " + call + " was not received whole within " + millis(config.requestTimeoutNs()) +
+                " of its first packet (requestTimeoutNs = " + config.requestTimeoutNs() + ")";
+            if (exactlyOnce)
+            {
+                becomeZombie(CloseCause.REQUEST_TIMEOUT, why);
+            }
+            else
+            {
+                // A one-way dripped out: given up, as at most once allows; the connection lives.
+                abortOneWay(why, nowNs);
+            }
+            return;
+        }
+        if (replyUnacknowledgedTooLong(nowNs))
+        {
+            // Packets of this call keep coming (a client that never gets the reply, or a replayer
+            // on the path), but none shows that any of the reply arrived: the client is as good
+            // as gone, and the held reply is not kept for ever.
+            becomeZombie(CloseCause.PEER_SILENT, "the reply of call " + call + " was sent and retransmitted for " +
+                millis(nowNs - replyProgressNs) + " and the client never acknowledged any of it (twice peerTimeoutNs = " +
+                2 * config.peerTimeoutNs() + ")");
             return;
         }
         if (awaitingPeer() && reached(silentSinceNs + config.peerTimeoutNs(), nowNs))
@@ -601,17 +634,30 @@ public final class ServerEngine extends ProtocolEngine
 
     private boolean requestOverdue(final long nowNs)
     {
-        return state == State.REQUEST_IN_PROGRESS && exactlyOnce && config.requestTimeoutNs() > 0 &&
-            reached(requestStartNs + config.requestTimeoutNs(), nowNs);
+        return state == State.REQUEST_IN_PROGRESS && config.requestTimeoutNs() > 0 && reached(requestStartNs + config.requestTimeoutNs(), nowNs);
+    }
+
+    private boolean replyHeld()
+    {
+        return state == State.IDLE && !outbound.isEmpty();
+    }
+
+    private boolean replyUnacknowledgedTooLong(final long nowNs)
+    {
+        return replyHeld() && reached(replyProgressNs + 2 * config.peerTimeoutNs(), nowNs);
     }
 
     @Override
     public long nextDeadlineNs()
     {
-        final long deadline = super.nextDeadlineNs();
-        if (state == State.REQUEST_IN_PROGRESS && exactlyOnce && config.requestTimeoutNs() > 0)
+        long deadline = super.nextDeadlineNs();
+        if (state == State.REQUEST_IN_PROGRESS && config.requestTimeoutNs() > 0)
         {
-            return earlier(deadline, requestStartNs + config.requestTimeoutNs());
+            deadline = earlier(deadline, requestStartNs + config.requestTimeoutNs());
+        }
+        if (replyHeld())
+        {
+            deadline = earlier(deadline, replyProgressNs + 2 * config.peerTimeoutNs());
         }
         return deadline;
     }

@@ -434,8 +434,12 @@ class ClientEngineTest
         final List<Recorder.Sent> sent = rec.take();
         assertEquals(List.of(RECLAIM, COMPLETE), sent.stream().map(Recorder.Sent::type).toList());
         assertEquals(0, sent.get(0).call(), "the probe names the call before this one, which the server has finished");
-        now += 300_000;
+        assertEquals(ClientEngine.PROBE_MARKER, sent.get(0).packet(), "the probe's packet number is a marker its answer echoes");
+        now += 100_000;
         receive(control(RECLAIM_ACK, 0, 0));
+        assertEquals(0, engine.counters().srttNs(), "another RECLAIM_ACK of call 0 is not the probe's answer");
+        now += 200_000;
+        receive(control(RECLAIM_ACK, 0, sent.get(0).packet()));
         assertEquals(300_000, engine.counters().srttNs());
         assertEquals(MS, engine.counters().rtoNs(), "bounded below by retransmitMinNs");
         assertEquals(1, engine.heldPackets(), "the probe's answer acknowledges nothing of this call");
@@ -457,10 +461,11 @@ class ClientEngineTest
         server.onPacket(data(COMPLETE, true, 1, 0, false, pattern(3, 1)), now);
         server.send(ByteBuffer.allocate(2), true, now);
         rec.take();
-        server.onPacket(control(RECLAIM, 1, 0), now);
+        server.onPacket(control(RECLAIM, 1, ClientEngine.PROBE_MARKER | 7), now);
         final Recorder.Sent ack = rec.only();
         assertEquals(RECLAIM_ACK, ack.type());
         assertEquals(1, ack.call());
+        assertEquals(ClientEngine.PROBE_MARKER | 7, ack.packet(), "the answer echoes the probe's marker");
         assertEquals(1, server.heldPackets(), "the reply stays held: a probe is no acknowledgement");
     }
 

@@ -14,9 +14,13 @@ import org.lightwire.transport.protocol.HeaderFlyweight;
  * The server end of the connection over a circuit: it answers the client's CONNECT with ACCEPT
  * and a fresh random id, delivers only packets that carry that id, and answers any other id with
  * REJECT ({@link CloseCause#UNKNOWN}): a client of the server's previous incarnation learns at
- * once that its connection is gone. A CONNECT with a new nonce is a new client incarnation:
- * {@link #receive} throws {@link PeerRestartedException} once, and the server must start afresh
- * (a new engine), so that nothing of the old incarnation's calls is taken for the new one's.
+ * once that its connection is gone. A CONNECT with a new nonce opens a new connection (the first
+ * one, or a new client incarnation): {@link #receive} throws {@link PeerRestartedException} once,
+ * and the server starts afresh (a new engine), so that nothing of an old incarnation's calls is
+ * taken for the new one's. Each connection is numbered ({@link #incarnation()}); what a server
+ * engine sends goes out only while its connection is the current one
+ * ({@link #send(int, ByteBuffer, ByteBuffer)}): a late reply of a replaced engine is dropped,
+ * never stamped with the next connection's id.
  */
 public final class CircuitServerLink implements Link
 {
@@ -26,7 +30,10 @@ public final class CircuitServerLink implements Link
     private final String name;
     /** The connection's id and the nonce of the CONNECT that opened it; 0 before any. Receive thread only, read by send. */
     private volatile long connectionId;
+    /** Counts the connections opened on the circuit; 0 before the first. */
+    private volatile int incarnation;
     private long nonce;
+    private long repliesOfEarlierConnections;
     /** The last connection the server gave up, and why: its packets get a REJECT that says so. */
     private long forgottenId;
     private CloseCause forgottenCause = CloseCause.UNKNOWN;
@@ -52,6 +59,33 @@ public final class CircuitServerLink implements Link
             throw new IOException("no client has connected on " + name + " yet: nothing to answer");
         }
         framing.send(id, header, payload);
+    }
+
+    /**
+     * Sends one packet of connection number {@code ofIncarnation}, if it is still the current
+     * one; otherwise the packet belongs to a connection that is gone and is dropped (counted).
+     */
+    public void send(final int ofIncarnation, final ByteBuffer header, final ByteBuffer payload) throws IOException
+    {
+        final long id = connectionId;
+        if (ofIncarnation != incarnation || id == 0)
+        {
+            repliesOfEarlierConnections++;
+            return;
+        }
+        framing.send(id, header, payload);
+    }
+
+    /** @return the number of the current connection: 1 for the first opened, 0 before any. */
+    public int incarnation()
+    {
+        return incarnation;
+    }
+
+    /** @return packets an engine of an earlier connection sent after it was replaced: dropped. */
+    public long repliesOfEarlierConnections()
+    {
+        return repliesOfEarlierConnections;
     }
 
     /**
@@ -118,7 +152,6 @@ public final class CircuitServerLink implements Link
             sendAccept(connectionId, connectNonce, clientMax);
             return;
         }
-        final boolean restarted = connectionId != 0;
         long id;
         do
         {
@@ -127,11 +160,9 @@ public final class CircuitServerLink implements Link
         while (id == 0 || id == connectionId);
         nonce = connectNonce;
         connectionId = id;
+        incarnation++;
         sendAccept(id, connectNonce, clientMax);
-        if (restarted)
-        {
-            throw new PeerRestartedException(name, id);
-        }
+        throw new PeerRestartedException(name, id);
     }
 
     private void sendAccept(final long id, final long connectNonce, final int clientMax) throws IOException

@@ -3,10 +3,10 @@ package org.lightwire.transport.link.circuit;
 import java.io.IOException;
 
 /**
- * The client at the far end of a circuit connected anew (a CONNECT with a nonce other than the
- * current connection's): it is another incarnation, and the server's state of the old one (its
- * engine, a held reply) must go. The link has already accepted the new connection; the server
- * makes a fresh engine and goes on receiving.
+ * A client connected on the circuit (a CONNECT with a nonce other than the current connection's):
+ * the first, or another incarnation, and the server's state of any earlier one (its engine, a
+ * held reply) must go. The link has already accepted the new connection; the server makes a
+ * fresh engine for it and goes on receiving.
  */
 public final class PeerRestartedException extends IOException
 {
@@ -16,7 +16,7 @@ public final class PeerRestartedException extends IOException
 
     PeerRestartedException(final String circuit, final long connectionId)
     {
-        super("the client on " + circuit + " connected anew (connection id " +
+        super("a client connected on " + circuit + " (connection id " +
             org.lightwire.transport.link.udp.UdpPrefixFlyweight.formatId(connectionId) + "): the old connection is gone");
         this.connectionId = connectionId;
     }

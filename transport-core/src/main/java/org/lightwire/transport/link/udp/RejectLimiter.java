@@ -71,6 +71,25 @@ final class RejectLimiter
         return true;
     }
 
+    /**
+     * For an id the server itself closed: only the per-id interval applies, not the shared
+     * bucket, which a flood of made-up ids may have used up.
+     *
+     * @return true when a REJECT for {@code id} may be sent now (and it is recorded as sent).
+     */
+    boolean tryAcquireKnown(final long id, final long nowNs)
+    {
+        final long h = id * 0x9E3779B97F4A7C15L;
+        final int slot = (int)(h ^ (h >>> 32)) & mask;
+        if (recentIds[slot] == id && nowNs - recentAtNs[slot] < perIdIntervalNs)
+        {
+            return false;
+        }
+        recentIds[slot] = id;
+        recentAtNs[slot] = nowNs;
+        return true;
+    }
+
     int tokens()
     {
         return tokens;

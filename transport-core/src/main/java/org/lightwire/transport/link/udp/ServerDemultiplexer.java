@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The protocol logic of the Lightwire UDP server (see {@code docs/udp-link.md}), with no socket
  * and no thread of its own: the connection table keyed by id and by CONNECT nonce, the answers
  * to the set-up exchange (RETRY with a {@link SetupCookies cookie} until the client has proved its
- * address, then ACCEPT or REFUSE; REJECT under the {@link RejectLimiter}, with the cause the
- * {@link ClosedConnections} remember), the limits on connections in all and per client address,
+ * address, then ACCEPT or REFUSE; REJECT under the {@link RejectLimiter}, with the cause of the
+ * close it remembers), the limits on connections in all and per client address, the refusal of a
+ * CONNECT replayed after its connection closed,
  * the id and address checks of data datagrams, the counters and every call of the
  * {@link ServerPacketHandler}.
  *
@@ -38,6 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ServerDemultiplexer
 {
     private static final int REJECT_LIMITER_SLOTS = 1024;
+    /** How long the cause of a closed connection is remembered for its REJECTs. */
+    static final long CLOSE_CAUSE_RETENTION_NS = java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
     private static final SecureRandom ID_SOURCE = new SecureRandom();
 
     /** The socket side of a server endpoint, as the demultiplexer sees it. */
@@ -99,7 +102,17 @@ final class ServerDemultiplexer
     private final byte[] echoedCookie = new byte[SetupFlyweight.COOKIE_LENGTH];
     private final RejectLimiter rejectLimiter;
     private final SetupCookies cookies;
-    private final ClosedConnections closed;
+    /**
+     * Why the server closed each connection of the last {@link #CLOSE_CAUSE_RETENTION_NS}: the
+     * cause its REJECTs name. Idle closes are kept apart: they are what lets a client send a call
+     * again, and no client can make the server close connections as idle faster than it holds
+     * them open for the idle timeout, so churn of other closes (a client replacing its own
+     * connection over and over) cannot push them out.
+     */
+    private final ExpiringLongMap<CloseCause> idleCloses;
+    private final ExpiringLongMap<CloseCause> otherCloses;
+    /** The nonces of the connections opened while their cookies live: a replayed CONNECT opens nothing. */
+    private final ExpiringLongMap<Boolean> servedNonces;
     /** Open connections per client IP address, for {@code maxConnectionsPerAddress}. */
     private final Map<InetAddress, Integer> perAddress = new HashMap<>();
     /** Connections with a socket of their own, by client address: one address, one live connection. */
@@ -130,6 +143,7 @@ final class ServerDemultiplexer
     private final AtomicLong badCookies = new AtomicLong();
     private final AtomicLong refusedFull = new AtomicLong();
     private final AtomicLong refusedAddressLimit = new AtomicLong();
+    private final AtomicLong replayedConnects = new AtomicLong();
     private volatile Throwable lastIoError;
 
     /**
@@ -152,7 +166,9 @@ final class ServerDemultiplexer
         rejectLimiter = new RejectLimiter(REJECT_LIMITER_SLOTS, UdpServerEndpoint.REJECT_INTERVAL_NS,
             UdpServerEndpoint.REJECT_BURST, UdpServerEndpoint.REJECT_REFILL_NS, nowNs);
         cookies = new SetupCookies(nowNs);
-        closed = new ClosedConnections(config.maxConnections());
+        idleCloses = new ExpiringLongMap<>(config.maxConnections(), CLOSE_CAUSE_RETENTION_NS);
+        otherCloses = new ExpiringLongMap<>(config.maxConnections(), CLOSE_CAUSE_RETENTION_NS);
+        servedNonces = new ExpiringLongMap<>(2 * config.maxConnections(), SetupCookies.LIFETIME_NS);
     }
 
     /** @return bytes a receive buffer needs: the largest acceptable datagram and one byte more. */
@@ -337,22 +353,22 @@ final class ServerDemultiplexer
             }
             return;
         }
-        final UdpServerConnection previous = ownSocketsByAddress.get(sender);
-        if (previous != null)
+        if (servedNonces.get(nonce, nowNs) != null)
         {
-            // A new CONNECT, its address proved, from the address of a connection with its own
-            // socket: that client socket was closed and its port reused. The kernel would go on
-            // giving the new connection's datagrams to the old connection's socket, so the old
-            // one goes first.
-            increment(connectionsReplaced);
-            if (previous.markClosed())
-            {
-                removeConnection(previous, CloseCause.REPLACED, "its client address opened a new connection", nowNs);
-            }
+            // The CONNECT of a connection that has since closed, again (a late duplicate, or a
+            // replay within its cookie's life): a client draws a new nonce for each attempt, so
+            // this opens nothing and answers nothing.
+            increment(replayedConnects);
+            return;
         }
+        // A new CONNECT from the address of a connection with its own socket means that client
+        // socket was closed and its port reused: the kernel would go on giving the new
+        // connection's datagrams to the old connection's socket, so the old one goes first.
+        final UdpServerConnection previous = ownSocketsByAddress.get(sender);
+        final int replacing = previous == null ? 0 : 1;
         final CloseCause refusal = closing ? CloseCause.SERVER_CLOSED :
-            connectionsById.size() >= config.maxConnections() ? CloseCause.SERVER_FULL :
-            perAddress.getOrDefault(sender.getAddress(), 0) >= config.maxConnectionsPerAddress() ? CloseCause.ADDRESS_LIMIT : null;
+            connectionsById.size() - replacing >= config.maxConnections() ? CloseCause.SERVER_FULL :
+            perAddress.getOrDefault(sender.getAddress(), 0) - replacing >= config.maxConnectionsPerAddress() ? CloseCause.ADDRESS_LIMIT : null;
         if (refusal != null)
         {
             increment(connectionsRefused);
@@ -367,12 +383,21 @@ final class ServerDemultiplexer
             sendLong(SetupFlyweight.Kind.REFUSE, refusal, 0L, nonce, null, sender);
             return;
         }
+        if (previous != null)
+        {
+            increment(connectionsReplaced);
+            if (previous.markClosed())
+            {
+                removeConnection(previous, CloseCause.REPLACED, "its client address opened a new connection", nowNs);
+            }
+        }
 
         final long id = newConnectionId();
         final UdpServerConnection connection = new UdpServerConnection(
             this, id, nonce, sender, Math.min(config.maxPacketBytes(), clientMaxPacketBytes));
         connectionsById.put(id, connection);
         connectionsByNonce.put(nonce, connection);
+        servedNonces.put(nonce, Boolean.TRUE, nowNs);
         perAddress.merge(sender.getAddress(), 1, Integer::sum);
         openConnections.set(connectionsById.size());
         increment(connectionsAccepted);
@@ -409,7 +434,15 @@ final class ServerDemultiplexer
 
     private void maybeReject(final long id, final InetSocketAddress sender, final long nowNs)
     {
-        if (!rejectLimiter.tryAcquire(id, nowNs))
+        CloseCause cause = idleCloses.get(id, nowNs);
+        if (cause == null)
+        {
+            cause = otherCloses.get(id, nowNs);
+        }
+        // An id the server closed is answered under its own per-id interval only: an off-path
+        // flood of made-up ids, which uses up the shared bucket, cannot silence the REJECT that
+        // tells a client its call was not executed.
+        if (cause == null ? !rejectLimiter.tryAcquire(id, nowNs) : !rejectLimiter.tryAcquireKnown(id, nowNs))
         {
             increment(rejectsSuppressed);
             return;
@@ -417,7 +450,7 @@ final class ServerDemultiplexer
         increment(rejectsSent);
         // Cleared first: absolute writes stop at the limit, which the last REJECT may have lowered.
         replyBody.clear();
-        replySetup.setReject(config.maxPacketBytes(), closed.causeOf(id, nowNs), id);
+        replySetup.setReject(config.maxPacketBytes(), cause == null ? CloseCause.UNKNOWN : cause, id);
         replyBody.limit(SetupFlyweight.SHORT_LENGTH);
         send(UdpPrefixFlyweight.SETUP_CONNECTION_ID, replyBody, null, sender);
     }
@@ -470,7 +503,7 @@ final class ServerDemultiplexer
             connectionsByNonce.remove(connection.nonce());
         }
         perAddress.computeIfPresent(connection.remoteAddress().getAddress(), (a, n) -> n == 1 ? null : n - 1);
-        closed.add(id, cause, nowNs);
+        (cause == CloseCause.IDLE ? idleCloses : otherCloses).put(id, cause, nowNs);
         openConnections.set(connectionsById.size());
         increment(connectionsClosed);
         notifyClose(connection, reason);
@@ -642,6 +675,11 @@ final class ServerDemultiplexer
         return refusedAddressLimit.get();
     }
 
+    long replayedConnects()
+    {
+        return replayedConnects.get();
+    }
+
     @Override
     public String toString()
     {
@@ -667,6 +705,7 @@ final class ServerDemultiplexer
             ", retriesSent=" + retriesSent.get() +
             ", badCookies=" + badCookies.get() +
             ", refusedFull=" + refusedFull.get() +
-            ", refusedAddressLimit=" + refusedAddressLimit.get() + '}';
+            ", refusedAddressLimit=" + refusedAddressLimit.get() +
+            ", replayedConnects=" + replayedConnects.get() + '}';
     }
 }

@@ -261,6 +261,12 @@ public final class UdpServerEndpoint implements Closeable
         return demultiplexer.refusedFull();
     }
 
+    /** @return CONNECTs with a valid cookie for a connection that has since closed (late duplicates, replays): ignored. */
+    public long replayedConnects()
+    {
+        return demultiplexer.replayedConnects();
+    }
+
     /** @return proved CONNECTs refused because their address held {@code maxConnectionsPerAddress}. */
     public long refusedAddressLimit()
     {

@@ -216,7 +216,7 @@ class ServerDemultiplexerTest
 
         feed(dataDatagram(0x4242, concat(header(MessageType.COMPLETE, 0, 2, 0), null)), CLIENT);
         assertEquals(CloseCause.UNKNOWN, parseSetup(frontEnd.last().datagram()).reason(), "an id it never gave");
-        nowNs += ClosedConnections.RETENTION_NS + MS;
+        nowNs += ServerDemultiplexer.CLOSE_CAUSE_RETENTION_NS + MS;
         feed(dataDatagram(idle.connectionId(), concat(header(MessageType.COMPLETE, 0, 3, 0), null)), CLIENT);
         assertEquals(CloseCause.UNKNOWN, parseSetup(frontEnd.last().datagram()).reason(), "forgotten after the retention");
     }
