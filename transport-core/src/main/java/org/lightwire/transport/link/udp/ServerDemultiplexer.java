@@ -368,7 +368,7 @@ final class ServerDemultiplexer
         final int replacing = previous == null ? 0 : 1;
         final CloseCause refusal = closing ? CloseCause.SERVER_CLOSED :
             connectionsById.size() - replacing >= config.maxConnections() ? CloseCause.SERVER_FULL :
-            perAddress.getOrDefault(sender.getAddress(), 0) - replacing >= config.maxConnectionsPerAddress() ? CloseCause.ADDRESS_LIMIT : null;
+            perAddress.getOrDefault(addressKey(sender), 0) - replacing >= config.maxConnectionsPerAddress() ? CloseCause.ADDRESS_LIMIT : null;
         if (refusal != null)
         {
             increment(connectionsRefused);
@@ -398,7 +398,7 @@ final class ServerDemultiplexer
         connectionsById.put(id, connection);
         connectionsByNonce.put(nonce, connection);
         servedNonces.put(nonce, Boolean.TRUE, nowNs);
-        perAddress.merge(sender.getAddress(), 1, Integer::sum);
+        perAddress.merge(addressKey(sender), 1, Integer::sum);
         openConnections.set(connectionsById.size());
         increment(connectionsAccepted);
         try
@@ -419,6 +419,30 @@ final class ServerDemultiplexer
     {
         increment(retriesSent);
         sendLong(SetupFlyweight.Kind.RETRY, null, 0L, nonce, cookies.issue(sender, nonce, nowNs), sender);
+    }
+
+    /**
+     * @return what {@code maxConnectionsPerAddress} counts per: an IPv4 address, or the /64 an IPv6
+     *     address is in (a host is commonly given a whole /64, and could otherwise draw addresses
+     *     from it without end).
+     */
+    static InetAddress addressKey(final InetSocketAddress address)
+    {
+        final InetAddress ip = address.getAddress();
+        if (!(ip instanceof java.net.Inet6Address))
+        {
+            return ip;
+        }
+        final byte[] prefix = java.util.Arrays.copyOf(ip.getAddress(), 16);
+        java.util.Arrays.fill(prefix, 8, 16, (byte)0);
+        try
+        {
+            return InetAddress.getByAddress(prefix);
+        }
+        catch (final java.net.UnknownHostException e)
+        {
+            throw new IllegalStateException("16 bytes are an IPv6 address", e);
+        }
     }
 
     private long newConnectionId()
@@ -502,7 +526,7 @@ final class ServerDemultiplexer
         {
             connectionsByNonce.remove(connection.nonce());
         }
-        perAddress.computeIfPresent(connection.remoteAddress().getAddress(), (a, n) -> n == 1 ? null : n - 1);
+        perAddress.computeIfPresent(addressKey(connection.remoteAddress()), (a, n) -> n == 1 ? null : n - 1);
         (cause == CloseCause.IDLE ? idleCloses : otherCloses).put(id, cause, nowNs);
         openConnections.set(connectionsById.size());
         increment(connectionsClosed);

@@ -311,4 +311,15 @@ class ServerDemultiplexerTest
         assertEquals(2, handler.closes.size());
         assertTrue(handler.closes.poll().endsWith(": the server endpoint was closed"));
     }
+
+    @Test
+    void theLimitPerAddressCountsAnIpv6ClientPerSlash64() throws Exception
+    {
+        final java.net.InetAddress a = java.net.InetAddress.getByName("2001:db8:1:2:aaaa::1");
+        final java.net.InetAddress b = java.net.InetAddress.getByName("2001:db8:1:2:bbbb::7");
+        final java.net.InetAddress c = java.net.InetAddress.getByName("2001:db8:1:3::1");
+        assertEquals(ServerDemultiplexer.addressKey(new InetSocketAddress(a, 1)), ServerDemultiplexer.addressKey(new InetSocketAddress(b, 2)));
+        assertNotEquals(ServerDemultiplexer.addressKey(new InetSocketAddress(a, 1)), ServerDemultiplexer.addressKey(new InetSocketAddress(c, 1)));
+        assertEquals(CLIENT.getAddress(), ServerDemultiplexer.addressKey(CLIENT), "an IPv4 address is counted as itself");
+    }
 }
