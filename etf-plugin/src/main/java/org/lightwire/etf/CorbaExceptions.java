@@ -31,6 +31,9 @@ import org.omg.CORBA.TRANSIENT;
  *       stayed busy for the acquire timeout</td></tr>
  *   <tr><td>0x4C570007</td><td>BAD_PARAM</td><td>a profile or corbaloc address that cannot be
  *       used (unknown host, bad port)</td></tr>
+ *   <tr><td>0x4C570008</td><td>MARSHAL</td><td>the server refused a message that its ORB
+ *       connection, shared with other clients, must not see (malformed GIOP, a fragment, a
+ *       message type a client does not send); sent in a GIOP reply by the server</td></tr>
  * </table>
  */
 public final class CorbaExceptions
@@ -44,6 +47,7 @@ public final class CorbaExceptions
     public static final int MINOR_CLOSED = VMCID | 5;
     public static final int MINOR_ALL_BUSY = VMCID | 6;
     public static final int MINOR_BAD_ADDRESS = VMCID | 7;
+    public static final int MINOR_REFUSED = VMCID | 8;
 
     private CorbaExceptions()
     {

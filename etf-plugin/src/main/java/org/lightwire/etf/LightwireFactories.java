@@ -27,6 +27,8 @@ public final class LightwireFactories extends FactoriesBase
 
     private LightwireConfig config;
     private ClientRuntime client;
+    /** The listeners JacORB made of this factory (one per IIOP listen endpoint), for reports. */
+    private final java.util.List<LightwireListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public void configure(final Configuration configuration) throws ConfigurationException
@@ -59,7 +61,15 @@ public final class LightwireFactories extends FactoriesBase
     @Override
     protected Listener create_listener_internal()
     {
-        return new LightwireListener();
+        final LightwireListener l = new LightwireListener();
+        listeners.add(l);
+        return l;
+    }
+
+    /** @return the server listeners made of this factory, in the order JacORB made them (none in a client-only ORB). */
+    public java.util.List<LightwireListener> listeners()
+    {
+        return java.util.Collections.unmodifiableList(listeners);
     }
 
     @Override
