@@ -187,13 +187,22 @@ public final class GiopRequestCheck
         }
     }
 
-    /** Where a request id is at a fixed offset (1.2 Request, LocateRequest), reads it for a refusal's reply. */
+    /**
+     * Where a request id is at a fixed offset (1.2 Request and Fragment, LocateRequest), reads it,
+     * and whether a reply is expected, so that a refused message can be answered by its id.
+     */
     private void readRequestIdIfAny()
     {
         if ((type == GiopMessage.LOCATE_REQUEST || type == GiopMessage.REQUEST && minor == 2 ||
             type == GiopMessage.FRAGMENT && minor == 2) && base + GiopMessage.HEADER_LENGTH + 4 <= end)
         {
             setRequestId(base + GiopMessage.HEADER_LENGTH);
+            responseExpected = type == GiopMessage.LOCATE_REQUEST;
+            if (type == GiopMessage.REQUEST && base + GiopMessage.HEADER_LENGTH + 4 < end)
+            {
+                final int flags = m.get(base + GiopMessage.HEADER_LENGTH + 4);
+                responseExpected = flags == 1 || flags == 3;
+            }
         }
     }
 
