@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /** Writes GIOP messages by hand, CDR field by field, for tests: alignment is relative to the message start. */
-final class GiopBytes
+public final class GiopBytes
 {
     private byte[] buffer = new byte[256];
     private int position;
@@ -18,18 +18,18 @@ final class GiopBytes
     }
 
     /** A message header; the size is filled in by {@link #bytes()}. */
-    static GiopBytes message(final int minor, final int type, final boolean little)
+    public static GiopBytes message(final int minor, final int type, final boolean little)
     {
         return new GiopBytes(minor, type, little, 0);
     }
 
     /** A message header with extra flag bits (0x02: more fragments). */
-    static GiopBytes message(final int minor, final int type, final boolean little, final int flags)
+    public static GiopBytes message(final int minor, final int type, final boolean little, final int flags)
     {
         return new GiopBytes(minor, type, little, flags);
     }
 
-    GiopBytes octets(final int... values)
+    public GiopBytes octets(final int... values)
     {
         ensure(values.length);
         for (final int v : values)
@@ -39,7 +39,7 @@ final class GiopBytes
         return this;
     }
 
-    GiopBytes align(final int boundary)
+    public GiopBytes align(final int boundary)
     {
         final int aligned = GiopMessage.align(position, boundary);
         ensure(aligned - position);
@@ -47,13 +47,13 @@ final class GiopBytes
         return this;
     }
 
-    GiopBytes ushort(final int v)
+    public GiopBytes ushort(final int v)
     {
         align(2);
         return little ? octets(v & 0xFF, v >>> 8 & 0xFF) : octets(v >>> 8 & 0xFF, v & 0xFF);
     }
 
-    GiopBytes ulong(final int v)
+    public GiopBytes ulong(final int v)
     {
         align(4);
         ensure(4);
@@ -63,7 +63,7 @@ final class GiopBytes
     }
 
     /** An octet sequence: length, then the bytes. */
-    GiopBytes sequence(final byte[] data)
+    public GiopBytes sequence(final byte[] data)
     {
         ulong(data.length);
         ensure(data.length);
@@ -73,21 +73,21 @@ final class GiopBytes
     }
 
     /** A string: length counting the NUL, the characters, the NUL. */
-    GiopBytes string(final String s)
+    public GiopBytes string(final String s)
     {
         final byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
         return sequence(Arrays.copyOf(b, b.length + 1));
     }
 
     /** One service context: id, then its data as an octet sequence. */
-    GiopBytes context(final int id, final byte[] data)
+    public GiopBytes context(final int id, final byte[] data)
     {
         ulong(id);
         return sequence(data);
     }
 
     /** @return the message, its size field set. */
-    byte[] bytes()
+    public byte[] bytes()
     {
         final byte[] m = Arrays.copyOf(buffer, position);
         GiopMessage.writeULong(m, 8, position - GiopMessage.HEADER_LENGTH, little);
@@ -95,7 +95,7 @@ final class GiopBytes
     }
 
     /** @return a big-endian encapsulation of a CodeSetContext. */
-    static byte[] codeSetContext(final int charCodeSet, final int wcharCodeSet)
+    public static byte[] codeSetContext(final int charCodeSet, final int wcharCodeSet)
     {
         final byte[] e = new byte[12];
         GiopMessage.writeULong(e, 4, charCodeSet, false);
@@ -104,7 +104,7 @@ final class GiopBytes
     }
 
     /** A GIOP 1.2 Request with a KeyAddr target, the given service contexts (id, data pairs) and a 4-byte body. */
-    static byte[] request12(final boolean little, final int requestId, final int responseFlags, final byte[] key, final String operation,
+    public static byte[] request12(final boolean little, final int requestId, final int responseFlags, final byte[] key, final String operation,
         final Object... contexts)
     {
         final GiopBytes b = message(2, GiopMessage.REQUEST, little).ulong(requestId).octets(responseFlags, 0, 0, 0).ushort(0)
