@@ -11,8 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.etf.LightwireConfig;
 import org.lightwire.etf.LightwireFactories;
 import org.lightwire.it.idl.lwtest.echo;
@@ -28,6 +29,9 @@ import org.omg.CORBA.ORB;
  * that the same client request id is in flight from several clients at once. Every reply must
  * reach its own caller: each call's string names its ORB, thread and call, and comes back
  * exactly; the server counts exactly the calls made; no reply went astray or unanswered.
+ *
+ * <p>Run with connections that have sockets of their own (the lane's thread reads them) and
+ * without ({@code socket_per_connection = false}: the listener's thread hands each request over).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class LightwireLaneRequestIdTest
@@ -36,10 +40,12 @@ class LightwireLaneRequestIdTest
     private static final int THREADS_PER_ORB = 4;
     private static final int CALLS_PER_THREAD = 150;
 
-    @Test
-    void interleavedRequestsOfManyClientsOnOneLaneEachReachTheirOwnCaller() throws Exception
+    @ParameterizedTest(name = "socket_per_connection = {0}")
+    @ValueSource(strings = {"true", "false"})
+    void interleavedRequestsOfManyClientsOnOneLaneEachReachTheirOwnCaller(final String socketPerConnection) throws Exception
     {
-        try (ProcessHarness server = ProcessHarness.startTestServer(Orbs.lightwire(Map.of(LightwireConfig.SERVER_READER_THREADS, "1"))))
+        try (ProcessHarness server = ProcessHarness.startTestServer(Orbs.lightwire(Map.of(LightwireConfig.SERVER_READER_THREADS, "1",
+            LightwireConfig.SERVER_SOCKET_PER_CONNECTION, socketPerConnection))))
         {
             final ORB probeOrb = Orbs.init(Map.of());
             final List<ORB> orbs = new ArrayList<>();
@@ -101,6 +107,8 @@ class LightwireLaneRequestIdTest
                     ", keys [" + probe.lane_keys() + "]; " + counters);
                 assertEquals(1, probe.lane_count(), "one lane carried every client: " + counters);
                 assertTrue(probe.lane_connections()[0] >= ORBS, "transport connections on the lane");
+                assertTrue(counters.contains(" requestsHandedOff=" + ("true".equals(socketPerConnection) ? "0 " : (ORBS + calls) + " ")),
+                    "requests copied to the lane by another thread: " + counters);
                 assertTrue(counters.contains(" messagesWithoutCall=0 ") && counters.contains(" orphanedCalls=0 ") &&
                     counters.contains(" protocolErrors=0 ") && counters.contains("lanesClosed=0 "), counters);
             }
