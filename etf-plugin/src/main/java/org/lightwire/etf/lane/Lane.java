@@ -169,10 +169,10 @@ public final class Lane extends MessageConnection
         return n;
     }
 
-    /** Reads one datagram of {@code r}'s socket, if it is still this lane's; on the reader thread. */
+    /** Reads one datagram of {@code r}'s socket (one of this lane's); on the reader thread. */
     void poll(final Route r)
     {
-        if (r.lane() != this || r.selectionKey == null || closed.get())
+        if (closed.get())
         {
             return;
         }

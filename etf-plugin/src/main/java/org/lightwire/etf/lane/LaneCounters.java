@@ -30,6 +30,8 @@ public final class LaneCounters
     /** Lanes handed to JacORB, and lanes JacORB (or the shutdown) closed. */
     final AtomicLong lanesOpened = new AtomicLong();
     final AtomicLong lanesClosed = new AtomicLong();
+    /** Lanes closed at the cap because no connection was left on them, to make room for other code sets (counted in lanesClosed too). */
+    final AtomicLong lanesRetired = new AtomicLong();
     /** Requests handed to a lane by another thread (no own socket, AAL5, a move): each was copied once. */
     final LongAdder requestsHandedOff = new LongAdder();
     /** Client messages not presented to JacORB, by verdict (malformed ones and control messages alike). */
@@ -118,6 +120,11 @@ public final class LaneCounters
         return lanesClosed.get();
     }
 
+    public long lanesRetired()
+    {
+        return lanesRetired.get();
+    }
+
     public long requestsHandedOff()
     {
         return requestsHandedOff.sum();
@@ -129,6 +136,7 @@ public final class LaneCounters
     {
         final StringBuilder sb = new StringBuilder();
         sb.append("lanesOpened=").append(lanesOpened()).append(" lanesClosed=").append(lanesClosed())
+            .append(" lanesRetired=").append(lanesRetired())
             .append(" connectionsMoved=").append(connectionsMoved()).append(" connectionsRefused=").append(connectionsRefused())
             .append(" requestsHandedOff=").append(requestsHandedOff())
             .append(" protocolErrors=").append(protocolErrors())

@@ -19,8 +19,9 @@ import org.omg.CORBA.NO_RESOURCES;
  * connections as they open (each new connection joins the lane with the fewest, or a new lane
  * while every lane has some), and up to eight more for code sets that find every lane settled on
  * others. Beyond that hard cap a connection that needs yet other code sets is refused
- * (NO_RESOURCES) and closed: so no client, however many connections and code sets it tries, makes
- * the server hold more than {@code reader_threads + 8} of JacORB's reader threads.
+ * (NO_RESOURCES) and closed, unless a lane carries no connection any more: that one is closed
+ * and its place taken. So no client, however many connections and code sets it tries, makes the
+ * server hold more than {@code reader_threads + 8} of JacORB's reader threads.
  *
  * <p>A lane JacORB closes leaves the pool; the next connection that needs one gets a new lane.
  */
@@ -120,6 +121,19 @@ public final class LanePool
             else
             {
                 target = laneFor(wanted, from);
+                if (target == null && lanes.size() >= maxLanes && from.members().size() == 1 && from.members().contains(r) &&
+                    from.pending() == 0)
+                {
+                    // The connection was put, as it opened, on a lane that nobody else uses any more:
+                    // that lane makes room for the connection's own code sets.
+                    r.moveTo(null);
+                    retire(from, wanted);
+                    target = create();
+                    if (target != null && !target.claim(wanted))
+                    {
+                        target = null;
+                    }
+                }
                 if (target == null)
                 {
                     if (lanes.size() >= maxLanes)
@@ -189,7 +203,7 @@ public final class LanePool
         {
             return best;
         }
-        if (lanes.size() >= maxLanes)
+        if (lanes.size() >= maxLanes && !retireIdleLane(wanted, from))
         {
             return null;
         }
@@ -199,6 +213,33 @@ public final class LanePool
             return fresh;
         }
         return null;
+    }
+
+    /**
+     * At the cap, closes a lane that carries no connection and owes no reply: its code sets are no
+     * longer anyone's, and {@code wanted} needs the room. Without this, clients that came and went
+     * with other code sets would hold the cap's lanes for good. Under this pool's lock; the lane
+     * leaves the pool at once, and JacORB's reader thread ends with COMM_FAILURE.
+     *
+     * @return true when a lane was closed.
+     */
+    private boolean retireIdleLane(final CodeSetKey wanted, final Lane from)
+    {
+        for (final Lane l : lanes)
+        {
+            if (l != from && l.isOpen() && l.members().isEmpty() && l.pending() == 0)
+            {
+                retire(l, wanted);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void retire(final Lane l, final CodeSetKey wanted)
+    {
+        counters.lanesRetired.incrementAndGet();
+        l.shutdown("retired " + l.describe() + ": no connection was left on it, and " + wanted + " needed a lane");
     }
 
     /** Makes a lane and hands it to JacORB. @return null when JacORB refused it (counted), or the pool is shut down. */

@@ -59,8 +59,8 @@ final class LaneReader
     private final Queue<HandOff> handOffs = new ConcurrentLinkedQueue<>();
     private final Queue<Route> registrations = new ConcurrentLinkedQueue<>();
     private final Consumer<SelectionKey> collect = this::collect;
-    /** The connections the last selection found ready; those before {@link #readyNext} had their turn. */
-    private Route[] ready = new Route[16];
+    /** The keys the last selection found ready; those before {@link #readyNext} had their turn. */
+    private SelectionKey[] ready = new SelectionKey[16];
     private int readyCount;
     private int readyNext;
     /** True while this round still owes the hand-off queue its turn. */
@@ -113,8 +113,15 @@ final class LaneReader
             }
             if (readyNext < readyCount)
             {
-                final Route r = ready[readyNext];
+                final SelectionKey k = ready[readyNext];
                 ready[readyNext++] = null;
+                final Route r = (Route)k.attachment();
+                if (r.selectionKey != k || r.lane() != lane)
+                {
+                    // A key this lane no longer reads with (its connection moved on): never selected again.
+                    k.cancel();
+                    return;
+                }
                 lane.poll(r);
                 return;
             }
@@ -166,7 +173,7 @@ final class LaneReader
         {
             ready = java.util.Arrays.copyOf(ready, ready.length * 2);
         }
-        ready[readyCount++] = (Route)key.attachment();
+        ready[readyCount++] = key;
     }
 
     private void registerWaiting()

@@ -23,8 +23,12 @@ final class Route
     private volatile boolean closed;
     /** The code sets the connection's requests settled; null before its first presented request. Lane thread only. */
     CodeSetKey key;
-    /** The socket's key in its lane's selector, or null when not registered there. Lane thread only. */
-    SelectionKey selectionKey;
+    /**
+     * The socket's key in its lane's selector, or null when not registered there. Written by the
+     * thread of the lane that carries the connection; volatile, as a lane the connection left may
+     * still hold a ready key of it to compare.
+     */
+    volatile SelectionKey selectionKey;
 
     Route(final String name, final ConnectionReader reader)
     {

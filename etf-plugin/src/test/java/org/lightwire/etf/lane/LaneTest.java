@@ -296,7 +296,7 @@ class LaneTest
     }
 
     @Test
-    void aConnectionWhoseCodeSetsAreNotItsLanesMovesToALaneOfItsOwnUpToTheCap() throws Exception
+    void aConnectionWhoseCodeSetsAreNotItsLanesMovesToALaneOfItsOwnUpToTheCapWhereAnIdleLaneMakesRoom() throws Exception
     {
         start(1);
         final ClientConnection a = connect("a");
@@ -323,6 +323,17 @@ class LaneTest
         assertTrue(text.contains("IDL:omg.org/CORBA/NO_RESOURCES:1.0") && text.contains("jacorb.lightwire.server.reader_threads"), text);
         assertEquals(1, counters.laneCapRefusals());
         assertEquals(1 + LanePool.EXTRA_LANES_FOR_CODE_SETS, pool.laneCount(), "no lane beyond the cap");
+        // Once a lane at the cap carries no connection, a new code set takes its place.
+        router.onConnectionClosed("c3", "the test closed it");
+        final ClientConnection later = connect("later");
+        later.startCall(ByteBuffer.wrap(request(400, 0x00030001)));
+        final Presented pl = orb.next();
+        assertEquals(CodeSetKey.of(0x00030001, UTF16), pl.lane.key());
+        FakeOrb.reply(pl.lane, pl.laneId(), 1);
+        assertEquals(400, GiopMessage.requestId(bytes(later.awaitReply(TIMEOUT_NS)), 24));
+        assertEquals(1, counters.lanesRetired());
+        assertEquals(1 + LanePool.EXTRA_LANES_FOR_CODE_SETS, pool.laneCount(), "still at the cap");
+        assertTrue(!pool.laneKeys().contains(CodeSetKey.of(0x00010001 + 3, UTF16).toString()), "the idle lane went: " + pool.laneKeys());
         // A connection of the first lane's code sets is still served there.
         final ClientConnection same = connect("same");
         same.startCall(ByteBuffer.wrap(request(300, UTF8)));
