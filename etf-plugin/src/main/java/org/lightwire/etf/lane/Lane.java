@@ -206,7 +206,7 @@ public final class Lane extends MessageConnection
             }
             else
             {
-                ErrorReplies.empty(h.call);
+                fail(h.call, h.request, false, "the server ORB closed the lane of " + r.name());
             }
             return;
         }
