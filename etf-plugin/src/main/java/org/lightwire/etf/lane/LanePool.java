@@ -337,17 +337,6 @@ public final class LanePool
         return keys;
     }
 
-    /** @return one line per open lane: its key, connections and pending calls. */
-    public synchronized String describe()
-    {
-        final StringBuilder sb = new StringBuilder();
-        for (final Lane l : lanes)
-        {
-            sb.append(sb.length() == 0 ? "" : "; ").append(l.describe());
-        }
-        return sb.toString();
-    }
-
     public LaneCounters counters()
     {
         return counters;

@@ -235,19 +235,6 @@ final class LaneReader
         }
     }
 
-    /** @return connections whose sockets this lane's selector watches (approximately, from any thread). */
-    int registered()
-    {
-        try
-        {
-            return selector.keys().size();
-        }
-        catch (final ClosedSelectorException e)
-        {
-            return 0;
-        }
-    }
-
     private void drainRegistrations()
     {
         Route r;

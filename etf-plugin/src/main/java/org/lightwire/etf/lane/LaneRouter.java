@@ -110,10 +110,4 @@ public final class LaneRouter implements RequestHandler
             r.close();
         }
     }
-
-    /** @return transport connections known now. */
-    public int connections()
-    {
-        return routes.size();
-    }
 }
