@@ -40,6 +40,9 @@ import org.omg.CORBA.TRANSIENT;
  *       largest message (COMPLETED_NO)</td></tr>
  *   <tr><td>0x4C57000A</td><td>TRANSIENT</td><td>the server did not receive the request whole
  *       within its request timeout (COMPLETED_NO)</td></tr>
+ *   <tr><td>0x4C57000B</td><td>MARSHAL</td><td>the server refused a message that its ORB
+ *       connection, shared with other clients, must not see (malformed GIOP, a fragment, a
+ *       message type a client does not send); sent in a GIOP reply by the server</td></tr>
  * </table>
  *
  * <p>Whenever the server said why it closed a connection (its REJECT's cause), the message says it
@@ -60,6 +63,7 @@ public final class CorbaExceptions
     public static final int MINOR_REQUEST_MEMORY = VMCID | 8;
     public static final int MINOR_REQUEST_TOO_LARGE = VMCID | 9;
     public static final int MINOR_REQUEST_TIMEOUT = VMCID | 10;
+    public static final int MINOR_REFUSED = VMCID | 11;
 
     private CorbaExceptions()
     {

@@ -78,10 +78,11 @@ public final class LightwireConfig
     public static final String SERVER_IDLE_TIMEOUT_MS = PREFIX + "server.idle_timeout_ms";
     /**
      * Server: true (default) gives each transport connection a UDP socket of its own on the
-     * Lightwire port (SO_REUSEPORT, connected to the client), read by JacORB's reader thread of
-     * that connection, so a request reaches JacORB with no thread hand-off; false reads every
-     * connection on the one socket's receive thread and hands each request over (one more
-     * wake-up per call; kept for comparison and for kernels without SO_REUSEPORT).
+     * Lightwire port (SO_REUSEPORT, connected to the client), read by the JacORB reader thread of
+     * its lane (one selector over the sockets of the lane's connections), so a request reaches
+     * JacORB with no thread hand-off; false reads every connection on the one socket's receive
+     * thread and hands each request, copied, to its lane (one more wake-up per call; kept for
+     * comparison and for kernels without SO_REUSEPORT).
      */
     public static final String SERVER_SOCKET_PER_CONNECTION = PREFIX + "server.socket_per_connection";
     /** Server: connections one client IP address may hold at once; more are refused (REFUSE, counted). */

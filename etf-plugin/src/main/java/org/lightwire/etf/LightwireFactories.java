@@ -27,6 +27,8 @@ public final class LightwireFactories extends FactoriesBase
 
     private LightwireConfig config;
     private ClientRuntime client;
+    /** The listeners JacORB made of this factory (one per IIOP listen endpoint), for reports. */
+    private final java.util.List<LightwireListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public void configure(final Configuration configuration) throws ConfigurationException
@@ -43,8 +45,6 @@ public final class LightwireFactories extends FactoriesBase
         }
         return client;
     }
-
-    private final java.util.List<LightwireListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public int profile_tag()
@@ -66,16 +66,22 @@ public final class LightwireFactories extends FactoriesBase
         return listener;
     }
 
+    /** @return the server listeners made of this factory, in the order JacORB made them (none in a client-only ORB). */
+    public java.util.List<LightwireListener> listeners()
+    {
+        return java.util.Collections.unmodifiableList(listeners);
+    }
+
     /**
      * @return the server-side counters of this ORB's Lightwire listeners, summed (see
-     *     {@link LightwireListener#counters()}); empty for a client-only ORB.
+     *     {@link LightwireListener#figures()}); empty for a client-only ORB.
      */
     public java.util.Map<String, Long> serverCounters()
     {
         final java.util.Map<String, Long> sum = new java.util.LinkedHashMap<>();
         for (final LightwireListener l : listeners)
         {
-            l.counters().forEach((k, v) -> sum.merge(k, v, Long::sum));
+            l.figures().forEach((k, v) -> sum.merge(k, v, Long::sum));
         }
         return sum;
     }

@@ -3,39 +3,35 @@ package org.lightwire.etf;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jacorb.config.Configuration;
 import org.jacorb.config.ConfigurationException;
 import org.jacorb.orb.BasicAdapter;
 import org.jacorb.orb.CDROutputStream;
-import org.jacorb.orb.dsi.ServerRequest;
 import org.jacorb.orb.etf.ListenerBase;
 import org.jacorb.orb.iiop.IIOPAddress;
 import org.jacorb.orb.iiop.IIOPProfile;
-import org.lightwire.etf.giop.GiopMessage;
-import org.lightwire.etf.giop.SystemExceptionReply;
-import org.lightwire.transport.channel.ConnectionReader;
-import org.lightwire.transport.channel.RequestHandler;
-import org.lightwire.transport.channel.ServerCall;
+import org.lightwire.etf.lane.Lane;
+import org.lightwire.etf.lane.LaneCounters;
+import org.lightwire.etf.lane.LanePool;
+import org.lightwire.etf.lane.LaneRouter;
 import org.lightwire.transport.channel.UdpServer;
 import org.omg.CONV_FRAME.CodeSetComponentInfoHelper;
 import org.omg.CORBA.INITIALIZE;
-import org.omg.CORBA.NO_RESOURCES;
 import org.omg.ETF.Profile;
 import org.omg.GIOP.Version;
 import org.omg.IOP.TAG_CODE_SETS;
 
 /**
- * A server's Lightwire endpoint: one UDP socket ({@link UdpServer}) on the Lightwire port, and
- * one ETF server connection per transport connection (that is, per concurrent client call).
- * With {@code jacorb.lightwire.server.socket_per_connection} (the default) each transport
- * connection has a socket of its own, and its ETF connection is delivered to JacORB when it
- * opens, so that JacORB's reader thread reads the socket itself; otherwise the ETF connection is
- * delivered when the connection's first request arrives on the listener's thread.
+ * A server's Lightwire endpoint: one UDP socket ({@link UdpServer}) on the Lightwire port, and a
+ * few JacORB server connections, the lanes ({@link LanePool}), that carry the requests of every
+ * transport connection, whatever their number: so Lightwire clients hold at most
+ * {@code jacorb.lightwire.server.reader_threads} (+ 8 for rare code sets) of the reader threads
+ * JacORB's server shares with IIOP ({@code jacorb.connection.server.max_receptor_threads}), and
+ * opening transport connections, however many, cannot exhaust them. With
+ * {@code jacorb.lightwire.server.socket_per_connection} (the default) each transport connection
+ * has a socket of its own, which its lane's JacORB reader thread reads itself
+ * ({@link LaneRouter}); otherwise the listener's thread hands each request to its lane.
  *
  * <p>The port is {@code jacorb.lightwire.port}, by default the IIOP listener's port number (on
  * UDP), so a server needs no extra configuration. Because the IIOP port is only known once every
@@ -44,13 +40,9 @@ import org.omg.IOP.TAG_CODE_SETS;
  */
 public final class LightwireListener extends ListenerBase
 {
-    final AtomicLong closeConnectionsDropped = new AtomicLong();
-    final AtomicLong messagesWithoutCall = new AtomicLong();
-    final AtomicLong protocolErrors = new AtomicLong();
-    final AtomicLong orphanedCalls = new AtomicLong();
-    final AtomicLong deliveryFailures = new AtomicLong();
-
-    private final Map<String, LightwireServerConnection> connections = new ConcurrentHashMap<>();
+    private final LaneCounters counters = new LaneCounters();
+    private LanePool lanes;
+    private LaneRouter router;
     private LightwireConfig config;
     private int oaPort;
     private volatile UdpServer server;
@@ -62,6 +54,8 @@ public final class LightwireListener extends ListenerBase
         super.configure(configuration);
         config = LightwireConfig.from(configuration);
         oaPort = configuration.getAttributeAsInteger("OAPort", 0);
+        lanes = new LanePool(config.serverReaderThreads(), this::deliverLane, () -> (LightwireProfile)profile.copy(), counters);
+        router = new LaneRouter(lanes, config.serverSocketPerConnection());
     }
 
     @Override
@@ -83,7 +77,7 @@ public final class LightwireListener extends ListenerBase
         {
             bind = config.listenAddress().isEmpty() ? new InetSocketAddress(port) :
                 new InetSocketAddress(InetAddress.getByName(config.listenAddress()), port);
-            server = new UdpServer(bind, config.engine(), config.serverLink(), new Handler(), null, config.maxMessageBytes(),
+            server = new UdpServer(bind, config.engine(), config.serverLink(), router, null, config.maxMessageBytes(),
                 config.serverIdleTimeoutNs(), new org.lightwire.transport.channel.RequestMemoryBudget(config.serverRequestMemoryBytes()));
         }
         catch (final IOException e)
@@ -110,7 +104,7 @@ public final class LightwireListener extends ListenerBase
         {
             final org.lightwire.atm.Aal5Link link = org.lightwire.atm.Aal5Link.open(a);
             aal5Server = new org.lightwire.transport.channel.LinkServerDriver(
-                new org.lightwire.transport.link.circuit.CircuitServerLink(link, "aal5 " + a.circuit()), config.engine(), new Handler(), null,
+                new org.lightwire.transport.link.circuit.CircuitServerLink(link, "aal5 " + a.circuit()), config.engine(), router, null,
                 config.maxMessageBytes(), "aal5:" + a.pvc()).start();
         }
         catch (final IOException e)
@@ -179,13 +173,21 @@ public final class LightwireListener extends ListenerBase
     }
 
     /**
-     * @return what this listener counted: its UDP endpoint's drops and set-up answers, the sums
-     *     of its open connections' engine counters, the request memory budget, and its own
-     *     counters; empty before {@link #listen()} or over AAL5.
+     * @return what this listener counted, by name: its lanes' counters and, over UDP, its
+     *     endpoint's drops and set-up answers, the sums of its open connections' engine counters
+     *     and the request memory budget.
      */
-    public java.util.Map<String, Long> counters()
+    public java.util.Map<String, Long> figures()
     {
         final java.util.Map<String, Long> c = new java.util.LinkedHashMap<>();
+        c.put("lanes_open", (long)(lanes == null ? 0 : lanes.laneCount()));
+        c.put("lanes_opened", counters.lanesOpened());
+        c.put("lanes_closed", counters.lanesClosed());
+        c.put("requests_handed_off", counters.requestsHandedOff());
+        c.put("protocol_errors", counters.protocolErrors());
+        c.put("delivery_failures", counters.deliveryFailures());
+        c.put("orphaned_calls", counters.orphanedCalls());
+        c.put("lane_connections_refused", counters.connectionsRefused());
         final UdpServer s = server;
         if (s == null)
         {
@@ -218,8 +220,6 @@ public final class LightwireListener extends ListenerBase
         c.put("request_memory_peak", s.requestMemory().peakBytes());
         c.put("request_memory_limit", s.requestMemory().limitBytes());
         c.put("request_memory_refusals", s.requestMemory().refusals());
-        c.put("protocol_errors", protocolErrors.get());
-        c.put("delivery_failures", deliveryFailures.get());
         return c;
     }
 
@@ -257,142 +257,44 @@ public final class LightwireListener extends ListenerBase
                 // Closing the circuit: nothing left to tell anyone.
             }
         }
-        for (final LightwireServerConnection c : connections.values())
+        if (lanes != null)
         {
-            c.onTransportClosed("the server ORB is shutting down");
+            lanes.shutdown("the server ORB is shutting down");
         }
-        connections.clear();
         super.destroy();
     }
 
-    void forget(final LightwireServerConnection c)
+    /** Hands a new lane to JacORB, configured and connected as an accepted connection is ({@code docs/notes/jacorb-etf.md} section 8). */
+    private void deliverLane(final Lane lane)
     {
-        connections.remove(c.transportName(), c);
-    }
-
-    /** Opens the ETF connection of transport connection {@code name}; {@code reader} is null when the listener's thread reads it. */
-    private LightwireServerConnection open(final String name, final ConnectionReader reader)
-    {
-        final LightwireServerConnection c = new LightwireServerConnection(this, name, peerProfile(name), reader);
         try
         {
-            c.configure(configuration);
+            lane.configure(configuration);
         }
         catch (final ConfigurationException e)
         {
             throw new INITIALIZE("Lightwire: " + e.getMessage());
         }
-        c.markConnected();
-        connections.put(name, c);
-        try
-        {
-            deliverConnection(c);
-        }
-        catch (final RuntimeException e)
-        {
-            connections.remove(name, c);
-            throw e;
-        }
-        return c;
+        lane.markConnected();
+        deliverConnection(lane);
     }
 
-    /** @return a profile naming the peer of transport connection "/host:port#id". */
-    private LightwireProfile peerProfile(final String name)
+    /** @return what the lanes dropped, refused, moved and failed. */
+    public LaneCounters counters()
     {
-        final int hash = name.indexOf('#');
-        final String address = name.substring(name.indexOf('/') + 1, hash < 0 ? name.length() : hash);
-        final LightwireAddress a = new LightwireAddress();
-        if (!a.fromString(address))
-        {
-            a.fromString("unknown:1");
-        }
-        final LightwireProfile p = new LightwireProfile(a, new byte[0], new Version((byte)1, (byte)2));
-        try
-        {
-            p.configure(configuration);
-        }
-        catch (final ConfigurationException e)
-        {
-            throw new INITIALIZE("Lightwire: " + e.getMessage());
-        }
-        return p;
+        return counters;
     }
 
-    private final class Handler implements RequestHandler
+    /** @return the lanes: their number, keys and connections (for tests and reports); null before JacORB configured the listener. */
+    public LanePool lanes()
     {
-        @Override
-        public void onRequest(final ServerCall call)
-        {
-            LightwireServerConnection c = connections.get(call.connection());
-            if (c == null)
-            {
-                try
-                {
-                    c = open(call.connection(), null);
-                }
-                catch (final NO_RESOURCES e)
-                {
-                    refuse(call, e.getMessage());
-                    return;
-                }
-                catch (final RuntimeException e)
-                {
-                    refuse(call, e.toString());
-                    return;
-                }
-            }
-            c.onRequest(call);
-        }
+        return lanes;
+    }
 
-        /** The ORB took no more connections: the call gets NO_RESOURCES rather than silence. */
-        private void refuse(final ServerCall call, final String why)
-        {
-            deliveryFailures.incrementAndGet();
-            if (!call.exactlyOnce())
-            {
-                return;
-            }
-            final ByteBuffer r = call.request();
-            final byte[] m = new byte[r.remaining()];
-            r.get(m);
-            final long id = GiopMessage.isGiop(m, m.length) ? GiopMessage.requestId(m, m.length) : GiopMessage.UNKNOWN;
-            if (GiopMessage.isGiop(m, m.length) && GiopMessage.type(m) == GiopMessage.REQUEST && id != GiopMessage.UNKNOWN &&
-                GiopMessage.expectsGiopReply(m, m.length))
-            {
-                call.reply(ByteBuffer.wrap(SystemExceptionReply.build(GiopMessage.minor(m), id, "IDL:omg.org/CORBA/NO_RESOURCES:1.0",
-                    CorbaExceptions.MINOR_ALL_BUSY, org.omg.CORBA.CompletionStatus._COMPLETED_NO,
-                    ServerRequest.createExceptionDetailMessage("Lightwire: the server ORB refused a new connection: " + why).context_data)));
-            }
-            else
-            {
-                call.reply(ByteBuffer.allocate(0));
-            }
-        }
-
-        @Override
-        public boolean readsConnections()
-        {
-            return config.serverSocketPerConnection();
-        }
-
-        /**
-         * JacORB gets the connection now, before its first request: its reader thread reads the
-         * connection's own socket (see {@link LightwireServerConnection#read}).
-         */
-        @Override
-        public void onConnectionOpened(final String connection, final ConnectionReader reader)
-        {
-            open(connection, reader);
-        }
-
-        @Override
-        public void onConnectionClosed(final String connection, final String reason)
-        {
-            final LightwireServerConnection c = connections.remove(connection);
-            if (c != null)
-            {
-                c.onTransportClosed(reason);
-            }
-        }
+    /** @return transport connections open now (0 before {@link #listen()}). */
+    public int transportConnections()
+    {
+        final UdpServer s = server;
+        return s == null ? 0 : s.connections();
     }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.lightwire.it.servant.EchoServant;
 import org.lightwire.it.servant.PairsServant;
+import org.lightwire.it.servant.ServerProbeServant;
 import org.lightwire.it.servant.TtcpServant;
 import org.omg.CORBA.ORB;
 import org.omg.PortableServer.POA;
@@ -16,8 +17,9 @@ import org.omg.PortableServer.POAHelper;
 import org.omg.PortableServer.Servant;
 
 /**
- * A server JVM for the integration tests: serves one {@code lwtest::echo}, {@code lwtest::ttcp}
- * and {@code lwtest::pairs} object, announces their IORs on standard output and runs until it is
+ * A server JVM for the integration tests: serves one {@code lwtest::echo}, {@code lwtest::ttcp},
+ * {@code lwtest::pairs} and {@code lwtest::server_probe} object (the last reports the JVM's
+ * threads and memory and its Lightwire lanes), announces their IORs on standard output and runs until it is
  * killed or its standard input reaches end of file (so that it never outlives the test that
  * started it, even one killed with -9).
  *
@@ -33,6 +35,7 @@ import org.omg.PortableServer.Servant;
  * LW-IOR echo IOR:...
  * LW-IOR ttcp IOR:...
  * LW-IOR pairs IOR:...
+ * LW-IOR probe IOR:...
  * LW-JAVA 17.0.15
  * LW-READY
  * </pre>
@@ -67,6 +70,7 @@ public final class TestServer
         servants.put("echo", echo);
         servants.put("ttcp", new TtcpServant(TimeUnit.MICROSECONDS.toNanos(Long.parseLong(props.getOrDefault(ONEWAY_DELAY_US, "0")))));
         servants.put("pairs", new PairsServant());
+        servants.put("probe", new ServerProbeServant(lightwireListener(orb)));
 
         final PrintStream out = System.out;
         for (final Map.Entry<String, Servant> e : servants.entrySet())
@@ -95,6 +99,13 @@ public final class TestServer
             m.putAll(lw.serverCounters());
         }
         return m;
+    }
+
+    /** @return the ORB's Lightwire listener, or null when it serves no Lightwire. */
+    private static org.lightwire.etf.LightwireListener lightwireListener(final ORB orb)
+    {
+        final org.lightwire.etf.LightwireFactories f = org.lightwire.etf.LightwireFactories.of(orb);
+        return f == null || f.listeners().isEmpty() ? null : f.listeners().get(0);
     }
 
     /** Halts this JVM when its standard input reaches end of file (the harness is gone or closed it). */

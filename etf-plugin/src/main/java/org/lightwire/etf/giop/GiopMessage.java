@@ -1,5 +1,7 @@
 package org.lightwire.etf.giop;
 
+import java.nio.ByteBuffer;
+
 /**
  * Reads the few fields of a GIOP message (CORBA 3, chapter 15) that the transport needs to decide
  * how to carry it: the 12-byte header, and the request id and response flags of a Request. Works
@@ -261,6 +263,31 @@ public final class GiopMessage
             m[offset + 1] = (byte)(value >>> 16);
             m[offset + 2] = (byte)(value >>> 8);
             m[offset + 3] = (byte)value;
+        }
+    }
+
+    /** @return the ulong at absolute index {@code index} of {@code m}, in the given byte order; neither position nor limit moves. */
+    public static int readULong(final ByteBuffer m, final int index, final boolean little)
+    {
+        final int b0 = m.get(index) & 0xFF;
+        final int b1 = m.get(index + 1) & 0xFF;
+        final int b2 = m.get(index + 2) & 0xFF;
+        final int b3 = m.get(index + 3) & 0xFF;
+        return little ? b0 | b1 << 8 | b2 << 16 | b3 << 24 : b0 << 24 | b1 << 16 | b2 << 8 | b3;
+    }
+
+    /** Writes a ulong at absolute index {@code index} of {@code m}, in the given byte order; neither position nor limit moves. */
+    public static void writeULong(final ByteBuffer m, final int index, final int value, final boolean little)
+    {
+        if (little)
+        {
+            m.put(index, (byte)value).put(index + 1, (byte)(value >>> 8)).put(index + 2, (byte)(value >>> 16))
+                .put(index + 3, (byte)(value >>> 24));
+        }
+        else
+        {
+            m.put(index, (byte)(value >>> 24)).put(index + 1, (byte)(value >>> 16)).put(index + 2, (byte)(value >>> 8))
+                .put(index + 3, (byte)value);
         }
     }
 

@@ -40,6 +40,13 @@ public final class EchoServant extends echoPOA
     }
 
     @Override
+    public byte[] utf8Of(final String mesg)
+    {
+        calls.incrementAndGet();
+        return mesg.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
     public long calls_received()
     {
         return calls.get();

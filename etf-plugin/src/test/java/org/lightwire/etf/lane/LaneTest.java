@@ -1,0 +1,364 @@
+package org.lightwire.etf.lane;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.lightwire.etf.CorbaExceptions;
+import org.lightwire.etf.giop.GiopBytes;
+import org.lightwire.etf.giop.GiopMessage;
+import org.lightwire.etf.giop.GiopRequestCheck;
+import org.lightwire.transport.channel.ClientConnection;
+import org.lightwire.transport.channel.LinkServerDriver;
+import org.lightwire.transport.engine.EngineConfig;
+import org.lightwire.transport.link.memory.Faults;
+import org.lightwire.transport.link.memory.MemoryLink;
+import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.NO_RESOURCES;
+import org.omg.ETF.BufferHolder;
+
+/**
+ * Lanes, pool and router without JacORB: transport connections over in-memory links (each served
+ * by a {@link LinkServerDriver}, so every request reaches its lane as a hand-off), and a fake ORB
+ * whose reader thread per lane reads messages as JacORB's does (header, then body) and writes
+ * replies with the lane ids it was given.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LaneTest
+{
+    private static final long MS = 1_000_000L;
+    private static final EngineConfig CONFIG = EngineConfig.builder().maxPacketBytes(1500).ackDelayNs(2 * MS).retransmitMinNs(20 * MS)
+        .retransmitInitialNs(100 * MS).retransmitMaxNs(500 * MS).peerTimeoutNs(10_000 * MS).build();
+    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
+    private static final byte[] KEY = "impl/POA/oid".getBytes(StandardCharsets.ISO_8859_1);
+    private static final int UTF8 = 0x05010001;
+    private static final int UTF16 = 0x00010109;
+
+    /** What the fake ORB's reader thread read from a lane. */
+    private static final class Presented
+    {
+        final Lane lane;
+        final byte[] message;
+
+        Presented(final Lane lane, final byte[] message)
+        {
+            this.lane = lane;
+            this.message = message;
+        }
+
+        int laneId()
+        {
+            return (int)GiopMessage.requestId(message, message.length);
+        }
+    }
+
+    /** JacORB as a lane sees it: a reader thread per delivered lane, and writes of whole messages. */
+    private static final class FakeOrb implements LanePool.Delivery
+    {
+        final List<Lane> lanes = new CopyOnWriteArrayList<>();
+        final BlockingQueue<Presented> presented = new LinkedBlockingQueue<>();
+        volatile RuntimeException refusal;
+        /** Runs on a lane's reader thread right after it read a message, as JacORB's MessageError does. */
+        volatile BiConsumer<Lane, byte[]> onReaderThread = (l, m) -> { };
+
+        @Override
+        public void deliver(final Lane lane)
+        {
+            if (refusal != null)
+            {
+                lane.close();
+                throw refusal;
+            }
+            lane.markConnected();
+            lanes.add(lane);
+            final Thread reader = new Thread(() -> readLoop(lane), "fake-receptor-" + lane.index());
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        private void readLoop(final Lane lane)
+        {
+            try
+            {
+                while (true)
+                {
+                    final BufferHolder h = new BufferHolder(new byte[GiopMessage.HEADER_LENGTH]);
+                    lane.read(h, 0, GiopMessage.HEADER_LENGTH, GiopMessage.HEADER_LENGTH, 0);
+                    final int size = GiopMessage.bodySize(h.value);
+                    h.value = Arrays.copyOf(h.value, GiopMessage.HEADER_LENGTH + size);
+                    lane.read(h, GiopMessage.HEADER_LENGTH, size, size, 0);
+                    onReaderThread.accept(lane, h.value);
+                    presented.add(new Presented(lane, h.value));
+                }
+            }
+            catch (final COMM_FAILURE e)
+            {
+                // The lane closed: JacORB's reader would end here too.
+            }
+        }
+
+        Presented next() throws InterruptedException
+        {
+            final Presented p = presented.poll(20, TimeUnit.SECONDS);
+            if (p == null)
+            {
+                throw new AssertionError("no message reached the fake ORB");
+            }
+            return p;
+        }
+
+        /** Writes a GIOP 1.2 Reply (NO_EXCEPTION, 4 body bytes) for lane id {@code laneId} on {@code lane}, as a POA thread would. */
+        static void reply(final Lane lane, final int laneId, final int body)
+        {
+            final byte[] reply = GiopBytes.message(2, GiopMessage.REPLY, false).ulong(laneId).ulong(0).ulong(0).align(8).ulong(body).bytes();
+            write(lane, reply);
+        }
+
+        static void write(final Lane lane, final byte[] message)
+        {
+            lane.write(false, false, message, 0, 12, 0);
+            lane.write(false, false, message, 12, message.length - 12, 0);
+            lane.flush();
+        }
+    }
+
+    private final FakeOrb orb = new FakeOrb();
+    private final LaneCounters counters = new LaneCounters();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private LanePool pool;
+    private LaneRouter router;
+
+    private void start(final int readerThreads)
+    {
+        pool = new LanePool(readerThreads, orb, () -> null, counters);
+        router = new LaneRouter(pool, false);
+    }
+
+    @AfterEach
+    void stop() throws Exception
+    {
+        for (final AutoCloseable c : toClose)
+        {
+            c.close();
+        }
+        if (pool != null)
+        {
+            pool.shutdown("the test ended");
+        }
+    }
+
+    /** @return the client end of a new transport connection named {@code name}, served by the router. */
+    private ClientConnection connect(final String name)
+    {
+        final MemoryLink.Pair pair = MemoryLink.pair(name.hashCode(), Faults.NONE, Faults.NONE, 1500);
+        final LinkServerDriver server = new LinkServerDriver(pair.b(), CONFIG, router, null, 1 << 20, name).start();
+        final ClientConnection client = new ClientConnection(pair.a(), CONFIG, name, 1 << 20);
+        toClose.add(client);
+        toClose.add(server);
+        return client;
+    }
+
+    private static byte[] request(final int requestId, final int charCodeSet)
+    {
+        return GiopBytes.request12(false, requestId, 3, KEY, "op", GiopRequestCheck.CODE_SETS, GiopBytes.codeSetContext(charCodeSet, UTF16));
+    }
+
+    /** @return the reply's bytes as Latin-1 text without NULs: the repository id and the detail message (a UTF-16 wstring) both read. */
+    private static String text(final byte[] reply)
+    {
+        return new String(reply, StandardCharsets.ISO_8859_1).replace("\0", "");
+    }
+
+    private static byte[] bytes(final ByteBuffer reply)
+    {
+        final byte[] b = new byte[reply.remaining()];
+        reply.get(reply.position(), b);
+        return b;
+    }
+
+    @Test
+    void twoClientsWithOneRequestIdEachGetALaneIdAndTheirOwnReplyUnderTheirOwnId() throws Exception
+    {
+        start(1);
+        final ClientConnection a = connect("a");
+        final ClientConnection b = connect("b");
+        a.startCall(ByteBuffer.wrap(request(5, UTF8)));
+        final Presented first = orb.next();
+        b.startCall(ByteBuffer.wrap(request(5, UTF8)));
+        final Presented second = orb.next();
+        assertEquals(first.lane, second.lane, "one lane");
+        assertNotEquals(first.laneId(), second.laneId(), "two lane ids for the clients' one id");
+        // Answered in the other order, each with a body naming its caller.
+        FakeOrb.reply(second.lane, second.laneId(), 0xBBBB);
+        FakeOrb.reply(first.lane, first.laneId(), 0xAAAA);
+        final byte[] ra = bytes(a.awaitReply(TIMEOUT_NS));
+        final byte[] rb = bytes(b.awaitReply(TIMEOUT_NS));
+        assertEquals(5, GiopMessage.requestId(ra, ra.length));
+        assertEquals(5, GiopMessage.requestId(rb, rb.length));
+        assertEquals(0xAAAA, GiopMessage.readULong(ra, ra.length - 4, false));
+        assertEquals(0xBBBB, GiopMessage.readULong(rb, rb.length - 4, false));
+        assertEquals(2, counters.requestsHandedOff());
+        assertEquals(0, counters.messagesWithoutCall());
+    }
+
+    @Test
+    void aReplyToAnUnknownIdAndACloseConnectionAreDroppedAndCounted() throws Exception
+    {
+        start(1);
+        final ClientConnection a = connect("a");
+        a.startCall(ByteBuffer.wrap(request(9, UTF8)));
+        final Presented p = orb.next();
+        FakeOrb.reply(p.lane, p.laneId() + 1000, 1);
+        FakeOrb.write(p.lane, GiopBytes.message(2, GiopMessage.CLOSE_CONNECTION, false).bytes());
+        FakeOrb.reply(p.lane, p.laneId(), 2);
+        final byte[] r = bytes(a.awaitReply(TIMEOUT_NS));
+        assertEquals(2, GiopMessage.readULong(r, r.length - 4, false));
+        assertEquals(1, counters.messagesWithoutCall());
+        assertEquals(1, counters.closeConnectionsDropped());
+    }
+
+    @Test
+    void aMessageErrorJacorbWritesOnTheReaderThreadAnswersTheRequestJustPresented() throws Exception
+    {
+        start(1);
+        final byte[] messageError = GiopBytes.message(2, GiopMessage.MESSAGE_ERROR, false).bytes();
+        orb.onReaderThread = (lane, m) -> FakeOrb.write(lane, messageError);
+        final ClientConnection a = connect("a");
+        final ByteBuffer r = a.call(ByteBuffer.wrap(request(3, UTF8)), TIMEOUT_NS);
+        assertArrayEquals(messageError, bytes(r));
+        orb.onReaderThread = (lane, m) -> { };
+        FakeOrb.write(orb.lanes.get(0), messageError);
+        assertEquals(1, counters.messageErrorsDropped(), "a MessageError from another thread has no request to answer");
+    }
+
+    @Test
+    void aLaneJacorbClosesFailsItsPendingCallsAndTheNextConnectionGetsANewLane() throws Exception
+    {
+        start(1);
+        final ClientConnection a = connect("a");
+        a.startCall(ByteBuffer.wrap(request(77, UTF8)));
+        final Presented p = orb.next();
+        p.lane.close();
+        final byte[] r = bytes(a.awaitReply(TIMEOUT_NS));
+        assertEquals(GiopMessage.REPLY, GiopMessage.type(r));
+        assertEquals(77, GiopMessage.requestId(r, r.length), "under the client's own id");
+        assertTrue(text(r).contains("IDL:omg.org/CORBA/COMM_FAILURE:1.0"));
+        assertEquals(org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE, GiopMessage.readULong(r, r.length - 4, false));
+        assertEquals(CorbaExceptions.MINOR_CLOSED, GiopMessage.readULong(r, r.length - 8, false));
+        assertEquals(1, counters.orphanedCalls());
+        assertEquals(1, counters.lanesClosed());
+        assertEquals(0, pool.laneCount());
+
+        final ClientConnection b = connect("b");
+        b.startCall(ByteBuffer.wrap(request(78, UTF8)));
+        final Presented q = orb.next();
+        assertNotEquals(p.lane, q.lane, "a new lane");
+        FakeOrb.reply(q.lane, q.laneId(), 1);
+        assertEquals(78, GiopMessage.requestId(bytes(b.awaitReply(TIMEOUT_NS)), 24));
+        assertEquals(2, counters.lanesOpened());
+    }
+
+    @Test
+    void aLaneJacorbRefusesMakesTheRequestNoResources() throws Exception
+    {
+        start(1);
+        orb.refusal = new NO_RESOURCES("max_server_connections reached");
+        final ClientConnection a = connect("a");
+        final byte[] r = bytes(a.call(ByteBuffer.wrap(request(12, UTF8)), TIMEOUT_NS));
+        assertEquals(12, GiopMessage.requestId(r, r.length));
+        final String text = text(r);
+        assertTrue(text.contains("IDL:omg.org/CORBA/NO_RESOURCES:1.0") && text.contains("jacorb.connection.max_server_connections"), text);
+        assertEquals(org.omg.CORBA.CompletionStatus._COMPLETED_NO, GiopMessage.readULong(r, r.length - 4, false));
+        assertEquals(1, counters.deliveryFailures());
+
+        orb.refusal = null;
+        final byte[] again = request(13, UTF8);
+        a.startCall(ByteBuffer.wrap(again));
+        final Presented p = orb.next();
+        FakeOrb.reply(p.lane, p.laneId(), 1);
+        assertEquals(13, GiopMessage.requestId(bytes(a.awaitReply(TIMEOUT_NS)), 24), "a lane is made once JacORB takes it");
+    }
+
+    @Test
+    void aConnectionWhoseCodeSetsAreNotItsLanesMovesToALaneOfItsOwnUpToTheCapWhereAnIdleLaneMakesRoom() throws Exception
+    {
+        start(1);
+        final ClientConnection a = connect("a");
+        a.startCall(ByteBuffer.wrap(request(1, UTF8)));
+        final Presented pa = orb.next();
+        FakeOrb.reply(pa.lane, pa.laneId(), 1);
+        a.awaitReply(TIMEOUT_NS);
+        // Nine more code sets: lanes 2 to 9 are the eight beyond reader_threads; the tenth finds none.
+        for (int i = 1; i <= LanePool.EXTRA_LANES_FOR_CODE_SETS; i++)
+        {
+            final ClientConnection c = connect("c" + i);
+            c.startCall(ByteBuffer.wrap(request(100 + i, 0x00010001 + i)));
+            final Presented p = orb.next();
+            assertNotEquals(pa.lane, p.lane);
+            assertEquals(CodeSetKey.of(0x00010001 + i, UTF16), p.lane.key());
+            FakeOrb.reply(p.lane, p.laneId(), 1);
+            assertEquals(100 + i, GiopMessage.requestId(bytes(c.awaitReply(TIMEOUT_NS)), 24));
+        }
+        assertEquals(1 + LanePool.EXTRA_LANES_FOR_CODE_SETS, pool.laneCount());
+        assertEquals(LanePool.EXTRA_LANES_FOR_CODE_SETS, counters.connectionsMoved());
+        final ClientConnection over = connect("over");
+        final byte[] r = bytes(over.call(ByteBuffer.wrap(request(200, 0x00020001)), TIMEOUT_NS));
+        final String text = text(r);
+        assertTrue(text.contains("IDL:omg.org/CORBA/NO_RESOURCES:1.0") && text.contains("jacorb.lightwire.server.reader_threads"), text);
+        assertEquals(1, counters.laneCapRefusals());
+        assertEquals(1 + LanePool.EXTRA_LANES_FOR_CODE_SETS, pool.laneCount(), "no lane beyond the cap");
+        // Once a lane at the cap carries no connection, a new code set takes its place.
+        router.onConnectionClosed("c3", "the test closed it");
+        final ClientConnection later = connect("later");
+        later.startCall(ByteBuffer.wrap(request(400, 0x00030001)));
+        final Presented pl = orb.next();
+        assertEquals(CodeSetKey.of(0x00030001, UTF16), pl.lane.key());
+        FakeOrb.reply(pl.lane, pl.laneId(), 1);
+        assertEquals(400, GiopMessage.requestId(bytes(later.awaitReply(TIMEOUT_NS)), 24));
+        assertEquals(1, counters.lanesRetired());
+        assertEquals(1 + LanePool.EXTRA_LANES_FOR_CODE_SETS, pool.laneCount(), "still at the cap");
+        assertTrue(!pool.laneKeys().contains(CodeSetKey.of(0x00010001 + 3, UTF16).toString()), "the idle lane went: " + pool.laneKeys());
+        // A connection of the first lane's code sets is still served there.
+        final ClientConnection same = connect("same");
+        same.startCall(ByteBuffer.wrap(request(300, UTF8)));
+        final Presented ps = orb.next();
+        assertEquals(pa.lane, ps.lane);
+        FakeOrb.reply(ps.lane, ps.laneId(), 1);
+        assertEquals(300, GiopMessage.requestId(bytes(same.awaitReply(TIMEOUT_NS)), 24));
+    }
+
+    @Test
+    void refusedMessagesAreAnsweredWithoutReachingTheOrb() throws IOException, InterruptedException
+    {
+        start(1);
+        final ClientConnection a = connect("a");
+        final byte[] fragment = GiopBytes.message(2, GiopMessage.REQUEST, false, 0x02).ulong(44).octets(3, 0, 0, 0).ushort(0).sequence(KEY)
+            .bytes();
+        final byte[] r = bytes(a.call(ByteBuffer.wrap(fragment), TIMEOUT_NS));
+        assertEquals(44, GiopMessage.requestId(r, r.length));
+        assertTrue(text(r).contains("IDL:omg.org/CORBA/MARSHAL:1.0"));
+        assertEquals(CorbaExceptions.MINOR_REFUSED, GiopMessage.readULong(r, r.length - 8, false));
+        assertEquals(0, bytes(a.call(ByteBuffer.wrap(GiopBytes.message(2, GiopMessage.CANCEL_REQUEST, false).ulong(44).bytes()),
+            TIMEOUT_NS)).length, "a CancelRequest is answered empty");
+        assertEquals(1, counters.notPresented(GiopRequestCheck.Verdict.FRAGMENTED));
+        assertEquals(1, counters.notPresented(GiopRequestCheck.Verdict.CANCEL_REQUEST));
+        assertEquals(1, counters.protocolErrors());
+        assertEquals(null, orb.presented.poll(100, TimeUnit.MILLISECONDS), "nothing reached the ORB");
+    }
+}
