@@ -43,6 +43,8 @@ public final class LightwireListener extends ListenerBase
     private final LaneCounters counters = new LaneCounters();
     private LanePool lanes;
     private LaneRouter router;
+    /** Requests copied for a lane by another thread than its own (no socket per connection, AAL5): a budget of their own. */
+    private org.lightwire.transport.channel.RequestMemoryBudget handOffMemory;
     private LightwireConfig config;
     private int oaPort;
     private volatile UdpServer server;
@@ -55,7 +57,8 @@ public final class LightwireListener extends ListenerBase
         config = LightwireConfig.from(configuration);
         oaPort = configuration.getAttributeAsInteger("OAPort", 0);
         lanes = new LanePool(config.serverReaderThreads(), this::deliverLane, () -> (LightwireProfile)profile.copy(), counters);
-        router = new LaneRouter(lanes, config.serverSocketPerConnection());
+        handOffMemory = new org.lightwire.transport.channel.RequestMemoryBudget(config.serverRequestMemoryBytes());
+        router = new LaneRouter(lanes, config.serverSocketPerConnection(), handOffMemory);
     }
 
     @Override
@@ -184,6 +187,9 @@ public final class LightwireListener extends ListenerBase
         c.put("lanes_opened", counters.lanesOpened());
         c.put("lanes_closed", counters.lanesClosed());
         c.put("requests_handed_off", counters.requestsHandedOff());
+        c.put("hand_offs_refused", counters.handOffsRefused());
+        c.put("hand_off_memory_used", handOffMemory == null ? 0 : handOffMemory.usedBytes());
+        c.put("hand_off_memory_peak", handOffMemory == null ? 0 : handOffMemory.peakBytes());
         c.put("protocol_errors", counters.protocolErrors());
         c.put("delivery_failures", counters.deliveryFailures());
         c.put("orphaned_calls", counters.orphanedCalls());

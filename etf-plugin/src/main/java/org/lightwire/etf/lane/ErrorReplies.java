@@ -71,6 +71,13 @@ final class ErrorReplies
             CompletionStatus._COMPLETED_NO, why);
     }
 
+    /** No room in the budget of requests queued for the lanes: NO_RESOURCES, COMPLETED_NO. */
+    static void noMemory(final ServerCall call, final int giopMinor, final long requestId, final boolean replyExpected, final String why)
+    {
+        systemException(call, giopMinor, requestId, replyExpected, NO_RESOURCES, CorbaExceptions.MINOR_REQUEST_MEMORY,
+            CompletionStatus._COMPLETED_NO, why);
+    }
+
     /** A call whose lane closed: COMM_FAILURE, COMPLETED_MAYBE when JacORB had it, COMPLETED_NO when it never did. */
     static void laneClosed(final ServerCall call, final int giopMinor, final long requestId, final boolean replyExpected,
         final boolean presented, final String why)

@@ -206,6 +206,7 @@ public final class Lane extends MessageConnection
             }
             else
             {
+                h.release();
                 fail(h.call, h.request, false, "the server ORB closed the lane of " + r.name());
             }
             return;
@@ -222,6 +223,11 @@ public final class Lane extends MessageConnection
         {
             // Never let one request end the reader thread of a lane others share.
             fail(h.call, h.request, false, "the server failed to handle the request: " + e);
+        }
+        finally
+        {
+            // Presented (JacORB now reads it, before this lane reads anything else) or answered.
+            h.release();
         }
     }
 
@@ -431,6 +437,7 @@ public final class Lane extends MessageConnection
         LaneReader.HandOff h;
         while ((h = reader.pollHandOff()) != null)
         {
+            h.release();
             fail(h.call, h.request, false, "the server ORB closed " + name);
         }
     }

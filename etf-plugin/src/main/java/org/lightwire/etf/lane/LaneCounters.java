@@ -34,6 +34,8 @@ public final class LaneCounters
     final AtomicLong lanesRetired = new AtomicLong();
     /** Requests handed to a lane by another thread (no own socket, AAL5, a move): each was copied once. */
     final LongAdder requestsHandedOff = new LongAdder();
+    /** Requests answered NO_RESOURCES because their copy did not fit the budget of requests queued for the lanes. */
+    final LongAdder handOffsRefused = new LongAdder();
     /** Client messages not presented to JacORB, by verdict (malformed ones and control messages alike). */
     private final LongAdder[] notPresented = new LongAdder[GiopRequestCheck.Verdict.values().length];
 
@@ -130,6 +132,11 @@ public final class LaneCounters
         return requestsHandedOff.sum();
     }
 
+    public long handOffsRefused()
+    {
+        return handOffsRefused.sum();
+    }
+
     /** @return every counter as {@code name=value} pairs separated by spaces, for reports and failure messages. */
     @Override
     public String toString()
@@ -138,7 +145,7 @@ public final class LaneCounters
         sb.append("lanesOpened=").append(lanesOpened()).append(" lanesClosed=").append(lanesClosed())
             .append(" lanesRetired=").append(lanesRetired())
             .append(" connectionsMoved=").append(connectionsMoved()).append(" connectionsRefused=").append(connectionsRefused())
-            .append(" requestsHandedOff=").append(requestsHandedOff())
+            .append(" requestsHandedOff=").append(requestsHandedOff()).append(" handOffsRefused=").append(handOffsRefused())
             .append(" protocolErrors=").append(protocolErrors())
             .append(" closeConnectionsDropped=").append(closeConnectionsDropped())
             .append(" messagesWithoutCall=").append(messagesWithoutCall())

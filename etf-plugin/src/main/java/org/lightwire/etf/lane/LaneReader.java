@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 import org.lightwire.transport.channel.ConnectionReader;
+import org.lightwire.transport.channel.RequestMemoryBudget;
 import org.lightwire.transport.channel.ServerCall;
 
 /**
@@ -44,12 +45,35 @@ final class LaneReader
         /** True for a connection moved here: its socket is to be registered before its request is presented. */
         final boolean moved;
 
+        /** Where the copy is charged (null when it is not), and how much is still charged. */
+        private final RequestMemoryBudget memory;
+        private long charged;
+
         HandOff(final Route route, final ServerCall call, final ByteBuffer request, final boolean moved)
+        {
+            this(route, call, request, moved, null);
+        }
+
+        /** @param memory the budget the copy {@code request} was charged to, by its remaining bytes. */
+        HandOff(final Route route, final ServerCall call, final ByteBuffer request, final boolean moved,
+            final RequestMemoryBudget memory)
         {
             this.route = route;
             this.call = call;
             this.request = request;
             this.moved = moved;
+            this.memory = memory;
+            this.charged = memory == null ? 0 : request.remaining();
+        }
+
+        /** Gives the copy's charge back: once the request is presented or answered (idempotent). */
+        synchronized void release()
+        {
+            if (charged > 0)
+            {
+                memory.release(charged);
+                charged = 0;
+            }
         }
     }
 

@@ -3,9 +3,11 @@ package org.lightwire.etf.lane;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.lightwire.etf.LightwireConfig;
 import org.lightwire.etf.giop.GiopRequestCheck;
 import org.lightwire.transport.channel.ConnectionReader;
 import org.lightwire.transport.channel.RequestHandler;
+import org.lightwire.transport.channel.RequestMemoryBudget;
 import org.lightwire.transport.channel.ServerCall;
 
 /**
@@ -23,13 +25,19 @@ public final class LaneRouter implements RequestHandler
 {
     private final LanePool pool;
     private final boolean ownSockets;
+    private final RequestMemoryBudget handOffMemory;
     private final ConcurrentHashMap<String, Route> routes = new ConcurrentHashMap<>();
 
-    /** @param ownSockets what {@link #readsConnections()} answers: give connections sockets of their own for the lanes to read. */
-    public LaneRouter(final LanePool pool, final boolean ownSockets)
+    /**
+     * @param ownSockets what {@link #readsConnections()} answers: give connections sockets of their own for the lanes to read.
+     * @param handOffMemory the budget of the copies queued for the lanes, all lanes together: a
+     *     request that does not fit is answered {@code NO_RESOURCES} instead of queued.
+     */
+    public LaneRouter(final LanePool pool, final boolean ownSockets, final RequestMemoryBudget handOffMemory)
     {
         this.pool = pool;
         this.ownSockets = ownSockets;
+        this.handOffMemory = handOffMemory;
     }
 
     @Override
@@ -82,6 +90,18 @@ public final class LaneRouter implements RequestHandler
     private void handOff(final Route r, final ServerCall call)
     {
         final ByteBuffer r0 = call.request();
+        if (!handOffMemory.tryReserve(r0.remaining()))
+        {
+            pool.counters().handOffsRefused.increment();
+            final GiopRequestCheck facts = new GiopRequestCheck();
+            facts.check(r0.duplicate());
+            ErrorReplies.noMemory(call, facts.minor(), facts.requestId(), facts.responseExpected(),
+                "Lightwire: the server's requests waiting for its lanes hold " + handOffMemory.usedBytes() + " of their " +
+                handOffMemory.limitBytes() + " bytes; no room for one of " + r0.remaining() + " bytes (" +
+                LightwireConfig.SERVER_REQUEST_MEMORY_BYTES + "; or let each connection's lane read it: " +
+                LightwireConfig.SERVER_SOCKET_PER_CONNECTION + "=true)");
+            return;
+        }
         final ByteBuffer copy = ByteBuffer.allocate(r0.remaining());
         copy.put(r0.duplicate()).flip();
         pool.counters().requestsHandedOff.increment();
@@ -92,13 +112,14 @@ public final class LaneRouter implements RequestHandler
         }
         if (lane == null)
         {
+            handOffMemory.release(copy.remaining());
             final GiopRequestCheck facts = new GiopRequestCheck();
             facts.check(copy);
             ErrorReplies.noLane(call, facts.minor(), facts.requestId(), facts.responseExpected(),
                 "Lightwire: no lane for " + r.name() + ": " + pool.lastRefusal());
             return;
         }
-        lane.handOff(new LaneReader.HandOff(r, call, copy, false));
+        lane.handOff(new LaneReader.HandOff(r, call, copy, false, handOffMemory));
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,7 @@ import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.GiopRequestCheck;
 import org.lightwire.transport.channel.ClientConnection;
 import org.lightwire.transport.channel.LinkServerDriver;
+import org.lightwire.transport.channel.RequestMemoryBudget;
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.link.memory.Faults;
 import org.lightwire.transport.link.memory.MemoryLink;
@@ -143,11 +145,18 @@ class LaneTest
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private LanePool pool;
     private LaneRouter router;
+    private RequestMemoryBudget handOffMemory;
 
     private void start(final int readerThreads)
     {
+        start(readerThreads, 1L << 30);
+    }
+
+    private void start(final int readerThreads, final long handOffBytes)
+    {
         pool = new LanePool(readerThreads, orb, () -> null, counters);
-        router = new LaneRouter(pool, false);
+        handOffMemory = new RequestMemoryBudget(handOffBytes);
+        router = new LaneRouter(pool, false, handOffMemory);
     }
 
     @AfterEach
@@ -272,6 +281,65 @@ class LaneTest
         FakeOrb.reply(q.lane, q.laneId(), 1);
         assertEquals(78, GiopMessage.requestId(bytes(b.awaitReply(TIMEOUT_NS)), 24));
         assertEquals(2, counters.lanesOpened());
+    }
+
+    @Test
+    void requestsQueuedForABusyLaneAreChargedToTheirBudgetAndTheOneBeyondIsRefusedNoResources() throws Exception
+    {
+        final int size = request(1, UTF8).length;
+        start(1, 2L * size);
+        final CountDownLatch busy = new CountDownLatch(1);
+        orb.onReaderThread = (lane, m) ->
+        {
+            try
+            {
+                busy.await();
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        };
+        final ClientConnection a = connect("a");
+        a.startCall(ByteBuffer.wrap(request(1, UTF8)));
+        while (counters.requestsHandedOff() < 1)
+        {
+            Thread.sleep(1);
+        }
+        // The lane's reader is held inside JacORB with request 1: the next two wait in its queue, charged.
+        final ClientConnection b = connect("b");
+        final ClientConnection c = connect("c");
+        b.startCall(ByteBuffer.wrap(request(2, UTF8)));
+        c.startCall(ByteBuffer.wrap(request(3, UTF8)));
+        while (counters.requestsHandedOff() < 3)
+        {
+            Thread.sleep(1);
+        }
+        assertEquals(2L * size, handOffMemory.usedBytes(), "requests 2 and 3 queued; request 1 was presented, no longer charged");
+        final ClientConnection d = connect("d");
+        final byte[] refused = bytes(d.call(ByteBuffer.wrap(request(4, UTF8)), TIMEOUT_NS));
+        assertEquals(4, GiopMessage.requestId(refused, refused.length), "under the client's own id");
+        final String text = text(refused);
+        assertTrue(text.contains("IDL:omg.org/CORBA/NO_RESOURCES:1.0") && text.contains("jacorb.lightwire.server.request_memory_bytes"), text);
+        assertEquals(CorbaExceptions.MINOR_REQUEST_MEMORY, GiopMessage.readULong(refused, refused.length - 8, false));
+        assertEquals(org.omg.CORBA.CompletionStatus._COMPLETED_NO, GiopMessage.readULong(refused, refused.length - 4, false));
+        assertEquals(1, counters.handOffsRefused());
+        assertEquals(3, counters.requestsHandedOff(), "the refused request was not copied");
+
+        busy.countDown();
+        final ClientConnection[] callers = {a, b, c};
+        for (int i = 0; i < 3; i++)
+        {
+            final Presented p = orb.next();
+            FakeOrb.reply(p.lane, p.laneId(), 100 + i);
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            final byte[] r = bytes(callers[i].awaitReply(TIMEOUT_NS));
+            assertEquals(i + 1, GiopMessage.requestId(r, r.length));
+        }
+        assertEquals(0, handOffMemory.usedBytes(), "every charge given back once its request was presented");
+        assertEquals(2L * size, handOffMemory.peakBytes());
     }
 
     @Test
