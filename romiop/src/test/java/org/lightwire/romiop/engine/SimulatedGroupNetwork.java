@@ -36,6 +36,8 @@ final class SimulatedGroupNetwork
         (a, b) -> a.atNs != b.atNs ? Long.compare(a.atNs, b.atNs) : Long.compare(a.serial, b.serial));
     private long serial;
     private long nowNs;
+    /** Set while {@link SimulationDigestTest} runs this simulation on this thread. */
+    private final TraceDigest trace = TraceDigest.current();
     long sent;
     long dropped;
     long duplicated;
@@ -109,13 +111,23 @@ final class SimulatedGroupNetwork
         if (random.nextDouble() < dropRate)
         {
             dropped++;
+            if (trace != null)
+            {
+                trace.sent(nowNs, from, to, bytes, new long[0]);
+            }
             return;
         }
         final int copies = random.nextDouble() < duplicateRate ? 2 : 1;
         duplicated += copies - 1;
+        final long[] arrivalsNs = new long[copies];
         for (int i = 0; i < copies; i++)
         {
-            queue.add(new InFlight(nowNs + baseLatencyNs + random.nextLong(jitterNs + 1), serial++, from, to, bytes));
+            arrivalsNs[i] = nowNs + baseLatencyNs + random.nextLong(jitterNs + 1);
+            queue.add(new InFlight(arrivalsNs[i], serial++, from, to, bytes));
+        }
+        if (trace != null)
+        {
+            trace.sent(nowNs, from, to, bytes, arrivalsNs);
         }
     }
 
@@ -148,6 +160,10 @@ final class SimulatedGroupNetwork
         {
             final InFlight p = queue.poll();
             final Endpoint endpoint = endpoints.get(p.to);
+            if (trace != null)
+            {
+                trace.handled(nowNs, p.serial, p.from, p.to, endpoint != null);
+            }
             if (endpoint != null)
             {
                 endpoint.onPacket(ByteBuffer.wrap(p.bytes), 0, p.bytes.length, nowNs);
