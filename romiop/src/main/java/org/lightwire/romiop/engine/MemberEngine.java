@@ -1,7 +1,6 @@
 package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -81,12 +80,11 @@ public final class MemberEngine
         LEFT
     }
 
-    private static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
-
     private final GroupConfig config;
-    private final GroupSender sender;
     private final DeliveryHandler handler;
     private final GroupCounters counters = new GroupCounters();
+    private final Outbox outbox;
+    /** The send buffer, lent by the outbox. */
     private final ByteBuffer out;
 
     private final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -103,7 +101,6 @@ public final class MemberEngine
 
     private State state;
     private boolean started;
-    private int lamport;
 
     // Membership: the view, ascending, and its leader.
     private int[] view;
@@ -121,15 +118,15 @@ public final class MemberEngine
 
     // Delivery.
     /** Received, not yet delivered requests, by {@link #key}, in arrival order. */
-    private final LinkedHashMap<Long, Held> received = new LinkedHashMap<>();
+    private final LinkedHashMap<Long, HeldRequest> received = new LinkedHashMap<>();
     /** Reads the size of each Request a MsgOrder carries. */
     private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
     /** Known order entries not yet delivered: order sequence number to request key. */
     private final TreeMap<Long, Long> orders = new TreeMap<>();
     /** Delivered requests still kept: for NAKs (leader) and a new leader's recovery (everyone). */
-    private final TreeMap<Long, Held> log = new TreeMap<>();
+    private final TreeMap<Long, HeldRequest> log = new TreeMap<>();
     private final Map<Long, Long> logSeqByKey = new HashMap<>();
-    /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
+    /** HeldRequest requests their client cancelled, by key, to the time of the Cancel (oldest first). */
     private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
     /** Two-way requests whose ACK waits for their Reply: key -> when to ACK anyway (insertion order is deadline order). */
     private final LinkedHashMap<Long, Long> deferredAcks = new LinkedHashMap<>();
@@ -187,9 +184,9 @@ public final class MemberEngine
     public MemberEngine(final GroupConfig config, final GroupSender sender, final DeliveryHandler handler)
     {
         this.config = config;
-        this.sender = sender;
         this.handler = handler;
-        this.out = ByteBuffer.allocate(config.maxPacketBytes);
+        this.outbox = new Outbox(config, sender);
+        this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
         this.view = config.memberIds.clone();
@@ -288,7 +285,7 @@ public final class MemberEngine
         tickDeadlineNs = nowNs + tickPeriodNs();
         if (state == State.JOINING)
         {
-            sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+            outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
         }
     }
 
@@ -304,7 +301,7 @@ public final class MemberEngine
         {
             return;
         }
-        sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_REMOVED);
+        outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_REMOVED);
         transitionTo(State.LEFT, nowNs);
     }
 
@@ -387,10 +384,10 @@ public final class MemberEngine
     private void sendReplyPacket(final int clientId, final int packetId, final int requestId, final boolean piece, final ByteBuffer payload,
         final int offset, final int length, final long nowNs)
     {
-        final int replyPacketId = nextPacketId();
+        final int replyPacketId = outbox.nextPacketId();
         reply.wrap(out, 0);
         // reply_status stays 0: the GIOP reply in the payload carries the real one.
-        reply.set(WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        reply.set(Outbox.WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
         reply.header().piece(piece);
         final byte[] copy = new byte[reply.packetSize()];
         out.get(0, copy);
@@ -534,7 +531,7 @@ public final class MemberEngine
             it.remove();
             final int clientId = (int)(e.getKey() >>> 32);
             counters.requestAcksDeferred++;
-            sendAck(clientId, PacketType.REQUEST, clientId, (int)(long)e.getKey());
+            outbox.ack(clientId, PacketType.REQUEST, clientId, (int)(long)e.getKey());
         }
     }
 
@@ -562,7 +559,7 @@ public final class MemberEngine
             return;
         }
         counters.requestsReceived++;
-        observe(request.packetId());
+        outbox.observe(request.packetId());
         final boolean toSequencer = request.header().toSequencer();
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
@@ -579,7 +576,7 @@ public final class MemberEngine
         {
             // Before the duplicate check: the client resends only because it lacks this member's ACK.
             deferredAcks.remove(key);
-            sendAck(clientId, PacketType.REQUEST, clientId, request.packetId());
+            outbox.ack(clientId, PacketType.REQUEST, clientId, request.packetId());
         }
         if (state == State.JOINING)
         {
@@ -617,7 +614,7 @@ public final class MemberEngine
         }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
-        final Held held = new Held(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload);
+        final HeldRequest held = new HeldRequest(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload);
         received.put(key, held);
         if (toSequencer)
         {
@@ -867,7 +864,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(msgOrder.packetId());
+        outbox.observe(msgOrder.packetId());
         final int from = msgOrder.senderId();
         heard(from, nowNs);
         groupHeard = true;
@@ -941,7 +938,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(keepAlive.packetId());
+        outbox.observe(keepAlive.packetId());
         final int from = keepAlive.senderId();
         heard(from, nowNs);
         groupHeard = true;
@@ -960,7 +957,7 @@ public final class MemberEngine
                     sendOrderAck();
                     onlineAnsweredBy.clear();
                     onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
-                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
             case MEMBER ->
@@ -1008,7 +1005,7 @@ public final class MemberEngine
         Long key;
         while ((key = orders.get(nextDeliverSeq)) != null)
         {
-            final Held held = received.remove(key);
+            final HeldRequest held = received.remove(key);
             if (held == null)
             {
                 break;
@@ -1085,16 +1082,16 @@ public final class MemberEngine
         if (!orders.containsKey(nextDeliverSeq))
         {
             nak.wrap(out, 0);
-            nak.setOrderNak(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq);
+            nak.setOrderNak(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), nextDeliverSeq);
             counters.orderNaksSent++;
-            sender.send(nakTargetId, out, nak.packetSize());
+            outbox.send(nakTargetId, nak.packetSize());
             return;
         }
         final int capacity = Math.min(0xFFFF, (config.maxPacketBytes - NakFlyweight.HEADER_LENGTH) / NakFlyweight.ENTRY_LENGTH);
-        final int packetId = nextPacketId();
+        final int packetId = outbox.nextPacketId();
         nak.wrap(out, 0);
         // Header first to fix the byte order, entries next, the count last once it is known.
-        nak.setRequestNak(WIRE_ORDER, config.selfId, packetId, 0);
+        nak.setRequestNak(Outbox.WIRE_ORDER, config.selfId, packetId, 0);
         int count = 0;
         for (final long key : orders.values())
         {
@@ -1107,9 +1104,9 @@ public final class MemberEngine
                 nak.entry(count++, (int)(key >>> 32), (int)key);
             }
         }
-        nak.setRequestNak(WIRE_ORDER, config.selfId, packetId, count);
+        nak.setRequestNak(Outbox.WIRE_ORDER, config.selfId, packetId, count);
         counters.requestNaksSent++;
-        sender.send(nakTargetId, out, nak.packetSize());
+        outbox.send(nakTargetId, nak.packetSize());
     }
 
     private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -1118,7 +1115,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(nak.packetId());
+        outbox.observe(nak.packetId());
         final int requester = nak.senderId();
         heard(requester, nowNs);
         if (state == State.JOINING || !isMember(requester))
@@ -1146,10 +1143,10 @@ public final class MemberEngine
         {
             final long key = key(nak.entrySenderId(i), nak.entryPacketId(i));
             final Long seq = logSeqByKey.get(key);
-            final Held held = seq != null ? log.get(seq) : received.get(key);
+            final HeldRequest held = seq != null ? log.get(seq) : received.get(key);
             if (held != null)
             {
-                sendRequest(requester, held);
+                outbox.request(requester, held);
             }
         }
     }
@@ -1160,20 +1157,18 @@ public final class MemberEngine
         if (fromSeq > last || !log.containsKey(fromSeq))
         {
             // Nothing kept past what it asked: tell it where the order ends, so it stops asking.
-            keepAlive.wrap(out, 0);
-            keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), isOrdering() ? nextOrderSeq - 1 : last);
-            sender.send(destinationId, out, keepAlive.packetSize());
+            outbox.keepAlive(destinationId, isOrdering() ? nextOrderSeq - 1 : last);
             return;
         }
         final int count = (int)Math.min(last - fromSeq + 1, maxEntriesPerOrder());
         writeOrders(fromSeq, count);
-        sender.send(destinationId, out, msgOrder.packetSize());
+        outbox.send(destinationId, msgOrder.packetSize());
     }
 
     private void writeOrders(final long first, final int count)
     {
         msgOrder.wrap(out, 0);
-        msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), first, count);
+        msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), first, count);
         for (int i = 0; i < count; i++)
         {
             final long key = log.get(first + i).key;
@@ -1196,27 +1191,27 @@ public final class MemberEngine
             final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
             sendAloneWhatCannotBeCarried(count);
             msgOrder.wrap(out, 0);
-            msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq, count);
+            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), nextOrderSeq, count);
             for (int i = 0; i < count; i++)
             {
                 final long key = pendingOrder.poll();
                 orderSentNs.put(nextOrderSeq, nowNs);
                 orders.put(nextOrderSeq++, key);
                 msgOrder.entry(i, (int)(key >>> 32), (int)key);
-                final Held held = received.get(key);
+                final HeldRequest held = received.get(key);
                 if (held != null && held.toCarry)
                 {
                     held.toCarry = false;
                     // Written after the entries (whose room set() reserved), with flags bit 2 clear.
                     request.wrap(out, msgOrder.end());
-                    writeRequest(held);
+                    held.writeTo(request);
                     msgOrder.carried(request.packetSize());
                     counters.requestsCarried++;
                 }
             }
             counters.ordersSent++;
             counters.orderEntriesSent += count;
-            sender.send(GroupSender.GROUP, out, msgOrder.packetSize());
+            outbox.send(GroupSender.GROUP, msgOrder.packetSize());
             // The leader holds every request it orders, so it delivers them at once: after the
             // order is on its way, so that the followers' copies are not held up by this ORB's work.
             deliverInOrder(nowNs);
@@ -1239,7 +1234,7 @@ public final class MemberEngine
         for (int i = 0; i < count; i++)
         {
             final long key = keys.next();
-            final Held held = received.get(key);
+            final HeldRequest held = received.get(key);
             if (held == null || !held.toCarry)
             {
                 continue;
@@ -1253,7 +1248,7 @@ public final class MemberEngine
             {
                 held.toCarry = false;
                 counters.requestsRelayedAlone++;
-                sendRequest(GroupSender.GROUP, held);
+                outbox.request(GroupSender.GROUP, held);
             }
         }
     }
@@ -1316,7 +1311,7 @@ public final class MemberEngine
         while (forgottenSeq < lowest)
         {
             forgottenSeq++;
-            final Held held = log.remove(forgottenSeq);
+            final HeldRequest held = log.remove(forgottenSeq);
             if (held != null)
             {
                 logSeqByKey.remove(held.key);
@@ -1352,10 +1347,10 @@ public final class MemberEngine
         {
             return;
         }
-        observe(cancel.packetId());
+        outbox.observe(cancel.packetId());
         final int clientId = cancel.senderId();
         final int packetId = cancel.requestPacketId();
-        sendAck(clientId, PacketType.CANCEL, clientId, cancel.packetId());
+        outbox.ack(clientId, PacketType.CANCEL, clientId, cancel.packetId());
         replies.cancel(clientId, packetId, nowNs);
         if (state == State.JOINING || isMember(clientId))
         {
@@ -1423,7 +1418,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(memberChange.packetId());
+        outbox.observe(memberChange.packetId());
         final int from = memberChange.senderId();
         final int subject = memberChange.memberId();
         heard(from, nowNs);
@@ -1457,7 +1452,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        sendAck(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
+        outbox.ack(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
         if (memberChange.member(0) != from)
         {
             // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
@@ -1551,10 +1546,8 @@ public final class MemberEngine
         // comes. (Taken from the multicast LIST alone, it could ignore the start KeepAlive that
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
-        sender.send(memberId, ByteBuffer.wrap(pendingList != null ? pendingList : listPacket()), listLength());
-        keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
-        sender.send(memberId, out, KeepAliveFlyweight.LENGTH);
+        outbox.send(memberId, pendingList != null ? pendingList : listPacket(), listLength());
+        outbox.keepAlive(memberId, memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
@@ -1587,10 +1580,10 @@ public final class MemberEngine
         listAckedBy.clear();
         listFirstSentNs = nowNs;
         listDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        sender.send(GroupSender.GROUP, ByteBuffer.wrap(pendingList), pendingList.length);
+        outbox.send(GroupSender.GROUP, pendingList, pendingList.length);
         for (final int clientId : knownClients.keySet())
         {
-            sender.send(clientId, ByteBuffer.wrap(pendingList), pendingList.length);
+            outbox.send(clientId, pendingList, pendingList.length);
         }
     }
 
@@ -1608,12 +1601,12 @@ public final class MemberEngine
             if (!listAckedBy.contains(clientId) && !clientsGiveUp)
             {
                 clientsMissing = true;
-                sender.send(clientId, ByteBuffer.wrap(pendingList), pendingList.length);
+                outbox.send(clientId, pendingList, pendingList.length);
             }
         }
         if (membersMissing)
         {
-            sender.send(GroupSender.GROUP, ByteBuffer.wrap(pendingList), pendingList.length);
+            outbox.send(GroupSender.GROUP, pendingList, pendingList.length);
         }
         if (!membersMissing && !clientsMissing)
         {
@@ -1639,14 +1632,14 @@ public final class MemberEngine
     private void sendList(final int destinationId, final int subject)
     {
         writeList(subject);
-        sender.send(destinationId, out, memberChange.packetSize());
+        outbox.send(destinationId, memberChange.packetSize());
     }
 
     /** A LIST names the leader first, then the other members ascending. */
     private void writeList(final int subject)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), subject, MemberChangeFlyweight.STATUS_LIST, view.length);
+        memberChange.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, MemberChangeFlyweight.STATUS_LIST, view.length);
         memberChange.member(0, leaderId);
         int i = 1;
         for (final int id : view)
@@ -1656,13 +1649,6 @@ public final class MemberEngine
                 memberChange.member(i++, id);
             }
         }
-    }
-
-    private void sendMemberChange(final int destinationId, final int subject, final int status)
-    {
-        memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), subject, status, 0);
-        sender.send(destinationId, out, memberChange.packetSize());
     }
 
     private void membershipTick(final long nowNs)
@@ -1677,15 +1663,13 @@ public final class MemberEngine
                 }
                 else
                 {
-                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
                 }
             }
             case LEADER_IDLE, LEADER_BATCHING ->
             {
-                keepAlive.wrap(out, 0);
-                keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
                 counters.keepAlivesSent++;
-                sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                outbox.keepAlive(GroupSender.GROUP, nextOrderSeq - 1);
                 final int silent = silentMembers(nowNs);
                 if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
@@ -1717,7 +1701,7 @@ public final class MemberEngine
                 }
                 if (onlineUntilNs - nowNs > 0 && Arrays.stream(view).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
                 {
-                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
             case LEADER_RECOVERING ->
@@ -1725,13 +1709,11 @@ public final class MemberEngine
                 if (recoveryTargetSeq >= 0)
                 {
                     // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
-                    keepAlive.wrap(out, 0);
-                    keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
-                    sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                    outbox.keepAlive(GroupSender.GROUP, nextDeliverSeq - 1);
                 }
                 else
                 {
-                    sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+                    outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
                     // Only a majority of the view before the failure may go on: a minority side waits.
                     if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && (reports.size() + 1) * 2 > recoveryBaseSize)
                     {
@@ -1802,7 +1784,7 @@ public final class MemberEngine
             leaderId = -1;
         }
         transitionTo(State.JOINING, nowNs);
-        sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+        outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1864,7 +1846,7 @@ public final class MemberEngine
         counters.leaderChanges++;
         counters.recoveries++;
         transitionTo(State.LEADER_RECOVERING, nowNs);
-        sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+        outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
         decideWhenAllReported(nowNs);
     }
 
@@ -1921,20 +1903,18 @@ public final class MemberEngine
                 next = it.hasNext() ? it.next() : null;
             }
             msgOrder.wrap(out, 0);
-            msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), first, count);
+            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), first, count);
             for (int i = 0; i < count; i++)
             {
                 msgOrder.entry(i, (int)(keys[i] >>> 32), (int)keys[i]);
             }
-            sender.send(newLeaderId, out, msgOrder.packetSize());
+            outbox.send(newLeaderId, msgOrder.packetSize());
         }
-        for (final Held held : received.values())
+        for (final HeldRequest held : received.values())
         {
-            sendRequest(newLeaderId, held);
+            outbox.request(newLeaderId, held);
         }
-        keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
-        sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
+        outbox.keepAlive(newLeaderId, nextDeliverSeq - 1);
     }
 
     private void decideWhenAllReported(final long nowNs)
@@ -2022,7 +2002,7 @@ public final class MemberEngine
         }
         recoveredOrders.clear();
         reports.clear();
-        for (final Map.Entry<Long, Held> e : received.entrySet())
+        for (final Map.Entry<Long, HeldRequest> e : received.entrySet())
         {
             final long k = e.getKey();
             if (pendingOrder.contains(k))
@@ -2064,7 +2044,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(ack.packetId());
+        outbox.observe(ack.packetId());
         final int from = ack.senderId();
         heard(from, nowNs);
         final PacketType acked = ack.ackedType();
@@ -2148,20 +2128,6 @@ public final class MemberEngine
         }
     }
 
-    private void sendRequest(final int destinationId, final Held held)
-    {
-        request.wrap(out, 0);
-        writeRequest(held);
-        sender.send(destinationId, out, request.packetSize());
-    }
-
-    /** Writes a held request as its client sent it (flags bit 2 clear) where {@code request} is wrapped. */
-    private void writeRequest(final Held held)
-    {
-        request.set(WIRE_ORDER, (int)(held.key >>> 32), (int)held.key, held.requestId, held.responseFlags, held.payload.length)
-            .clientSeq(held.clientSeq).payload(ByteBuffer.wrap(held.payload), 0, held.payload.length);
-    }
-
     private void sendOrderAck()
     {
         if (state != State.MEMBER)
@@ -2171,14 +2137,7 @@ public final class MemberEngine
         orderAckArmed = false;
         lastAckedSeq = nextDeliverSeq - 1;
         counters.orderAcksSent++;
-        sendAck(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
-    }
-
-    private void sendAck(final int destinationId, final PacketType ackedType, final int ackedSenderId, final long ackedId)
-    {
-        ack.wrap(out, 0);
-        ack.set(WIRE_ORDER, config.selfId, nextPacketId(), ackedType, ackedSenderId, ackedId);
-        sender.send(destinationId, out, AckFlyweight.LENGTH);
+        outbox.ack(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
     }
 
     private void transitionTo(final State next, final long nowNs)
@@ -2194,47 +2153,8 @@ public final class MemberEngine
         state = next;
     }
 
-    /** Lamport rule (paper, section 4): a larger id seen anywhere raises the local counter. */
-    private void observe(final int packetId)
-    {
-        if (Integer.compareUnsigned(packetId, lamport) > 0)
-        {
-            lamport = packetId;
-        }
-    }
-
-    private int nextPacketId()
-    {
-        return ++lamport;
-    }
-
     static long key(final int senderId, final int packetId)
     {
-        return ((long)senderId << 32) | (packetId & 0xFFFF_FFFFL);
-    }
-
-    /** A received request, as its client sent it. */
-    private static final class Held
-    {
-        final long key;
-        final int requestId;
-        final int responseFlags;
-        final int clientSeq;
-        final byte[] payload;
-        /**
-         * Sequencer: sent to it alone (flags bit 2) and not yet carried to the group. Set only on
-         * arrival at an ordering member; carrying a request the others already have is harmless
-         * (a duplicate to them), so a leader that steps down need not clear it.
-         */
-        boolean toCarry;
-
-        Held(final long key, final int requestId, final int responseFlags, final int clientSeq, final byte[] payload)
-        {
-            this.key = key;
-            this.requestId = requestId;
-            this.responseFlags = responseFlags;
-            this.clientSeq = clientSeq;
-            this.payload = payload;
-        }
+        return HeldRequest.key(senderId, packetId);
     }
 }
