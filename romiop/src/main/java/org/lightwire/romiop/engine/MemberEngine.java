@@ -142,11 +142,8 @@ public final class MemberEngine
 
     // Sequencer only.
     private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
-    /** Leader: per-client FIFO state (at most maxClients), and how many clients wait for a gap. */
-    private final LinkedHashMap<Integer, ClientFifo> fifo = new LinkedHashMap<>();
-    private int fifoWaiting;
-    /** True while this engine has led the group since its first order: clients' numbers start at 1. */
-    private boolean fifoFromStart = true;
+    /** Leader: per-client FIFO admission of requests to the order. */
+    private final ClientFifo fifo;
     private final Map<Integer, Long> memberDeliveredSeq = new HashMap<>();
     private long nextOrderSeq = 1;
     private long forgottenSeq;
@@ -189,6 +186,20 @@ public final class MemberEngine
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
+        this.fifo = new ClientFifo(config, counters, new ClientFifo.Orderer()
+        {
+            @Override
+            public void orderSoon(final long key, final long nowNs)
+            {
+                MemberEngine.this.orderSoon(key, nowNs);
+            }
+
+            @Override
+            public boolean isHeld(final long key)
+            {
+                return received.containsKey(key);
+            }
+        });
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
@@ -234,12 +245,7 @@ public final class MemberEngine
     /** @return requests the sequencer holds back for an earlier request of their client (0 unless leading). */
     public int heldForFifo()
     {
-        int held = 0;
-        for (final ClientFifo f : fifo.values())
-        {
-            held += f.ahead.size();
-        }
-        return held;
+        return fifo.held();
     }
 
     /** @return Reply packets kept until their client ACKs them: sent, or pieces held for the reply window. */
@@ -467,7 +473,7 @@ public final class MemberEngine
         }
         if (isOrdering())
         {
-            skipDueGaps(nowNs);
+            fifo.onTimer(nowNs);
         }
         if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
         {
@@ -512,7 +518,7 @@ public final class MemberEngine
         deadline = earlier(deadline, orderAckArmed, orderAckDeadlineNs);
         if (isOrdering())
         {
-            final long gap = earliestGapDeadline();
+            final long gap = fifo.nextDeadlineNs();
             deadline = earlier(deadline, gap != Long.MAX_VALUE, gap);
         }
         return deadline;
@@ -605,10 +611,10 @@ public final class MemberEngine
         if (duplicate)
         {
             counters.duplicateRequests++;
-            if (isOrdering() && !received.containsKey(key) && !logSeqByKey.containsKey(key) && fifo.containsKey(clientId))
+            if (isOrdering() && !received.containsKey(key) && !logSeqByKey.containsKey(key) && fifo.knows(clientId))
             {
                 // Cancelled before it got here: its number must not hold up the client's later requests.
-                passOver(clientId, request.clientSeq(), key, nowNs);
+                fifo.passOver(clientId, request.clientSeq(), key, nowNs);
             }
             return;
         }
@@ -632,207 +638,9 @@ public final class MemberEngine
         }
         if (isOrdering())
         {
-            admit(key, request.clientSeq(), nowNs);
+            fifo.admit(key, request.clientSeq(), nowNs);
         }
         deliverInOrder(nowNs);
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Per-client FIFO at the sequencer (beyond the paper): a client's requests are ordered in the
-    // order it numbered them (client_seq), even when a later one reaches the leader first.
-
-    /** Leader: one client's next expected client_seq and the requests that came ahead of it. */
-    private static final class ClientFifo
-    {
-        int next;
-        final HashMap<Integer, Long> ahead = new HashMap<>();
-        long gapDeadlineNs;
-    }
-
-    private static final int CLIENT_SEQ_MASK = 0xFF_FFFF;
-
-    private static int nextClientSeq(final int seq)
-    {
-        final int n = (seq + 1) & CLIENT_SEQ_MASK;
-        return n == 0 ? 1 : n;
-    }
-
-    /** @return how far {@code seq} is past {@code from}, modulo 2^24 (numbering skips 0). */
-    private static int clientSeqDistance(final int seq, final int from)
-    {
-        final int d = (seq - from) & CLIENT_SEQ_MASK;
-        // The 0 that numbering skips lies between them when seq wrapped past it.
-        return seq < from && d > 0 ? d - 1 : d;
-    }
-
-    /** Leader: a new request, ordered now unless an earlier one of its client has not arrived yet. */
-    private void admit(final long key, final int clientSeq, final long nowNs)
-    {
-        final int clientId = (int)(key >>> 32);
-        if (clientSeq == 0 || config.fifoWaitNs == 0)
-        {
-            orderSoon(key, nowNs);
-            return;
-        }
-        ClientFifo f = fifo.get(clientId);
-        if (f == null)
-        {
-            f = new ClientFifo();
-            // A leader since the group began has seen every request: each client starts at 1.
-            // One that took over (or forgot the client) takes the first number it sees.
-            f.next = fifoFromStart ? 1 : clientSeq;
-            fifo.put(clientId, f);
-            while (fifo.size() > config.maxClients)
-            {
-                final Iterator<Map.Entry<Integer, ClientFifo>> eldest = fifo.entrySet().iterator();
-                releaseAll(eldest.next().getValue(), nowNs);
-                eldest.remove();
-                // A forgotten client may come back at any number.
-                fifoFromStart = false;
-            }
-        }
-        final int distance = clientSeqDistance(clientSeq, f.next);
-        if (distance == 0)
-        {
-            orderSoon(key, nowNs);
-            f.next = nextClientSeq(clientSeq);
-            releaseInOrder(f, nowNs);
-        }
-        else if (distance < CLIENT_SEQ_MASK / 2)
-        {
-            // An earlier request of this client is missing: wait for it, at most fifoWaitNs.
-            counters.requestsHeldForFifo++;
-            if (f.ahead.isEmpty())
-            {
-                f.gapDeadlineNs = nowNs + config.fifoWaitNs;
-                fifoWaiting++;
-            }
-            f.ahead.put(clientSeq, key);
-        }
-        else
-        {
-            // Behind: it arrived after its gap was given up on (or it precedes what this leader first saw).
-            counters.fifoLateRequests++;
-            orderSoon(key, nowNs);
-        }
-    }
-
-    /** Leader: a request of this client that will never be ordered (cancelled) takes its number's turn. */
-    private void passOver(final int clientId, final int clientSeq, final long key, final long nowNs)
-    {
-        final ClientFifo f = fifo.get(clientId);
-        if (clientSeq == 0 || f == null)
-        {
-            return;
-        }
-        final int distance = clientSeqDistance(clientSeq, f.next);
-        if (distance == 0)
-        {
-            f.next = nextClientSeq(clientSeq);
-            releaseInOrder(f, nowNs);
-        }
-        else if (distance < CLIENT_SEQ_MASK / 2 && !f.ahead.containsKey(clientSeq))
-        {
-            // Not in received: releasing passes over it.
-            if (f.ahead.isEmpty())
-            {
-                f.gapDeadlineNs = nowNs + config.fifoWaitNs;
-                fifoWaiting++;
-            }
-            f.ahead.put(clientSeq, key);
-        }
-    }
-
-    /** Orders what waited for the request just admitted, as far as the client's numbers run on. */
-    private void releaseInOrder(final ClientFifo f, final long nowNs)
-    {
-        Long key;
-        while ((key = f.ahead.remove(f.next)) != null)
-        {
-            if (received.containsKey(key))
-            {
-                orderSoon(key, nowNs);
-            }
-            f.next = nextClientSeq(f.next);
-        }
-        if (f.ahead.isEmpty())
-        {
-            if (f.gapDeadlineNs != 0)
-            {
-                fifoWaiting--;
-            }
-            f.gapDeadlineNs = 0;
-        }
-        else if (f.gapDeadlineNs == 0)
-        {
-            f.gapDeadlineNs = nowNs + config.fifoWaitNs;
-            fifoWaiting++;
-        }
-    }
-
-    /** A client's gap lasted fifoWaitNs: order what waited, from the nearest number on. */
-    private void skipGap(final ClientFifo f, final long nowNs)
-    {
-        counters.fifoGapsSkipped++;
-        int nearest = f.next;
-        int best = Integer.MAX_VALUE;
-        for (final int seq : f.ahead.keySet())
-        {
-            final int d = clientSeqDistance(seq, f.next);
-            if (d < best)
-            {
-                best = d;
-                nearest = seq;
-            }
-        }
-        f.next = nearest;
-        fifoWaiting--;
-        f.gapDeadlineNs = 0;
-        releaseInOrder(f, nowNs);
-    }
-
-    private void releaseAll(final ClientFifo f, final long nowNs)
-    {
-        while (!f.ahead.isEmpty())
-        {
-            skipGap(f, nowNs);
-        }
-    }
-
-    private void skipDueGaps(final long nowNs)
-    {
-        if (fifoWaiting == 0)
-        {
-            return;
-        }
-        for (final ClientFifo f : fifo.values())
-        {
-            if (f.gapDeadlineNs != 0 && f.gapDeadlineNs - nowNs <= 0)
-            {
-                skipGap(f, nowNs);
-            }
-        }
-    }
-
-    private long earliestGapDeadline()
-    {
-        long deadline = Long.MAX_VALUE;
-        if (fifoWaiting > 0)
-        {
-            for (final ClientFifo f : fifo.values())
-            {
-                deadline = earlier(deadline, f.gapDeadlineNs != 0, f.gapDeadlineNs);
-            }
-        }
-        return deadline;
-    }
-
-    /** Leader: forgets every client's numbering (a new leader, a rejoin): ordered as they come. */
-    private void resetFifo()
-    {
-        fifo.clear();
-        fifoWaiting = 0;
-        fifoFromStart = false;
     }
 
     /** Leader: queues one request for the next MsgOrder, sent at once when nothing is in flight. */
@@ -1765,7 +1573,7 @@ public final class MemberEngine
         received.clear();
         cancelledAtNs.clear();
         pendingOrder.clear();
-        resetFifo();
+        fifo.reset();
         memberDeliveredSeq.clear();
         recoveredOrders.clear();
         reports.clear();
@@ -2023,7 +1831,7 @@ public final class MemberEngine
         }
         cancelledAtNs.clear();
         recoveryTargetSeq = -1;
-        resetFifo();
+        fifo.reset();
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
         if (!pendingOrder.isEmpty())
