@@ -128,14 +128,10 @@ public final class MemberEngine
     private final Map<Long, Long> logSeqByKey = new HashMap<>();
     /** HeldRequest requests their client cancelled, by key, to the time of the Cancel (oldest first). */
     private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
-    /** Two-way requests whose ACK waits for their Reply: key -> when to ACK anyway (insertion order is deadline order). */
-    private final LinkedHashMap<Long, Long> deferredAcks = new LinkedHashMap<>();
     private long nextDeliverSeq = 1;
     private long highestKnownSeq;
-    private long lastAckedSeq;
-    /** Member: a cumulative MsgOrder ACK is due at orderAckDeadlineNs. */
-    private boolean orderAckArmed;
-    private long orderAckDeadlineNs;
+    /** When request ACKs and cumulative order ACKs go. */
+    private final AckScheduler acks;
     private boolean nakArmed;
     private long nakDeadlineNs;
     private int nakTargetId;
@@ -186,6 +182,26 @@ public final class MemberEngine
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
+        this.acks = new AckScheduler(config, counters, outbox, new AckScheduler.Position()
+        {
+            @Override
+            public boolean acksOrders()
+            {
+                return state == State.MEMBER;
+            }
+
+            @Override
+            public long deliveredSeq()
+            {
+                return nextDeliverSeq - 1;
+            }
+
+            @Override
+            public int leaderId()
+            {
+                return leaderId;
+            }
+        });
         this.fifo = new ClientFifo(config, counters, new ClientFifo.Orderer()
         {
             @Override
@@ -337,10 +353,7 @@ public final class MemberEngine
         {
             throw new IllegalArgumentException(refusal);
         }
-        if (deferredAcks.remove(key(clientId, packetId)) != null)
-        {
-            counters.requestAcksByReply++;
-        }
+        acks.onReply(key(clientId, packetId));
         counters.repliesSent++;
         if (ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes)
         {
@@ -462,15 +475,7 @@ public final class MemberEngine
             resendList(nowNs);
         }
         replies.onTimer(nowNs);
-        sendDueDeferredAcks(nowNs);
-        if (orderAckArmed && orderAckDeadlineNs - nowNs <= 0)
-        {
-            orderAckArmed = false;
-            if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
-            {
-                sendOrderAck();
-            }
-        }
+        acks.onTimer(nowNs);
         if (isOrdering())
         {
             fifo.onTimer(nowNs);
@@ -514,31 +519,14 @@ public final class MemberEngine
         deadline = earlier(deadline, !cancelledAtNs.isEmpty(),
             cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
         deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
-        deadline = earlier(deadline, !deferredAcks.isEmpty(), deferredAcks.isEmpty() ? 0 : deferredAcks.values().iterator().next());
-        deadline = earlier(deadline, orderAckArmed, orderAckDeadlineNs);
+        final long ackDeadline = acks.nextDeadlineNs();
+        deadline = earlier(deadline, ackDeadline != Long.MAX_VALUE, ackDeadline);
         if (isOrdering())
         {
             final long gap = fifo.nextDeadlineNs();
             deadline = earlier(deadline, gap != Long.MAX_VALUE, gap);
         }
         return deadline;
-    }
-
-    /** ACKs the two-way requests whose Reply did not come within {@code requestAckDelayNs} (oldest first). */
-    private void sendDueDeferredAcks(final long nowNs)
-    {
-        for (final Iterator<Map.Entry<Long, Long>> it = deferredAcks.entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Long, Long> e = it.next();
-            if (e.getValue() - nowNs > 0)
-            {
-                break;
-            }
-            it.remove();
-            final int clientId = (int)(e.getKey() >>> 32);
-            counters.requestAcksDeferred++;
-            outbox.ack(clientId, PacketType.REQUEST, clientId, (int)(long)e.getKey());
-        }
     }
 
     private static long earlier(final long deadline, final boolean armed, final long candidateNs)
@@ -569,21 +557,14 @@ public final class MemberEngine
         final boolean toSequencer = request.header().toSequencer();
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
-        if (config.requestAckDelayNs > 0 && request.responseFlags() != 0 && state != State.JOINING && !isMember(clientId) &&
-            !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) && !deferredAcks.containsKey(key) &&
-            !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength()))
-        {
-            // A new two-way request: its Reply will acknowledge it, unless the reply takes longer.
-            // Not the first piece of a request in pieces (the only piece that asks for a reply): the
-            // whole request is executed only at its last piece, far later than the delay.
-            deferredAcks.put(key, nowNs + config.requestAckDelayNs);
-        }
-        else
-        {
-            // Before the duplicate check: the client resends only because it lacks this member's ACK.
-            deferredAcks.remove(key);
-            outbox.ack(clientId, PacketType.REQUEST, clientId, request.packetId());
-        }
+        // A new two-way request: its Reply will acknowledge it, unless the reply takes longer. Not
+        // the first piece of a request in pieces (the only piece that asks for a reply): the whole
+        // request is executed only at its last piece, far later than the delay. Anything else is
+        // ACKed before the duplicate check: the client resends only because it lacks this ACK.
+        final boolean newTwoWay = acks.defersRequestAcks() && request.responseFlags() != 0 && state != State.JOINING &&
+            !isMember(clientId) && !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) &&
+            !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength());
+        acks.onRequest(key, newTwoWay, nowNs);
         if (state == State.JOINING)
         {
             return;
@@ -718,7 +699,7 @@ public final class MemberEngine
         {
             // Nothing new: the leader resends only because it lacks our ACK, so it goes at once.
             // (New orders are ACKed by deliverInOrder when delivery advances.)
-            sendOrderAck();
+            acks.sendOrderAck();
         }
         finishRecoveryWhenCaughtUp(nowNs);
     }
@@ -759,10 +740,10 @@ public final class MemberEngine
                     // The leader's word on where this member starts: no state transfer of earlier requests.
                     nextDeliverSeq = keepAlive.lastOrderSeq() + 1;
                     highestKnownSeq = keepAlive.lastOrderSeq();
-                    lastAckedSeq = highestKnownSeq;
+                    acks.startAt(highestKnownSeq);
                     nakTargetId = leaderId;
                     transitionTo(State.MEMBER, nowNs);
-                    sendOrderAck();
+                    acks.sendOrderAck();
                     onlineAnsweredBy.clear();
                     onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
                     outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
@@ -774,7 +755,7 @@ public final class MemberEngine
                 {
                     highestKnownSeq = Math.max(highestKnownSeq, keepAlive.lastOrderSeq());
                     deliverInOrder(nowNs);
-                    sendOrderAck();
+                    acks.sendOrderAck();
                 }
                 else
                 {
@@ -858,20 +839,7 @@ public final class MemberEngine
         {
             nakArmed = false;
         }
-        if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
-        {
-            if (config.orderAckDelayNs == 0 || nextDeliverSeq - 1 - lastAckedSeq >= Math.max(1, config.orderWindow / 2))
-            {
-                // Half the order window delivered unACKed: ACK now, before the leader's window fills.
-                sendOrderAck();
-            }
-            else if (!orderAckArmed)
-            {
-                // One cumulative ACK for whatever is delivered until then.
-                orderAckArmed = true;
-                orderAckDeadlineNs = nowNs + config.orderAckDelayNs;
-            }
-        }
+        acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         finishRecoveryWhenCaughtUp(nowNs);
     }
@@ -1934,18 +1902,6 @@ public final class MemberEngine
             eldest.next();
             eldest.remove();
         }
-    }
-
-    private void sendOrderAck()
-    {
-        if (state != State.MEMBER)
-        {
-            return;
-        }
-        orderAckArmed = false;
-        lastAckedSeq = nextDeliverSeq - 1;
-        counters.orderAcksSent++;
-        outbox.ack(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
     }
 
     private void transitionTo(final State next, final long nowNs)
