@@ -117,19 +117,12 @@ public final class MemberEngine
     private boolean groupHeard;
 
     // Delivery.
-    /** Received, not yet delivered requests, by {@link #key}, in arrival order. */
-    private final LinkedHashMap<Long, HeldRequest> received = new LinkedHashMap<>();
+    /** Held requests, known orders, delivery in order, retained requests. */
+    private final OrderedDelivery delivery;
     /** Reads the size of each Request a MsgOrder carries. */
     private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
-    /** Known order entries not yet delivered: order sequence number to request key. */
-    private final TreeMap<Long, Long> orders = new TreeMap<>();
-    /** Delivered requests still kept: for NAKs (leader) and a new leader's recovery (everyone). */
-    private final TreeMap<Long, HeldRequest> log = new TreeMap<>();
-    private final Map<Long, Long> logSeqByKey = new HashMap<>();
-    /** HeldRequest requests their client cancelled, by key, to the time of the Cancel (oldest first). */
+    /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
     private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
-    private long nextDeliverSeq = 1;
-    private long highestKnownSeq;
     /** When request ACKs and cumulative order ACKs go. */
     private final AckScheduler acks;
     private boolean nakArmed;
@@ -182,6 +175,18 @@ public final class MemberEngine
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
+        this.delivery = new OrderedDelivery(outbox, (orderSeq, held) ->
+        {
+            final int clientId = HeldRequest.clientId(held.key);
+            final int packetId = HeldRequest.packetId(held.key);
+            finished.finish(clientId, packetId);
+            if (cancelledAtNs.remove(held.key) != null)
+            {
+                counters.cancelsTooLate++;
+            }
+            counters.delivered++;
+            handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
+        });
         this.acks = new AckScheduler(config, counters, outbox, new AckScheduler.Position()
         {
             @Override
@@ -193,7 +198,7 @@ public final class MemberEngine
             @Override
             public long deliveredSeq()
             {
-                return nextDeliverSeq - 1;
+                return delivery.deliveredSeq();
             }
 
             @Override
@@ -213,7 +218,7 @@ public final class MemberEngine
             @Override
             public boolean isHeld(final long key)
             {
-                return received.containsKey(key);
+                return delivery.isHeld(key);
             }
         });
         this.view = config.memberIds.clone();
@@ -243,7 +248,7 @@ public final class MemberEngine
     /** @return the order sequence number of the last delivered request (0 before the first). */
     public long deliveredSeq()
     {
-        return nextDeliverSeq - 1;
+        return delivery.deliveredSeq();
     }
 
     /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */
@@ -279,7 +284,7 @@ public final class MemberEngine
     /** @return delivered requests kept for retransmission or recovery (the leader's until every member ACKs them). */
     public int retainedOrders()
     {
-        return log.size();
+        return delivery.retainedCount();
     }
 
     public int duplicateFilterSize()
@@ -562,7 +567,7 @@ public final class MemberEngine
         // request is executed only at its last piece, far later than the delay. Anything else is
         // ACKed before the duplicate check: the client resends only because it lacks this ACK.
         final boolean newTwoWay = acks.defersRequestAcks() && request.responseFlags() != 0 && state != State.JOINING &&
-            !isMember(clientId) && !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) &&
+            !isMember(clientId) && !delivery.isHeld(key) && !finished.isFinished(clientId, request.packetId()) &&
             !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength());
         acks.onRequest(key, newTwoWay, nowNs);
         if (state == State.JOINING)
@@ -575,7 +580,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        final boolean duplicate = received.containsKey(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
+        final boolean duplicate = delivery.isHeld(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
         final Long listSentNs = knownClients.get(clientId);
         if (isOrdering() && (listSentNs == null || (duplicate && nowNs - listSentNs >= config.retransmitTimeoutNs)))
         {
@@ -592,7 +597,7 @@ public final class MemberEngine
         if (duplicate)
         {
             counters.duplicateRequests++;
-            if (isOrdering() && !received.containsKey(key) && !logSeqByKey.containsKey(key) && fifo.knows(clientId))
+            if (isOrdering() && !delivery.isHeld(key) && !delivery.isDelivered(key) && fifo.knows(clientId))
             {
                 // Cancelled before it got here: its number must not hold up the client's later requests.
                 fifo.passOver(clientId, request.clientSeq(), key, nowNs);
@@ -602,7 +607,7 @@ public final class MemberEngine
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
         final HeldRequest held = new HeldRequest(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload);
-        received.put(key, held);
+        delivery.hold(held);
         if (toSequencer)
         {
             if (isOrdering())
@@ -674,13 +679,13 @@ public final class MemberEngine
         {
             final long seq = first + i;
             final long key = key(msgOrder.entrySenderId(i), msgOrder.entryPacketId(i));
-            if (seq < nextDeliverSeq || orders.containsKey(seq))
+            if (seq < delivery.nextDeliverSeq() || delivery.hasOrder(seq))
             {
                 counters.duplicateOrderEntries++;
             }
             else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq))
             {
-                orders.put(seq, key);
+                delivery.order(seq, key);
                 fresh = true;
             }
             else
@@ -691,7 +696,7 @@ public final class MemberEngine
         }
         if (fromLeader)
         {
-            highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
+            delivery.knowUpTo(first + count - 1);
             onCarriedRequests(buffer, msgOrder.firstCarried(), msgOrder.carriedCount(), nowNs);
         }
         deliverInOrder(nowNs);
@@ -738,9 +743,8 @@ public final class MemberEngine
                 if (from == leaderId && isMember(config.selfId))
                 {
                     // The leader's word on where this member starts: no state transfer of earlier requests.
-                    nextDeliverSeq = keepAlive.lastOrderSeq() + 1;
-                    highestKnownSeq = keepAlive.lastOrderSeq();
-                    acks.startAt(highestKnownSeq);
+                    delivery.startAfter(keepAlive.lastOrderSeq());
+                    acks.startAt(keepAlive.lastOrderSeq());
                     nakTargetId = leaderId;
                     transitionTo(State.MEMBER, nowNs);
                     acks.sendOrderAck();
@@ -753,7 +757,7 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
-                    highestKnownSeq = Math.max(highestKnownSeq, keepAlive.lastOrderSeq());
+                    delivery.knowUpTo(keepAlive.lastOrderSeq());
                     deliverInOrder(nowNs);
                     acks.sendOrderAck();
                 }
@@ -791,35 +795,11 @@ public final class MemberEngine
         {
             return;
         }
-        Long key;
-        while ((key = orders.get(nextDeliverSeq)) != null)
-        {
-            final HeldRequest held = received.remove(key);
-            if (held == null)
-            {
-                break;
-            }
-            orders.remove(nextDeliverSeq);
-            final int clientId = (int)(key >>> 32);
-            final int packetId = (int)(long)key;
-            finished.finish(clientId, packetId);
-            if (cancelledAtNs.remove(key) != null)
-            {
-                counters.cancelsTooLate++;
-            }
-            log.put(nextDeliverSeq, held);
-            logSeqByKey.put(key, nextDeliverSeq);
-            counters.delivered++;
-            handler.onDeliver(nextDeliverSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
-            nextDeliverSeq++;
-        }
+        delivery.deliverReady();
         if (!isOrdering())
         {
             // The leader forgets by its members' ACKs; everyone else keeps a bounded tail for recovery.
-            while (log.size() > config.maxRetainedOrders)
-            {
-                logSeqByKey.remove(log.pollFirstEntry().getValue().key);
-            }
+            delivery.retainAtMost(config.maxRetainedOrders);
         }
         else
         {
@@ -827,9 +807,7 @@ public final class MemberEngine
             // would ever come to make the leader forget.
             forgetFullyDelivered();
         }
-        highestKnownSeq = Math.max(highestKnownSeq, nextDeliverSeq - 1);
-        final boolean gap = (state == State.MEMBER || state == State.LEADER_RECOVERING) &&
-            (orders.containsKey(nextDeliverSeq) || highestKnownSeq >= nextDeliverSeq || !orders.isEmpty());
+        final boolean gap = (state == State.MEMBER || state == State.LEADER_RECOVERING) && delivery.misses();
         if (gap && !nakArmed)
         {
             nakArmed = true;
@@ -846,7 +824,7 @@ public final class MemberEngine
 
     private boolean isOrderedUndelivered(final long key)
     {
-        return orders.containsValue(key) || recoveredOrders.containsValue(key);
+        return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
     }
 
     private void sendNak()
@@ -855,10 +833,10 @@ public final class MemberEngine
         {
             return;
         }
-        if (!orders.containsKey(nextDeliverSeq))
+        if (!delivery.hasOrder(delivery.nextDeliverSeq()))
         {
             nak.wrap(out, 0);
-            nak.setOrderNak(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), nextDeliverSeq);
+            nak.setOrderNak(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), delivery.nextDeliverSeq());
             counters.orderNaksSent++;
             outbox.send(nakTargetId, nak.packetSize());
             return;
@@ -869,13 +847,13 @@ public final class MemberEngine
         // Header first to fix the byte order, entries next, the count last once it is known.
         nak.setRequestNak(Outbox.WIRE_ORDER, config.selfId, packetId, 0);
         int count = 0;
-        for (final long key : orders.values())
+        for (final long key : delivery.orderedKeys())
         {
             if (count == capacity)
             {
                 break;
             }
-            if (!received.containsKey(key))
+            if (!delivery.isHeld(key))
             {
                 nak.entry(count++, (int)(key >>> 32), (int)key);
             }
@@ -911,15 +889,14 @@ public final class MemberEngine
         }
         if (nak.nakType() == PacketType.MSG_ORDER)
         {
-            sendOrders(requester, Math.max(nak.fromOrderSeq(), log.isEmpty() ? nextDeliverSeq : log.firstKey()));
+            sendOrders(requester, Math.max(nak.fromOrderSeq(), delivery.firstRetainedSeq()));
             return;
         }
         final int count = nak.entryCount();
         for (int i = 0; i < count; i++)
         {
             final long key = key(nak.entrySenderId(i), nak.entryPacketId(i));
-            final Long seq = logSeqByKey.get(key);
-            final HeldRequest held = seq != null ? log.get(seq) : received.get(key);
+            final HeldRequest held = delivery.find(key);
             if (held != null)
             {
                 outbox.request(requester, held);
@@ -929,27 +906,7 @@ public final class MemberEngine
 
     private void sendOrders(final int destinationId, final long fromSeq)
     {
-        final long last = nextDeliverSeq - 1;
-        if (fromSeq > last || !log.containsKey(fromSeq))
-        {
-            // Nothing kept past what it asked: tell it where the order ends, so it stops asking.
-            outbox.keepAlive(destinationId, isOrdering() ? nextOrderSeq - 1 : last);
-            return;
-        }
-        final int count = (int)Math.min(last - fromSeq + 1, maxEntriesPerOrder());
-        writeOrders(fromSeq, count);
-        outbox.send(destinationId, msgOrder.packetSize());
-    }
-
-    private void writeOrders(final long first, final int count)
-    {
-        msgOrder.wrap(out, 0);
-        msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), first, count);
-        for (int i = 0; i < count; i++)
-        {
-            final long key = log.get(first + i).key;
-            msgOrder.entry(i, (int)(key >>> 32), (int)key);
-        }
+        delivery.sendOrders(destinationId, fromSeq, isOrdering() ? nextOrderSeq - 1 : delivery.deliveredSeq());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -972,9 +929,9 @@ public final class MemberEngine
             {
                 final long key = pendingOrder.poll();
                 orderSentNs.put(nextOrderSeq, nowNs);
-                orders.put(nextOrderSeq++, key);
+                delivery.order(nextOrderSeq++, key);
                 msgOrder.entry(i, (int)(key >>> 32), (int)key);
-                final HeldRequest held = received.get(key);
+                final HeldRequest held = delivery.held(key);
                 if (held != null && held.toCarry)
                 {
                     held.toCarry = false;
@@ -1010,7 +967,7 @@ public final class MemberEngine
         for (int i = 0; i < count; i++)
         {
             final long key = keys.next();
-            final HeldRequest held = received.get(key);
+            final HeldRequest held = delivery.held(key);
             if (held == null || !held.toCarry)
             {
                 continue;
@@ -1087,17 +1044,13 @@ public final class MemberEngine
         while (forgottenSeq < lowest)
         {
             forgottenSeq++;
-            final HeldRequest held = log.remove(forgottenSeq);
-            if (held != null)
-            {
-                logSeqByKey.remove(held.key);
-            }
+            delivery.forget(forgottenSeq);
         }
     }
 
     private long lowestDeliveredSeq()
     {
-        long lowest = nextDeliverSeq - 1;
+        long lowest = delivery.deliveredSeq();
         for (final int id : view)
         {
             if (id != config.selfId)
@@ -1133,9 +1086,9 @@ public final class MemberEngine
             return;
         }
         final long key = key(clientId, packetId);
-        if (logSeqByKey.containsKey(key) || cancelledAtNs.containsKey(key))
+        if (delivery.isDelivered(key) || cancelledAtNs.containsKey(key))
         {
-            counters.cancelsTooLate += logSeqByKey.containsKey(key) ? 1 : 0;
+            counters.cancelsTooLate += delivery.isDelivered(key) ? 1 : 0;
             return;
         }
         if (finished.isFinished(clientId, packetId))
@@ -1147,11 +1100,11 @@ public final class MemberEngine
             // The sequencer decides: a request it has not ordered is never ordered now.
             // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
             pendingOrder.remove(key);
-            received.remove(key);
+            delivery.drop(key);
             finished.finish(clientId, packetId);
             counters.requestsCancelled++;
         }
-        else if (received.containsKey(key))
+        else if (delivery.isHeld(key))
         {
             if (!isOrderedUndelivered(key))
             {
@@ -1177,7 +1130,7 @@ public final class MemberEngine
             }
             it.remove();
             final long key = e.getKey();
-            if (!isOrderedUndelivered(key) && received.remove(key) != null)
+            if (!isOrderedUndelivered(key) && delivery.drop(key) != null)
             {
                 finished.finish((int)(key >>> 32), (int)key);
                 counters.requestsCancelled++;
@@ -1485,7 +1438,7 @@ public final class MemberEngine
                 if (recoveryTargetSeq >= 0)
                 {
                     // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
-                    outbox.keepAlive(GroupSender.GROUP, nextDeliverSeq - 1);
+                    outbox.keepAlive(GroupSender.GROUP, delivery.deliveredSeq());
                 }
                 else
                 {
@@ -1529,24 +1482,21 @@ public final class MemberEngine
     {
         view = new int[] {config.selfId};
         leaderId = config.selfId;
-        nextOrderSeq = nextDeliverSeq;
-        forgottenSeq = nextDeliverSeq - 1;
+        nextOrderSeq = delivery.nextDeliverSeq();
+        forgottenSeq = delivery.deliveredSeq();
         counters.leaderChanges++;
         transitionTo(State.LEADER_IDLE, nowNs);
     }
 
     private void rejoin(final long nowNs)
     {
-        orders.clear();
-        received.clear();
+        delivery.clear();
         cancelledAtNs.clear();
         pendingOrder.clear();
         fifo.reset();
         memberDeliveredSeq.clear();
         recoveredOrders.clear();
         reports.clear();
-        log.clear();
-        logSeqByKey.clear();
         orderSentNs.clear();
         passedOver.clear();
         pendingList = null;
@@ -1613,8 +1563,8 @@ public final class MemberEngine
             removeMember(failedLeaderId);
         }
         leaderId = config.selfId;
-        recoveredOrders.putAll(orders);
-        orders.clear();
+        recoveredOrders.putAll(delivery.orders());
+        delivery.clearOrders();
         nakArmed = false;
         reports.clear();
         recoveryTargetSeq = -1;
@@ -1632,13 +1582,12 @@ public final class MemberEngine
         {
             counters.leaderChanges++;
             reportedOrders.clear();
-            reportedOrders.putAll(orders);
+            reportedOrders.putAll(delivery.orders());
             reportedOrders.putAll(recoveredOrders);
             recoveredOrders.clear();
             reports.clear();
             recoveryTargetSeq = -1;
-            orders.clear();
-            highestKnownSeq = nextDeliverSeq - 1;
+            delivery.forgetOrders();
             nakArmed = false;
             if (isMember(failedId))
             {
@@ -1686,11 +1635,11 @@ public final class MemberEngine
             }
             outbox.send(newLeaderId, msgOrder.packetSize());
         }
-        for (final HeldRequest held : received.values())
+        for (final HeldRequest held : delivery.heldByKey().values())
         {
             outbox.request(newLeaderId, held);
         }
-        outbox.keepAlive(newLeaderId, nextDeliverSeq - 1);
+        outbox.keepAlive(newLeaderId, delivery.deliveredSeq());
     }
 
     private void decideWhenAllReported(final long nowNs)
@@ -1699,7 +1648,7 @@ public final class MemberEngine
         {
             return;
         }
-        long target = nextDeliverSeq - 1;
+        long target = delivery.deliveredSeq();
         int holder = config.selfId;
         for (final int id : view)
         {
@@ -1729,27 +1678,27 @@ public final class MemberEngine
         for (final Iterator<Map.Entry<Long, Long>> it = recoveredOrders.headMap(target, true).entrySet().iterator(); it.hasNext(); )
         {
             final Map.Entry<Long, Long> e = it.next();
-            if (e.getKey() >= nextDeliverSeq)
+            if (e.getKey() >= delivery.nextDeliverSeq())
             {
-                orders.put(e.getKey(), e.getValue());
+                delivery.order(e.getKey(), e.getValue());
             }
             it.remove();
         }
-        highestKnownSeq = Math.max(highestKnownSeq, target);
+        delivery.knowUpTo(target);
         deliverInOrder(nowNs);
         finishRecoveryWhenCaughtUp(nowNs);
     }
 
     private void finishRecoveryWhenCaughtUp(final long nowNs)
     {
-        if (state != State.LEADER_RECOVERING || recoveryTargetSeq < 0 || nextDeliverSeq - 1 < recoveryTargetSeq)
+        if (state != State.LEADER_RECOVERING || recoveryTargetSeq < 0 || delivery.deliveredSeq() < recoveryTargetSeq)
         {
             return;
         }
         nakArmed = false;
-        orders.clear();
-        nextOrderSeq = nextDeliverSeq;
-        forgottenSeq = log.isEmpty() ? nextDeliverSeq - 1 : log.firstKey() - 1;
+        delivery.clearOrders();
+        nextOrderSeq = delivery.nextDeliverSeq();
+        forgottenSeq = delivery.firstRetainedSeq() - 1;
         memberDeliveredSeq.clear();
         for (final int id : view.clone())
         {
@@ -1770,7 +1719,7 @@ public final class MemberEngine
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
         long seq = nextOrderSeq;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && received.containsKey(key) && !pendingOrder.contains(key))
+        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !pendingOrder.contains(key))
         {
             pendingOrder.add(key);
             cancelledAtNs.remove(key);
@@ -1778,7 +1727,7 @@ public final class MemberEngine
         }
         recoveredOrders.clear();
         reports.clear();
-        for (final Map.Entry<Long, HeldRequest> e : received.entrySet())
+        for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();
             if (pendingOrder.contains(k))
@@ -1793,7 +1742,7 @@ public final class MemberEngine
         }
         for (final long k : cancelledAtNs.keySet())
         {
-            received.remove(k);
+            delivery.drop(k);
             finished.finish((int)(k >>> 32), (int)k);
             counters.requestsCancelled++;
         }
