@@ -125,9 +125,8 @@ public final class MemberEngine
     private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
     /** When request ACKs and cumulative order ACKs go. */
     private final AckScheduler acks;
-    private boolean nakArmed;
-    private long nakDeadlineNs;
-    private int nakTargetId;
+    /** What is missing, when to NAK it, and NAK answers. */
+    private final GapDetector gaps;
 
     // Sequencer only.
     private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
@@ -187,6 +186,7 @@ public final class MemberEngine
             counters.delivered++;
             handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
         });
+        this.gaps = new GapDetector(config, counters, outbox, delivery, config.leaderId);
         this.acks = new AckScheduler(config, counters, outbox, new AckScheduler.Position()
         {
             @Override
@@ -224,7 +224,6 @@ public final class MemberEngine
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
-        this.nakTargetId = leaderId;
         if (config.memberIndex(config.selfId) < 0)
         {
             this.state = State.JOINING;
@@ -454,11 +453,7 @@ public final class MemberEngine
         {
             return;
         }
-        if (nakArmed && nakDeadlineNs - nowNs <= 0)
-        {
-            sendNak();
-            nakDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        }
+        gaps.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         if (state == State.LEADER_BATCHING && batchDeadlineNs - nowNs <= 0)
         {
             if (pendingOrder.isEmpty())
@@ -505,7 +500,7 @@ public final class MemberEngine
      */
     public boolean wakesForRequests()
     {
-        return state != State.MEMBER || nakArmed;
+        return state != State.MEMBER || gaps.isArmed();
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
@@ -516,7 +511,8 @@ public final class MemberEngine
             return Long.MAX_VALUE;
         }
         long deadline = Long.MAX_VALUE;
-        deadline = earlier(deadline, nakArmed, nakDeadlineNs);
+        final long nakDeadline = gaps.nextDeadlineNs();
+        deadline = earlier(deadline, nakDeadline != Long.MAX_VALUE, nakDeadline);
         deadline = earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
         deadline = earlier(deadline, retransmitArmed, retransmitDeadlineNs);
         deadline = earlier(deadline, pendingList != null, listDeadlineNs);
@@ -745,7 +741,7 @@ public final class MemberEngine
                     // The leader's word on where this member starts: no state transfer of earlier requests.
                     delivery.startAfter(keepAlive.lastOrderSeq());
                     acks.startAt(keepAlive.lastOrderSeq());
-                    nakTargetId = leaderId;
+                    gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
                     acks.sendOrderAck();
                     onlineAnsweredBy.clear();
@@ -807,16 +803,7 @@ public final class MemberEngine
             // would ever come to make the leader forget.
             forgetFullyDelivered();
         }
-        final boolean gap = (state == State.MEMBER || state == State.LEADER_RECOVERING) && delivery.misses();
-        if (gap && !nakArmed)
-        {
-            nakArmed = true;
-            nakDeadlineNs = nowNs + config.nakDelayNs;
-        }
-        else if (!gap)
-        {
-            nakArmed = false;
-        }
+        gaps.check(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         finishRecoveryWhenCaughtUp(nowNs);
@@ -825,42 +812,6 @@ public final class MemberEngine
     private boolean isOrderedUndelivered(final long key)
     {
         return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
-    }
-
-    private void sendNak()
-    {
-        if (state != State.MEMBER && state != State.LEADER_RECOVERING)
-        {
-            return;
-        }
-        if (!delivery.hasOrder(delivery.nextDeliverSeq()))
-        {
-            nak.wrap(out, 0);
-            nak.setOrderNak(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), delivery.nextDeliverSeq());
-            counters.orderNaksSent++;
-            outbox.send(nakTargetId, nak.packetSize());
-            return;
-        }
-        final int capacity = Math.min(0xFFFF, (config.maxPacketBytes - NakFlyweight.HEADER_LENGTH) / NakFlyweight.ENTRY_LENGTH);
-        final int packetId = outbox.nextPacketId();
-        nak.wrap(out, 0);
-        // Header first to fix the byte order, entries next, the count last once it is known.
-        nak.setRequestNak(Outbox.WIRE_ORDER, config.selfId, packetId, 0);
-        int count = 0;
-        for (final long key : delivery.orderedKeys())
-        {
-            if (count == capacity)
-            {
-                break;
-            }
-            if (!delivery.isHeld(key))
-            {
-                nak.entry(count++, (int)(key >>> 32), (int)key);
-            }
-        }
-        nak.setRequestNak(Outbox.WIRE_ORDER, config.selfId, packetId, count);
-        counters.requestNaksSent++;
-        outbox.send(nakTargetId, nak.packetSize());
     }
 
     private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -878,30 +829,7 @@ public final class MemberEngine
             tellRemoved(requester);
             return;
         }
-        // Any member serves from what it delivered: the leader normally, a survivor during failover.
-        if (isOrdering())
-        {
-            counters.naksServed++;
-        }
-        else
-        {
-            counters.naksServedAsMember++;
-        }
-        if (nak.nakType() == PacketType.MSG_ORDER)
-        {
-            sendOrders(requester, Math.max(nak.fromOrderSeq(), delivery.firstRetainedSeq()));
-            return;
-        }
-        final int count = nak.entryCount();
-        for (int i = 0; i < count; i++)
-        {
-            final long key = key(nak.entrySenderId(i), nak.entryPacketId(i));
-            final HeldRequest held = delivery.find(key);
-            if (held != null)
-            {
-                outbox.request(requester, held);
-            }
-        }
+        gaps.answer(nak, requester, isOrdering(), isOrdering() ? nextOrderSeq - 1 : delivery.deliveredSeq());
     }
 
     private void sendOrders(final int destinationId, final long fromSeq)
@@ -1210,7 +1138,7 @@ public final class MemberEngine
             return;
         }
         leaderId = from;
-        nakTargetId = from;
+        gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
         counters.viewChanges++;
@@ -1500,7 +1428,7 @@ public final class MemberEngine
         orderSentNs.clear();
         passedOver.clear();
         pendingList = null;
-        nakArmed = false;
+        gaps.disarm();
         retransmitArmed = false;
         lastListPacketId = 0;
         groupHeard = true;
@@ -1565,7 +1493,7 @@ public final class MemberEngine
         leaderId = config.selfId;
         recoveredOrders.putAll(delivery.orders());
         delivery.clearOrders();
-        nakArmed = false;
+        gaps.disarm();
         reports.clear();
         recoveryTargetSeq = -1;
         recoveryStartNs = nowNs;
@@ -1588,7 +1516,7 @@ public final class MemberEngine
             reports.clear();
             recoveryTargetSeq = -1;
             delivery.forgetOrders();
-            nakArmed = false;
+            gaps.disarm();
             if (isMember(failedId))
             {
                 removeMember(failedId);
@@ -1602,7 +1530,7 @@ public final class MemberEngine
             }
             passedOver.clear();
             leaderId = newLeaderId;
-            nakTargetId = newLeaderId;
+            gaps.target(newLeaderId);
             lastListPacketId = 0;
             lastHeardNs.put(newLeaderId, nowNs);
             transitionTo(State.MEMBER, nowNs);
@@ -1674,7 +1602,7 @@ public final class MemberEngine
         }
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
-        nakTargetId = holder;
+        gaps.target(holder);
         for (final Iterator<Map.Entry<Long, Long>> it = recoveredOrders.headMap(target, true).entrySet().iterator(); it.hasNext(); )
         {
             final Map.Entry<Long, Long> e = it.next();
@@ -1695,7 +1623,7 @@ public final class MemberEngine
         {
             return;
         }
-        nakArmed = false;
+        gaps.disarm();
         delivery.clearOrders();
         nextOrderSeq = delivery.nextDeliverSeq();
         forgottenSeq = delivery.firstRetainedSeq() - 1;
