@@ -3,16 +3,16 @@ package org.lightwire.romiop.protocol;
 import java.nio.ByteOrder;
 
 /**
- * ROMIOP ViewChange (type 8, ours): the packets of the majority-agreed view change (Viewstamped
- * Replication's, with a pre-vote folded into its first step), the join of a member incarnation,
- * and a leader's notice that its view has no majority. One layout; {@code kind} says which:
+ * ROMIOP ViewChange (type 8, ours): the packets of the majority-agreed view change (a Raft
+ * election with pre-vote, ranked by Viewstamped Replication's log key), the join of a member
+ * incarnation, and a leader's notice that its view has no majority. One layout; {@code kind} says
+ * which:
  *
  * <ul>
- *   <li>START_VIEW_CHANGE: the sender no longer hears the leader of the epoch before
- *       {@code epoch} and votes to move to {@code epoch};</li>
- *   <li>DO_VIEW_CHANGE: the sender has moved to {@code epoch} for good; {@code lastNormalEpoch},
- *       {@code logEnd} (the highest sequence number it accepted) and {@code commit} describe its
- *       log to that epoch's leader;</li>
+ *   <li>PRE_VOTE and VOTE: the sender asks to lead {@code epoch}; {@code lastNormalEpoch} and
+ *       {@code logEnd} (the highest sequence number it accepted) are its log key, {@code commit}
+ *       how far it knows the order committed;</li>
+ *   <li>PRE_VOTE_GRANTED and VOTE_GRANTED: the sender grants the (pre-)vote for {@code epoch};</li>
  *   <li>START_VIEW: the leader of {@code epoch} starts it with the configuration listed, the log
  *       ending at {@code logEnd} and committed to {@code commit};</li>
  *   <li>JOIN: a member incarnation asks to be added ({@code incarnation} is the sender's);</li>
@@ -54,12 +54,14 @@ import java.nio.ByteOrder;
  */
 public final class ViewChangeFlyweight extends PacketFlyweight
 {
-    public static final int KIND_START_VIEW_CHANGE = 0;
-    public static final int KIND_DO_VIEW_CHANGE = 1;
-    public static final int KIND_START_VIEW = 2;
-    public static final int KIND_JOIN = 3;
-    public static final int KIND_UNAVAILABLE = 4;
-    private static final String[] KIND_NAMES = {"START_VIEW_CHANGE", "DO_VIEW_CHANGE", "START_VIEW", "JOIN", "UNAVAILABLE"};
+    public static final int KIND_PRE_VOTE = 0;
+    public static final int KIND_VOTE = 1;
+    public static final int KIND_PRE_VOTE_GRANTED = 2;
+    public static final int KIND_VOTE_GRANTED = 3;
+    public static final int KIND_START_VIEW = 4;
+    public static final int KIND_JOIN = 5;
+    public static final int KIND_UNAVAILABLE = 6;
+    private static final String[] KIND_NAMES = {"PRE_VOTE", "VOTE", "PRE_VOTE_GRANTED", "VOTE_GRANTED", "START_VIEW", "JOIN", "UNAVAILABLE"};
 
     /** An entry's flag: the leader hears this member (UNAVAILABLE only). */
     public static final int MEMBER_PRESENT = 1;
@@ -193,7 +195,7 @@ public final class ViewChangeFlyweight extends PacketFlyweight
                 return Invalid.BAD_FIELD;
             }
         }
-        if (kind == KIND_DO_VIEW_CHANGE && Long.compareUnsigned(commit(), logEnd()) > 0)
+        if (Long.compareUnsigned(commit(), logEnd()) > 0 && kind != KIND_JOIN && kind != KIND_UNAVAILABLE)
         {
             // A member commits only what it accepted.
             return Invalid.BAD_FIELD;

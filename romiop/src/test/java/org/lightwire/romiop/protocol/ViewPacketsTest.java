@@ -65,7 +65,7 @@ class ViewPacketsTest
         w.set(ByteOrder.BIG_ENDIAN, 1, 2, ViewChangeFlyweight.KIND_START_VIEW, 5, 4, 0xA1A2A3A4A5A6A7A8L, 100, 90, 2)
             .member(0, 1, 0, 0xA1A2A3A4A5A6A7A8L).member(1, 3, 0, 0x0B);
         assertEquals(header("02", "0008", size) + BE_PREFIX_S1_P2
-            + "02" + "00" + "0002" + "00000005" + "00000004" + "00000000" + "a1a2a3a4a5a6a7a8"
+            + "04" + "00" + "0002" + "00000005" + "00000004" + "00000000" + "a1a2a3a4a5a6a7a8"
             + "0000000000000064" + "000000000000005a"
             + "00000001" + "00000000" + "a1a2a3a4a5a6a7a8"
             + "00000003" + "00000000" + "000000000000000b", Hex.of(b, size));
@@ -89,8 +89,8 @@ class ViewPacketsTest
     void everyKindValidatesItsOwnShape()
     {
         final ViewChangeFlyweight v = (ViewChangeFlyweight)new ViewChangeFlyweight().wrap(ByteBuffer.allocate(256), 0);
-        for (final int kind : new int[] {ViewChangeFlyweight.KIND_START_VIEW_CHANGE, ViewChangeFlyweight.KIND_DO_VIEW_CHANGE,
-            ViewChangeFlyweight.KIND_JOIN})
+        for (final int kind : new int[] {ViewChangeFlyweight.KIND_PRE_VOTE, ViewChangeFlyweight.KIND_VOTE,
+            ViewChangeFlyweight.KIND_PRE_VOTE_GRANTED, ViewChangeFlyweight.KIND_VOTE_GRANTED, ViewChangeFlyweight.KIND_JOIN})
         {
             v.set(ByteOrder.BIG_ENDIAN, 1, 2, kind, 3, 2, 9, 10, 10, 0);
             assertNull(v.validate(ViewChangeFlyweight.length(0)), "kind " + kind);
@@ -99,9 +99,9 @@ class ViewPacketsTest
         }
         v.set(ByteOrder.BIG_ENDIAN, 1, 2, ViewChangeFlyweight.KIND_START_VIEW, 3, 2, 9, 10, 10, 0);
         assertEquals(Invalid.BAD_COUNT, v.validate(ViewChangeFlyweight.length(0)), "a START_VIEW lists its configuration");
-        v.set(ByteOrder.BIG_ENDIAN, 1, 2, ViewChangeFlyweight.KIND_DO_VIEW_CHANGE, 3, 2, 9, 10, 11, 0);
+        v.set(ByteOrder.BIG_ENDIAN, 1, 2, ViewChangeFlyweight.KIND_VOTE, 3, 2, 9, 10, 11, 0);
         assertEquals(Invalid.BAD_FIELD, v.validate(ViewChangeFlyweight.length(0)), "commit beyond the log");
-        v.set(ByteOrder.BIG_ENDIAN, 1, 2, 5, 3, 2, 9, 10, 10, 0);
+        v.set(ByteOrder.BIG_ENDIAN, 1, 2, 7, 3, 2, 9, 10, 10, 0);
         assertEquals(Invalid.BAD_FIELD, v.validate(ViewChangeFlyweight.length(0)), "unknown kind");
         v.set(ByteOrder.BIG_ENDIAN, 1, 2, ViewChangeFlyweight.KIND_UNAVAILABLE, 3, 2, 9, 10, 10, 2)
             .member(0, 1, ViewChangeFlyweight.MEMBER_PRESENT, 9).member(1, 2, 0, 8);
