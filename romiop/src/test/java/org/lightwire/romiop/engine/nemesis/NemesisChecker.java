@@ -82,6 +82,14 @@ final class NemesisChecker
             return counts;
         }
 
+        /** @return one line per kind: its count and its first few examples. */
+        String summary()
+        {
+            final StringBuilder sb = new StringBuilder();
+            counts.forEach((v, n) -> sb.append(v).append(" x").append(n).append(": ").append(String.join(" | ", examples.get(v))).append('\n'));
+            return sb.toString().stripTrailing();
+        }
+
         @Override
         public String toString()
         {

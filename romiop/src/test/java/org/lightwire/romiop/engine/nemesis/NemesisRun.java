@@ -9,7 +9,7 @@ import org.lightwire.romiop.engine.nemesis.NemesisChecker.Verdict;
 /**
  * One run, everything derived from its seed: a group of 3, 4 or 5 members and 2 or 3 clients
  * calling all along; 100 ms without faults; 2 s of the nemesis; every fault healed; then the
- * liveness probe (clients go on calling until every live member delivered, and every client
+ * liveness probe (clients go on calling, one call every 50 ms, until every live member delivered, and every client
  * completed, a call made after the heal, for at most {@link #LIVENESS_BOUND_NS}); 200 ms more; then
  * the checker's verdict. {@code scripts/romiop-nemesis.sh 1 SEED NEMESIS} replays it exactly.
  */
@@ -20,6 +20,7 @@ final class NemesisRun
     static final long FAULT_PHASE_NS = 2_000 * MS;
     static final long LIVENESS_BOUND_NS = 10_000 * MS;
     static final long SETTLE_NS = 200 * MS;
+    static final long PROBE_SEND_INTERVAL_NS = 50 * MS;
     private static final int FAULTS_SHOWN = 12;
 
     /** What a run did and found. */
@@ -72,6 +73,8 @@ final class NemesisRun
         schedule.healAll();
         final long healNs = cluster.nowNs;
         final List<Incarnation> live = cluster.live();
+        // Fewer calls while probing: one a client is enough to see progress, and a stuck group holds every one of them.
+        cluster.sendIntervalNs = PROBE_SEND_INTERVAL_NS;
         cluster.runUntil(() -> cluster.checker.progressedSince(healNs, live, cluster.clients.keySet()), healNs + LIVENESS_BOUND_NS);
         cluster.clientsSending(false);
         cluster.runUntil(() -> false, cluster.nowNs + SETTLE_NS);

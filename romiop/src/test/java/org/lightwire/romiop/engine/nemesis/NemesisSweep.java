@@ -14,7 +14,7 @@ import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
 /**
  * The nemesis sweep: {@code NemesisSweep seeds first nemesis|all [threads]} runs seeds
  * {@code first .. first+seeds-1} of one nemesis (or of each), on a thread per core, prints each
- * failure as it comes (its verdict and the command that replays it), then a table per nemesis and
+ * failure as it comes (its verdict, the command that replays it, the first example of each violation), then a table per nemesis and
  * group size: runs, failed runs, and the runs with each kind of violation. A single seed
  * ({@code seeds} = 1) prints its whole report, history included, pass or fail. Exits 1 when a run
  * failed. Only a run's verdict outlives it, so memory stays bounded whatever the seed count.
@@ -86,8 +86,8 @@ public final class NemesisSweep
                                 t.exampleSeed.putIfAbsent(v, r.seed());
                             }
                             final String report = r.report();
-                            final int firstLines = report.indexOf('\n', report.indexOf('\n') + 1);
-                            System.out.println(firstLines < 0 ? report : report.substring(0, firstLines));
+                            System.out.println(report.substring(0, report.indexOf('\n', report.indexOf('\n') + 1)));
+                            System.out.println("    " + r.verdict().summary().replace("\n", "\n    "));
                         }
                     }
                     System.err.printf("... %s: seeds %d..%d done, %.0f s%n", n, from, Math.min(first + seeds, from + 1000) - 1,
