@@ -196,35 +196,28 @@ final class NemesisChecker
     }
 
     /**
-     * The final sequence: what the incarnations alive at the end delivered (the lowest member id
-     * first where they disagree, which {@link #onDelivery} has counted already), and where none
-     * of them delivered, the first delivery of anyone.
+     * The final sequence: at each order number, the request that the most incarnations delivered
+     * there (the earliest delivered on a tie). Where they disagree, {@link #onDelivery} has
+     * counted it already; this picks the order the group adopted, against which replies and
+     * successful calls are judged.
      */
-    Map<Long, String> finalSequence(final Collection<Incarnation> live)
+    Map<Long, String> finalSequence()
     {
         final TreeMap<Long, String> sequence = new TreeMap<>();
-        final List<Incarnation> order = new ArrayList<>(live);
-        order.sort((a, b) -> a.memberId() != b.memberId() ? Integer.compare(a.memberId(), b.memberId()) : Integer.compare(a.number(), b.number()));
-        for (final Incarnation i : order)
+        bySeq.forEach((seq, requests) ->
         {
-            for (final Delivery d : history.deliveries().getOrDefault(i, List.of()))
+            String best = null;
+            int votes = 0;
+            for (final Map.Entry<String, List<Incarnation>> e : requests.entrySet())
             {
-                sequence.putIfAbsent(d.orderSeq(), d.request());
+                if (e.getValue().size() > votes)
+                {
+                    best = e.getKey();
+                    votes = e.getValue().size();
+                }
             }
-        }
-        final List<Delivery> rest = new ArrayList<>();
-        history.deliveries().forEach((i, ds) ->
-        {
-            if (!live.contains(i))
-            {
-                rest.addAll(ds);
-            }
+            sequence.put(seq, best);
         });
-        rest.sort((a, b) -> Long.compare(a.atNs(), b.atNs()));
-        for (final Delivery d : rest)
-        {
-            sequence.putIfAbsent(d.orderSeq(), d.request());
-        }
         return sequence;
     }
 
@@ -240,7 +233,7 @@ final class NemesisChecker
     Verdict checkEnd(final Collection<Incarnation> live, final Collection<Integer> clientIds, final long healNs, final long boundNs,
         final Function<Incarnation, String> describe)
     {
-        final Map<Long, String> sequence = finalSequence(live);
+        final Map<Long, String> sequence = finalSequence();
         for (final Reply r : history.replies())
         {
             final String there = sequence.get(r.orderSeq());

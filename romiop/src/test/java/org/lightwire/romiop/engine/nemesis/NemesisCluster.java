@@ -54,6 +54,9 @@ final class NemesisCluster
     long sendIntervalNs = 10 * MS;
     boolean clientsSending = true;
     private long nextSendNs;
+    /** When the run first violated something, and every process's state then (the report shows them); -1 and null before. */
+    long firstViolationNs = -1;
+    String stateAtFirstViolation;
     private final PriorityQueue<Timed> actions = new PriorityQueue<>();
     private long actionSerial;
 
@@ -402,7 +405,21 @@ final class NemesisCluster
             {
                 actions.poll().action.run();
             }
+            if (firstViolationNs < 0 && !checker.verdict().ok())
+            {
+                firstViolationNs = nowNs;
+                stateAtFirstViolation = describeAll();
+            }
         }
+    }
+
+    /** @return a line per member process and per client. */
+    String describeAll()
+    {
+        final StringBuilder sb = new StringBuilder();
+        nodes.values().forEach(n -> sb.append('\n').append(n.describe()));
+        clients.values().forEach(c -> sb.append('\n').append(c.describe()));
+        return sb.toString();
     }
 
     private void sendSome()

@@ -22,6 +22,7 @@ final class NemesisRun
     static final long SETTLE_NS = 200 * MS;
     static final long PROBE_SEND_INTERVAL_NS = 50 * MS;
     private static final int FAULTS_SHOWN = 12;
+    private static final long FAULTS_BEFORE_VIOLATION_NS = 500 * MS;
 
     /** What a run did and found. */
     record Result(long seed, Nemesis nemesis, int members, int clients, Verdict verdict, String report)
@@ -49,6 +50,14 @@ final class NemesisRun
     static String replayCommand(final long seed, final Nemesis nemesis)
     {
         return "scripts/romiop-nemesis.sh 1 " + seed + " " + nemesis;
+    }
+
+    private static void appendFaults(final StringBuilder report, final List<History.Fault> faults)
+    {
+        for (final History.Fault f : faults)
+        {
+            report.append("\n    ").append(NemesisChecker.ms(f.atNs())).append("  ").append(f.what());
+        }
     }
 
     static Result run(final long seed, final Nemesis nemesis)
@@ -89,20 +98,18 @@ final class NemesisRun
         {
             report.append("\n  ").append(verdict.toString().replace("\n", "\n  "));
         }
+        if (cluster.firstViolationNs >= 0 && cluster.firstViolationNs < healNs)
+        {
+            final long since = cluster.firstViolationNs - FAULTS_BEFORE_VIOLATION_NS;
+            report.append("\n  first violation at ").append(NemesisChecker.ms(cluster.firstViolationNs)).append("; the faults in the ")
+                .append(NemesisChecker.ms(FAULTS_BEFORE_VIOLATION_NS)).append(" before it:");
+            appendFaults(report, cluster.history.faults().stream().filter(f -> f.atNs() >= since && f.atNs() <= cluster.firstViolationNs).toList());
+            report.append("\n  then:").append(cluster.stateAtFirstViolation.replace("\n", "\n    "));
+        }
         report.append("\n  last faults (").append(cluster.history.faults().size()).append(" in all):");
-        for (final History.Fault f : cluster.history.lastFaults(FAULTS_SHOWN))
-        {
-            report.append("\n    ").append(NemesisChecker.ms(f.atNs())).append("  ").append(f.what());
-        }
-        report.append("\n  at the end (").append(NemesisChecker.ms(cluster.nowNs)).append(", healed at ").append(NemesisChecker.ms(healNs)).append("):");
-        for (final NemesisCluster.Node n : cluster.nodes.values())
-        {
-            report.append("\n    ").append(n.describe());
-        }
-        for (final NemesisCluster.Client c : cluster.clients.values())
-        {
-            report.append("\n    ").append(c.describe());
-        }
+        appendFaults(report, cluster.history.lastFaults(FAULTS_SHOWN));
+        report.append("\n  at the end (").append(NemesisChecker.ms(cluster.nowNs)).append(", healed at ").append(NemesisChecker.ms(healNs)).append("):")
+            .append(cluster.describeAll().replace("\n", "\n    "));
         return new Result(seed, nemesis, members, clientCount, verdict, report.toString());
     }
 }
