@@ -4,11 +4,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.lightwire.romiop.engine.nemesis.History.Completion;
@@ -113,9 +111,9 @@ final class NemesisChecker
 
     private final History history;
     private final Verdict verdict = new Verdict();
-    /** Per incarnation: the last order number delivered and every request delivered. */
+    /** Per incarnation: the last order number delivered, and every request delivered with its order number. */
     private final Map<Incarnation, Long> lastSeq = new HashMap<>();
-    private final Map<Incarnation, Set<String>> requestsDelivered = new HashMap<>();
+    private final Map<Incarnation, Map<String, Long>> requestsDelivered = new HashMap<>();
     /** Per order number: each distinct request delivered there, with the incarnations that delivered it. */
     private final Map<Long, Map<String, List<Incarnation>>> bySeq = new HashMap<>();
     /** For the liveness probe: the newest send time of a request each incarnation delivered, of a call each client completed. */
@@ -146,9 +144,11 @@ final class NemesisChecker
         {
             violation(Violation.SEQ_NOT_INCREASING, by + " delivered order " + d.orderSeq() + " after " + last + " at " + ms(d.atNs()));
         }
-        if (!requestsDelivered.computeIfAbsent(by, k -> new HashSet<>()).add(d.request()))
+        final Long before = requestsDelivered.computeIfAbsent(by, k -> new HashMap<>()).putIfAbsent(d.request(), d.orderSeq());
+        if (before != null)
         {
-            violation(Violation.DUPLICATE_DELIVERY, by + " delivered " + d.request() + " again, at order " + d.orderSeq() + " at " + ms(d.atNs()));
+            violation(Violation.DUPLICATE_DELIVERY, by + " delivered " + d.request() + " at order " + before + " and again at order " +
+                d.orderSeq() + " at " + ms(d.atNs()));
         }
         final Map<String, List<Incarnation>> here = bySeq.computeIfAbsent(d.orderSeq(), k -> new LinkedHashMap<>(2));
         if (!here.isEmpty() && !here.containsKey(d.request()))
