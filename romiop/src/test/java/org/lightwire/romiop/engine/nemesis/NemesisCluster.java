@@ -52,7 +52,7 @@ final class NemesisCluster
     long nowNs;
     /** Each client sends one call per interval while its window has room. */
     long sendIntervalNs = 10 * MS;
-    boolean clientsSending = true;
+    private boolean sending = true;
     private long nextSendNs;
     /** When the run first violated something, and every process's state then (the report shows them); -1 and null before. */
     long firstViolationNs = -1;
@@ -424,7 +424,7 @@ final class NemesisCluster
 
     private void sendSome()
     {
-        if (clientsSending)
+        if (sending)
         {
             for (final Client c : clients.values())
             {
@@ -434,12 +434,12 @@ final class NemesisCluster
                 }
             }
         }
-        nextSendNs = clientsSending ? nowNs + sendIntervalNs : Long.MAX_VALUE;
+        nextSendNs = sending ? nowNs + sendIntervalNs : Long.MAX_VALUE;
     }
 
     void clientsSending(final boolean on)
     {
-        clientsSending = on;
+        sending = on;
         nextSendNs = on ? nowNs : Long.MAX_VALUE;
     }
 }

@@ -14,8 +14,9 @@ import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
 /**
  * The nemesis sweep: {@code NemesisSweep seeds first nemesis|all [threads]} runs seeds
  * {@code first .. first+seeds-1} of one nemesis (or of each), on a thread per core, prints each
- * failure as it comes (its verdict, the command that replays it, the first example of each violation), then a table per nemesis and
- * group size: runs, failed runs, and the runs with each kind of violation. A single seed
+ * failure as it comes (its verdict, the command that replays it, the first examples of each
+ * violation), then a table per nemesis and group size: runs, failed runs, and the runs with each
+ * kind of violation, with the first seed that showed it. A single seed
  * ({@code seeds} = 1) prints its whole report, history included, pass or fail. Exits 1 when a run
  * failed. Only a run's verdict outlives it, so memory stays bounded whatever the seed count.
  */
