@@ -10,11 +10,12 @@ import org.lightwire.romiop.protocol.PacketType;
  * client, a duplicate too): a new two-way request's ACK waits {@code requestAckDelayNs} for the
  * request's Reply, which the client takes as that member's ACK (omniTransport's implicit
  * acknowledgement); only a slower reply lets the ACK go ({@code requestAcksDeferred}); everything
- * else is ACKed at once. Orders: the leader hears of delivery by one cumulative ACK ("delivered
- * through N") {@code orderAckDelayNs} after delivery first advanced, covering every order
- * delivered meanwhile, or at once when half of {@code orderWindow} has been delivered unACKed, so
- * the leader's order window never fills for want of a delayed ACK. docs/romiop.md, "Atomic
- * multicast".
+ * else is ACKed at once. Orders: an OrderAck tells the leader how far this member holds the order
+ * (accepted) and how far it delivered. It goes at once when the accepted sequence advances, since
+ * the leader commits, and so delivers, only what a majority accepted; delivery alone advancing is
+ * told by one OrderAck {@code orderAckDelayNs} later, covering every order delivered meanwhile, or
+ * at once when half of {@code orderWindow} has been delivered unACKed, so the leader's order
+ * window never fills for want of a delayed ACK. docs/romiop.md, "Atomic multicast".
  */
 final class AckScheduler
 {
@@ -26,6 +27,9 @@ final class AckScheduler
 
         /** @return the order sequence number of the last request delivered. */
         long deliveredSeq();
+
+        /** @return how far this member holds every order of its epoch and every request they name. */
+        long acceptedSeq();
 
         int leaderId();
     }
@@ -43,6 +47,8 @@ final class AckScheduler
     private boolean orderAckArmed;
     private long orderAckDeadlineNs;
     private long lastAckedSeq;
+    /** The accepted sequence the last OrderAck told. */
+    private long lastAckedAccepted;
 
     AckScheduler(final GroupConfig config, final GroupCounters counters, final Outbox outbox, final Position position)
     {
@@ -107,7 +113,16 @@ final class AckScheduler
         }
     }
 
-    /** Sends the leader the cumulative ACK of delivery now (an ordinary member only). */
+    /** Orders or requests came: when this member now holds more of the order, the leader hears it at once. */
+    void onAccepted()
+    {
+        if (position.acksOrders() && position.acceptedSeq() > lastAckedAccepted)
+        {
+            sendOrderAck();
+        }
+    }
+
+    /** Sends the leader an OrderAck now: accepted and delivered (an ordinary member only). */
     void sendOrderAck()
     {
         if (!position.acksOrders())
@@ -116,15 +131,22 @@ final class AckScheduler
         }
         orderAckArmed = false;
         lastAckedSeq = position.deliveredSeq();
+        lastAckedAccepted = Math.max(lastAckedSeq, position.acceptedSeq());
         counters.orderAcksSent++;
-        final int leaderId = position.leaderId();
-        outbox.ack(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
+        outbox.orderAck(position.leaderId(), lastAckedAccepted, lastAckedSeq);
     }
 
     /** A joiner starts at {@code orderSeq}: the leader counts everything up to it as delivered. */
     void startAt(final long orderSeq)
     {
         lastAckedSeq = orderSeq;
+        lastAckedAccepted = orderSeq;
+    }
+
+    /** A new epoch: what this member accepted is told again, in the new epoch. */
+    void newEpoch()
+    {
+        lastAckedAccepted = -1;
     }
 
     /** Sends the request ACKs whose Reply did not come in time (oldest first), then a due order ACK. */

@@ -98,7 +98,7 @@ final class GapDetector
 
     private void sendNak()
     {
-        final long next = delivery.nextDeliverSeq();
+        final long next = delivery.acceptedSeq() + 1;
         final ByteBuffer out = outbox.buffer();
         if (!delivery.hasOrder(next))
         {

@@ -15,6 +15,10 @@ public final class GroupCounters
     long ordersSent;
     long orderEntriesSent;
     long duplicateOrderEntries;
+    /** MsgOrders, KeepAlives and OrderAcks of an older epoch than this member's, dropped. */
+    long staleEpochPackets;
+    /** Leader: KeepAlives sent at once to announce an advanced commit (groups of five or more). */
+    long commitKeepAlives;
     long orderRetransmits;
     long orderNaksSent;
     long requestNaksSent;
@@ -124,6 +128,16 @@ public final class GroupCounters
     public long duplicateOrderEntries()
     {
         return duplicateOrderEntries;
+    }
+
+    public long staleEpochPackets()
+    {
+        return staleEpochPackets;
+    }
+
+    public long commitKeepAlives()
+    {
+        return commitKeepAlives;
     }
 
     public long orderRetransmits()
@@ -421,6 +435,7 @@ public final class GroupCounters
             ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
             ", duplicateRequests=" + duplicateRequests + ", delivered=" + delivered + ", ordersSent=" + ordersSent +
             ", orderEntriesSent=" + orderEntriesSent + ", duplicateOrderEntries=" + duplicateOrderEntries +
+            ", staleEpochPackets=" + staleEpochPackets + ", commitKeepAlives=" + commitKeepAlives +
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +
             ", naksServed=" + naksServed + ", requestsSent=" + requestsSent + ", requestRetransmits=" + requestRetransmits +
             ", requestsCompleted=" + requestsCompleted + ", repliesSent=" + repliesSent + ", replyRetransmits=" + replyRetransmits +

@@ -18,10 +18,13 @@ import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.lightwire.romiop.engine.view.CommitTracker;
+import org.lightwire.romiop.engine.view.Configuration;
 
 /**
  * One group member, and while it leads also the fixed sequencer (paper, section 4.2 and Figure 4),
@@ -96,6 +99,7 @@ public final class MemberEngine
     private final ReplyFlyweight reply = new ReplyFlyweight();
     private final CancelFlyweight cancel = new CancelFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
+    private final OrderAckFlyweight orderAck = new OrderAckFlyweight();
     private final ReplyStore replies;
     private final DuplicateFilter finished;
 
@@ -115,6 +119,19 @@ public final class MemberEngine
     private long onlineUntilNs;
     private long joinDeadlineNs;
     private boolean groupHeard;
+
+    // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
+    /** The view this member orders or follows in, from 1; it never goes back. */
+    private int epoch = 1;
+    /**
+     * The members whose acceptance commits an order: the configured members and those that joined
+     * since. Silence removes a member from the view (whom the leader waits for), not from this.
+     */
+    private Configuration configuration;
+    /** Leader: how far its order is held by a commit quorum of the configuration. */
+    private final CommitTracker commits;
+    /** The highest commit known in this epoch: the leader's own, or the one its leader announced. */
+    private long commitSeq;
 
     // Delivery.
     /** Held requests, known orders, delivery in order, retained requests. */
@@ -152,7 +169,6 @@ public final class MemberEngine
 
     // Failover, new leader side.
     private int failedLeaderId;
-    private int recoveryBaseSize;
     /** The leader that announced its leaving (REMOVED for itself), or -1. */
     private int leaderThatLeft = -1;
     private boolean recoveringFromLeave;
@@ -202,6 +218,12 @@ public final class MemberEngine
             }
 
             @Override
+            public long acceptedSeq()
+            {
+                return delivery.acceptedSeq();
+            }
+
+            @Override
             public int leaderId()
             {
                 return leaderId;
@@ -224,6 +246,9 @@ public final class MemberEngine
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
+        this.configuration = configurationOf(view);
+        this.commits = new CommitTracker(config.selfId, configuration);
+        commits.startEpoch(epoch, configuration, 0, 0);
         if (config.memberIndex(config.selfId) < 0)
         {
             this.state = State.JOINING;
@@ -441,6 +466,7 @@ public final class MemberEngine
             case KEEP_ALIVE -> onKeepAlive(buffer, offset, length, nowNs);
             case CANCEL -> onCancel(buffer, offset, length, nowNs);
             case MEMBER_CHANGE -> onMemberChange(buffer, offset, length, nowNs);
+            case ORDER_ACK -> onOrderAck(buffer, offset, length, nowNs);
             default -> counters.unexpectedPackets++;
         }
     }
@@ -668,6 +694,10 @@ public final class MemberEngine
             }
             return;
         }
+        if (fromLeader && !leaderStamp(msgOrder.epoch(), msgOrder.commit()))
+        {
+            return;
+        }
         final long first = msgOrder.firstOrderSeq();
         final int count = msgOrder.entryCount();
         boolean fresh = false;
@@ -738,9 +768,15 @@ public final class MemberEngine
             {
                 if (from == leaderId && isMember(config.selfId))
                 {
-                    // The leader's word on where this member starts: no state transfer of earlier requests.
-                    delivery.startAfter(keepAlive.lastOrderSeq());
-                    acks.startAt(keepAlive.lastOrderSeq());
+                    // The leader's word on where this member starts: after what is committed (no
+                    // state transfer of earlier requests); the orders up to the KeepAlive's end it
+                    // fetches, since its acceptance may be needed to commit them.
+                    enterEpoch(keepAlive.epoch());
+                    delivery.startAfter(keepAlive.commit());
+                    delivery.knowUpTo(keepAlive.lastOrderSeq());
+                    acks.startAt(keepAlive.commit());
+                    commitSeq = keepAlive.commit();
+                    outbox.viewStamp(epoch, commitSeq);
                     gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
                     acks.sendOrderAck();
@@ -753,6 +789,10 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
+                    if (!leaderStamp(keepAlive.epoch(), keepAlive.commit()))
+                    {
+                        return;
+                    }
                     delivery.knowUpTo(keepAlive.lastOrderSeq());
                     deliverInOrder(nowNs);
                     acks.sendOrderAck();
@@ -791,7 +831,9 @@ public final class MemberEngine
         {
             return;
         }
-        delivery.deliverReady();
+        delivery.deliverReady(deliverLimit());
+        // Acceptance goes to the leader at once (it commits by it), with the delivery it allowed.
+        acks.onAccepted();
         if (!isOrdering())
         {
             // The leader forgets by its members' ACKs; everyone else keeps a bounded tail for recovery.
@@ -851,8 +893,14 @@ public final class MemberEngine
         {
             final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
             sendAloneWhatCannotBeCarried(count);
+            // The leader holds every request it orders: it accepts them as it orders them (alone
+            // in a group of one or two, that commits them).
+            if (commits.ownAccepted(nextOrderSeq + count - 1))
+            {
+                stampCommit(commits.commit());
+            }
             msgOrder.wrap(out, 0);
-            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), nextOrderSeq, count);
+            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), epoch, nextOrderSeq, count, commitSeq);
             for (int i = 0; i < count; i++)
             {
                 final long key = pendingOrder.poll();
@@ -940,7 +988,7 @@ public final class MemberEngine
         retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
     }
 
-    private void onOrderAck(final int memberId, final long ackedSeq, final long nowNs)
+    private void onMemberDelivered(final int memberId, final long ackedSeq, final long nowNs)
     {
         // Cumulative and capped: an ACK from a confused member cannot make us forget unsent orders.
         final long seq = Math.min(ackedSeq, nextOrderSeq - 1);
@@ -1021,6 +1069,12 @@ public final class MemberEngine
         }
         if (finished.isFinished(clientId, packetId))
         {
+            return;
+        }
+        if (isOrdering() && delivery.isOrderedUndelivered(key))
+        {
+            // Ordered, waiting for its commit: too late, as if delivered.
+            counters.cancelsTooLate++;
             return;
         }
         if (isOrdering())
@@ -1153,7 +1207,11 @@ public final class MemberEngine
     {
         if (from == subject)
         {
-            // A member leaving (paper: MemberChange removed).
+            // A member leaving (paper: MemberChange removed): it no longer counts for commits.
+            if (subject != config.selfId && configuration.contains(subject) && configuration.size() > 1)
+            {
+                configurationSet(configuration.without(subject));
+            }
             if (isOrdering() && isMember(subject))
             {
                 removeMember(subject);
@@ -1192,8 +1250,9 @@ public final class MemberEngine
             next[view.length] = memberId;
             Arrays.sort(next);
             view = next;
-            // It starts at the next order: the leader keeps nothing older for it.
-            memberDeliveredSeq.put(memberId, nextOrderSeq - 1);
+            configurationAdd(next);
+            // It starts after the commit, and fetches the orders since: the leader keeps them for it.
+            memberDeliveredSeq.put(memberId, commitSeq);
             lastHeardNs.put(memberId, nowNs);
             counters.membersAdded++;
             announceView(nowNs);
@@ -1204,7 +1263,7 @@ public final class MemberEngine
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
         outbox.send(memberId, pendingList != null ? pendingList : listPacket(), listLength());
-        outbox.keepAlive(memberId, memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
+        outbox.keepAlive(memberId, nextOrderSeq - 1);
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
@@ -1372,7 +1431,7 @@ public final class MemberEngine
                 {
                     outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
                     // Only a majority of the view before the failure may go on: a minority side waits.
-                    if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && (reports.size() + 1) * 2 > recoveryBaseSize)
+                    if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && reportedByMajority())
                     {
                         for (final int id : view.clone())
                         {
@@ -1410,6 +1469,8 @@ public final class MemberEngine
     {
         view = new int[] {config.selfId};
         leaderId = config.selfId;
+        configurationSet(configurationOf(view));
+        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), delivery.deliveredSeq());
         nextOrderSeq = delivery.nextDeliverSeq();
         forgottenSeq = delivery.deliveredSeq();
         counters.leaderChanges++;
@@ -1483,7 +1544,6 @@ public final class MemberEngine
         failedLeaderId = leaderId;
         // Passed-over candidates stay in the view: they must report or be removed by a majority, like anyone.
         recoveringFromLeave = leaderThatLeft == failedLeaderId;
-        recoveryBaseSize = view.length - (recoveringFromLeave ? 1 : 0);
         leaderThatLeft = -1;
         passedOver.clear();
         if (isMember(failedLeaderId))
@@ -1491,6 +1551,8 @@ public final class MemberEngine
             removeMember(failedLeaderId);
         }
         leaderId = config.selfId;
+        // Its orders go out in a new epoch: members that follow it take none of the old leader's after that.
+        enterEpoch(epoch + 1);
         recoveredOrders.putAll(delivery.orders());
         delivery.clearOrders();
         gaps.disarm();
@@ -1556,7 +1618,7 @@ public final class MemberEngine
                 next = it.hasNext() ? it.next() : null;
             }
             msgOrder.wrap(out, 0);
-            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), first, count);
+            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), epoch, first, count, commitSeq);
             for (int i = 0; i < count; i++)
             {
                 msgOrder.entry(i, (int)(keys[i] >>> 32), (int)keys[i]);
@@ -1595,9 +1657,9 @@ public final class MemberEngine
                 holder = id;
             }
         }
-        if ((reports.size() + 1) * 2 <= recoveryBaseSize)
+        if (!reportedByMajority())
         {
-            // A minority of the view before the failure: the other side may be ordering. Wait.
+            // Not a majority of the configuration: the other side may be ordering. Wait.
             return;
         }
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
@@ -1615,6 +1677,15 @@ public final class MemberEngine
         delivery.knowUpTo(target);
         deliverInOrder(nowNs);
         finishRecoveryWhenCaughtUp(nowNs);
+    }
+
+    /**
+     * @return true when this member and the members that reported are a majority of the
+     *     configuration: they hold every committed order between them.
+     */
+    private boolean reportedByMajority()
+    {
+        return configuration.isQuorum(id -> id == config.selfId || reports.containsKey(id));
     }
 
     private void finishRecoveryWhenCaughtUp(final long nowNs)
@@ -1677,6 +1748,8 @@ public final class MemberEngine
         cancelledAtNs.clear();
         recoveryTargetSeq = -1;
         fifo.reset();
+        stampCommit(delivery.deliveredSeq());
+        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
         if (!pendingOrder.isEmpty())
@@ -1727,22 +1800,121 @@ public final class MemberEngine
             }
             return;
         }
-        if (acked == PacketType.MSG_ORDER && isOrdering())
+        counters.unexpectedPackets++;
+    }
+
+    /**
+     * Leader: a member holds the order of {@code epoch} up to {@code accepted} and delivered up to
+     * {@code delivered}. Acceptance of this epoch commits; delivery lets the leader forget.
+     */
+    private void onOrderAck(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        if (!Packets.wrapValid(orderAck, buffer, offset, length, counters))
         {
-            if (isMember(from))
+            return;
+        }
+        outbox.observe(orderAck.packetId());
+        final int from = orderAck.senderId();
+        heard(from, nowNs);
+        if (!isOrdering())
+        {
+            if (state != State.LEADER_RECOVERING)
             {
-                onOrderAck(from, ack.ackedId(), nowNs);
-            }
-            else
-            {
-                tellRemoved(from);
+                counters.unexpectedPackets++;
             }
             return;
         }
-        if (acked != PacketType.MSG_ORDER || state != State.LEADER_RECOVERING)
+        if (!isMember(from))
         {
-            counters.unexpectedPackets++;
+            tellRemoved(from);
+            return;
         }
+        if (orderAck.epoch() != epoch)
+        {
+            counters.staleEpochPackets++;
+            return;
+        }
+        // Capped: an OrderAck from a confused member cannot commit or forget orders not yet sent.
+        if (commits.onAccepted(from, epoch, Math.min(orderAck.accepted(), nextOrderSeq - 1)))
+        {
+            commitAdvanced(nowNs);
+        }
+        onMemberDelivered(from, Math.min(orderAck.delivered(), nextOrderSeq - 1), nowNs);
+    }
+
+    /**
+     * Leader: the commit advanced. It delivers; where a member's own acceptance and the leader's
+     * do not commit by themselves (groups of five or more), a KeepAlive tells the members at once.
+     */
+    private void commitAdvanced(final long nowNs)
+    {
+        stampCommit(commits.commit());
+        deliverInOrder(nowNs);
+        if (!pairCommits())
+        {
+            counters.commitKeepAlives++;
+            outbox.keepAlive(GroupSender.GROUP, nextOrderSeq - 1);
+        }
+    }
+
+    private void stampCommit(final long commit)
+    {
+        commitSeq = Math.max(commitSeq, commit);
+        outbox.viewStamp(epoch, commitSeq);
+    }
+
+    /**
+     * A MsgOrder or KeepAlive of this member's leader: an older epoch is stale (dropped, counted);
+     * a newer one is entered; the commit it announces is taken.
+     *
+     * @return false when the packet is stale.
+     */
+    private boolean leaderStamp(final int leaderEpoch, final long leaderCommit)
+    {
+        final int byEpoch = Integer.compareUnsigned(leaderEpoch, epoch);
+        if (byEpoch < 0)
+        {
+            counters.staleEpochPackets++;
+            return false;
+        }
+        if (byEpoch > 0)
+        {
+            enterEpoch(leaderEpoch);
+        }
+        stampCommit(leaderCommit);
+        return true;
+    }
+
+    /** Moves to a newer epoch: commits of the older one no longer count for what follows. */
+    private void enterEpoch(final int newEpoch)
+    {
+        epoch = newEpoch;
+        commitSeq = delivery.deliveredSeq();
+        outbox.viewStamp(epoch, commitSeq);
+        acks.newEpoch();
+    }
+
+    /**
+     * @return true when the leader and any one other member commit together (a configuration of
+     *     at most four): a member then delivers what it accepted itself, without waiting for the
+     *     leader's word.
+     */
+    private boolean pairCommits()
+    {
+        return configuration.commitQuorum() <= 2 && configuration.contains(config.selfId) && configuration.contains(leaderId);
+    }
+
+    /** @return how far this member may deliver: what it knows to be committed. */
+    private long deliverLimit()
+    {
+        return switch (state)
+        {
+            case LEADER_IDLE, LEADER_BATCHING -> commitSeq;
+            case MEMBER -> pairCommits() ? Math.max(commitSeq, delivery.acceptedSeq()) : commitSeq;
+            // What some survivor of a majority delivered was committed.
+            case LEADER_RECOVERING -> Math.max(commitSeq, recoveryTargetSeq);
+            default -> delivery.deliveredSeq();
+        };
     }
 
     private void heard(final int fromId, final long nowNs)
@@ -1764,6 +1936,44 @@ public final class MemberEngine
         }
         view = ascending;
         lastHeardNs.keySet().removeIf(id -> !isMember(id));
+        configurationAdd(ascending);
+    }
+
+    /** @return a configuration of {@code ids} and this member (incarnations are not told yet). */
+    private Configuration configurationOf(final int[] ids)
+    {
+        final int[] with = Arrays.stream(ids).anyMatch(id -> id == config.selfId) ? ids : appended(ids, config.selfId);
+        return Configuration.of(with, new long[with.length]);
+    }
+
+    private static int[] appended(final int[] ids, final int id)
+    {
+        final int[] with = Arrays.copyOf(ids, ids.length + 1);
+        with[ids.length] = id;
+        return with;
+    }
+
+    /** Members named in a view join the configuration; none leaves it by silence. */
+    private void configurationAdd(final int[] ids)
+    {
+        Configuration c = configuration;
+        for (final int id : ids)
+        {
+            if (!c.contains(id))
+            {
+                c = c.with(id, 0);
+            }
+        }
+        configurationSet(c);
+    }
+
+    private void configurationSet(final Configuration c)
+    {
+        if (!c.equals(configuration))
+        {
+            configuration = c;
+            commits.configuration(c);
+        }
     }
 
     private boolean isMember(final int id)

@@ -118,17 +118,39 @@ final class OrderedDelivery
         highestKnownSeq = Math.max(highestKnownSeq, orderSeq);
     }
 
-    /** @return true when something is missing: an order past the delivered one, known to exist or known itself. */
+    /**
+     * @return true when something is missing: an order or a request past what this member accepted,
+     *     known to exist or known itself. (Orders accepted and waiting for their commit miss nothing.)
+     */
     boolean misses()
     {
-        return orders.containsKey(nextDeliverSeq) || highestKnownSeq >= nextDeliverSeq || !orders.isEmpty();
+        final long accepted = acceptedSeq();
+        return highestKnownSeq > accepted || orders.higherKey(accepted) != null;
     }
 
-    /** Delivers every request from the next order sequence number on, as far as orders and requests run without a gap. */
-    void deliverReady()
+    /**
+     * @return the highest order sequence number up to which this member holds every order and
+     *     every request they name (what it accepted; at least what it delivered).
+     */
+    long acceptedSeq()
+    {
+        long seq = nextDeliverSeq;
+        Long key;
+        while ((key = orders.get(seq)) != null && received.containsKey(key))
+        {
+            seq++;
+        }
+        return seq - 1;
+    }
+
+    /**
+     * Delivers every request from the next order sequence number on, as far as orders and requests
+     * run without a gap, and no further than {@code commitSeq}: what a majority holds.
+     */
+    void deliverReady(final long commitSeq)
     {
         Long key;
-        while ((key = orders.get(nextDeliverSeq)) != null)
+        while (nextDeliverSeq <= commitSeq && (key = orders.get(nextDeliverSeq)) != null)
         {
             final HeldRequest held = received.remove(key);
             if (held == null)
@@ -218,27 +240,39 @@ final class OrderedDelivery
     }
 
     /**
-     * Sends the retained orders from {@code fromSeq} on, as one MsgOrder of at most a packet's
-     * entries; when none is retained there, a KeepAlive naming {@code orderEndSeq}, where the order
+     * Sends the orders from {@code fromSeq} on, delivered and retained or known and not yet
+     * delivered (a leader's orders wait for their commit), as one MsgOrder of at most a packet's
+     * entries; when none is known there, a KeepAlive naming {@code orderEndSeq}, where the order
      * ends, so that the asker stops asking.
      */
     void sendOrders(final int destinationId, final long fromSeq, final long orderEndSeq)
     {
-        final long last = nextDeliverSeq - 1;
-        if (fromSeq > last || !log.containsKey(fromSeq))
+        final int limit = outbox.maxEntriesPerOrder();
+        int count = 0;
+        while (count < limit && keyAt(fromSeq + count) != null)
+        {
+            count++;
+        }
+        if (count == 0)
         {
             outbox.keepAlive(destinationId, orderEndSeq);
             return;
         }
-        final int count = (int)Math.min(last - fromSeq + 1, outbox.maxEntriesPerOrder());
         final ByteBuffer out = outbox.buffer();
         msgOrder.wrap(out, 0);
-        msgOrder.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), fromSeq, count);
+        msgOrder.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), outbox.epoch(), fromSeq, count, outbox.commit());
         for (int i = 0; i < count; i++)
         {
-            final long key = log.get(fromSeq + i).key;
+            final long key = keyAt(fromSeq + i);
             msgOrder.entry(i, HeldRequest.clientId(key), HeldRequest.packetId(key));
         }
         outbox.send(destinationId, msgOrder.packetSize());
+    }
+
+    /** @return the request key ordered at {@code orderSeq}, delivered or not, or null when unknown here. */
+    private Long keyAt(final long orderSeq)
+    {
+        final HeldRequest delivered = log.get(orderSeq);
+        return delivered != null ? Long.valueOf(delivered.key) : orders.get(orderSeq);
     }
 }

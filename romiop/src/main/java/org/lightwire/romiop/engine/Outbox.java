@@ -6,6 +6,7 @@ import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
@@ -28,9 +29,13 @@ final class Outbox
     private final ByteBuffer out;
     private final AckFlyweight ack = new AckFlyweight();
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
+    private final OrderAckFlyweight orderAck = new OrderAckFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
     private final RequestFlyweight request = new RequestFlyweight();
     private int lamport;
+    /** The view stamp every MsgOrder and KeepAlive carries: this member's epoch, and the commit it knows. */
+    private int epoch = 1;
+    private long commit;
 
     Outbox(final GroupConfig config, final GroupSender sender)
     {
@@ -67,6 +72,23 @@ final class Outbox
         }
     }
 
+    /** The epoch and commit that the MsgOrders and KeepAlives written from now on carry. */
+    void viewStamp(final int epoch, final long commit)
+    {
+        this.epoch = epoch;
+        this.commit = commit;
+    }
+
+    int epoch()
+    {
+        return epoch;
+    }
+
+    long commit()
+    {
+        return commit;
+    }
+
     int nextPacketId()
     {
         return ++lamport;
@@ -91,11 +113,20 @@ final class Outbox
         sender.send(destinationId, out, AckFlyweight.LENGTH);
     }
 
+    /** A KeepAlive naming where the order ends, with the view stamp (its commit capped there). */
     void keepAlive(final int destinationId, final long lastOrderSeq)
     {
         keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), lastOrderSeq);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), epoch, lastOrderSeq, Math.min(commit, lastOrderSeq));
         sender.send(destinationId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /** Tells the leader how far this member holds the order of its epoch, and how far it delivered. */
+    void orderAck(final int leaderId, final long accepted, final long delivered)
+    {
+        orderAck.wrap(out, 0);
+        orderAck.set(WIRE_ORDER, selfId, nextPacketId(), epoch, accepted, delivered);
+        sender.send(leaderId, out, OrderAckFlyweight.LENGTH);
     }
 
     /** A MemberChange with no member list: ADDED, ONLINE or REMOVED of {@code subject}. */

@@ -20,6 +20,11 @@ import java.nio.ByteOrder;
  * Request packets follow the entries; each is delimited by its own {@code packet_size}, and each
  * is named by one of this order's entries.
  *
+ * <p>Wire 1.1: {@code epoch} is the view the leader orders in (from 1); a member takes orders of
+ * its own epoch only. {@code commit} is the highest order sequence number the leader knows a
+ * majority of the configuration holds; a member delivers no further than that (docs/romiop.md,
+ * "Commit before delivery").
+ *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -35,7 +40,10 @@ import java.nio.ByteOrder;
  *  +-------------------------------+-------------------------------+
  *  |     entry_count (ushort)      |    carried_count (ushort)     |
  *  +-------------------------------+-------------------------------+
- *  |                   reserved (0)                                |
+ *  |                   epoch (unsigned long)                       |
+ *  +---------------------------------------------------------------+
+ *  |                   commit (unsigned long long)                 |
+ *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |   entry_count x { request sender_id, request packet_id }      |
  *  +---------------------------------------------------------------+
@@ -48,7 +56,9 @@ public final class MsgOrderFlyweight extends PacketFlyweight
     public static final int FIRST_ORDER_SEQ_OFFSET = 8;
     public static final int ENTRY_COUNT_OFFSET = 16;
     public static final int CARRIED_COUNT_OFFSET = 18;
-    public static final int ENTRIES_OFFSET = 24;
+    public static final int EPOCH_OFFSET = 20;
+    public static final int COMMIT_OFFSET = 24;
+    public static final int ENTRIES_OFFSET = 32;
     public static final int ENTRY_LENGTH = 8;
     public static final int HEADER_LENGTH = PacketHeader_1_0.HEADER_LENGTH + ENTRIES_OFFSET;
 
@@ -73,14 +83,28 @@ public final class MsgOrderFlyweight extends PacketFlyweight
     }
 
     /** Writes the fixed part; fill the entries with {@link #entry}. */
-    public MsgOrderFlyweight set(final ByteOrder order, final int senderId, final int packetId, final long firstOrderSeq, final int entryCount)
+    public MsgOrderFlyweight set(final ByteOrder order, final int senderId, final int packetId, final int epoch,
+        final long firstOrderSeq, final int entryCount, final long commit)
     {
         init(order, true, length(entryCount), senderId, packetId);
         putI64(FIRST_ORDER_SEQ_OFFSET, firstOrderSeq);
         putU16(ENTRY_COUNT_OFFSET, entryCount);
         putU16(CARRIED_COUNT_OFFSET, 0);
-        putI32(ENTRY_COUNT_OFFSET + 4, 0);
+        putI32(EPOCH_OFFSET, epoch);
+        putI64(COMMIT_OFFSET, commit);
         return this;
+    }
+
+    /** @return the view the leader ordered in. */
+    public int epoch()
+    {
+        return getI32(EPOCH_OFFSET);
+    }
+
+    /** @return the highest order sequence number the leader knew to be committed. */
+    public long commit()
+    {
+        return getI64(COMMIT_OFFSET);
     }
 
     /** @return absolute index in the buffer where the next carried Request is, or is to be written. */
@@ -168,7 +192,7 @@ public final class MsgOrderFlyweight extends PacketFlyweight
         {
             return Invalid.BAD_COUNT;
         }
-        return firstOrderSeq() < 1 ? Invalid.BAD_FIELD : null;
+        return firstOrderSeq() < 1 || epoch() == 0 || commit() < 0 ? Invalid.BAD_FIELD : null;
     }
 
     @Override
@@ -178,7 +202,8 @@ public final class MsgOrderFlyweight extends PacketFlyweight
         {
             return "MsgOrder{unwrapped}";
         }
-        final StringBuilder sb = describe("MsgOrder").append(", firstOrderSeq=").append(firstOrderSeq()).append(", entries=[");
+        final StringBuilder sb = describe("MsgOrder").append(", epoch=").append(Integer.toUnsignedString(epoch()))
+            .append(", commit=").append(commit()).append(", firstOrderSeq=").append(firstOrderSeq()).append(", entries=[");
         final int n = Math.min(entryCount(), (buffer.limit() - body(ENTRIES_OFFSET)) / ENTRY_LENGTH);
         for (int i = 0; i < n; i++)
         {

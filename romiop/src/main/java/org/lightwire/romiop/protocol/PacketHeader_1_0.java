@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  *  +---------------+---------------+---------------+---------------+
  *  |                magic[4] = 'R' 'M' 'O' 'P'                     |
  *  +---------------+---------------+-------------------------------+
- *  | version 0x10  |     flags     |     packet_type (short)       |
+ *  | version 0x11  |     flags     |     packet_type (short)       |
  *  +---------------+---------------+-------------------------------+
  *  |              packet_size (unsigned long, header included)     |
  *  +---------------------------------------------------------------+
@@ -26,7 +26,7 @@ import java.nio.ByteOrder;
  *                 reply), bits 4..7 reserved (0).
  * </pre>
  *
- * <p>The version octet is major in the high nibble and minor in the low one (0x10 = 1.0). Every
+ * <p>The version octet is major in the high nibble and minor in the low one (0x11 = 1.1). Every
  * multi-byte field after the magic, in the header and in the body, is in the byte order that
  * flags bit 0 names: the sender writes its native order, the receiver converts, as GIOP does.
  */
@@ -40,7 +40,11 @@ public final class PacketHeader_1_0
     public static final int SIZE_OFFSET = 8;
 
     public static final byte[] MAGIC = {'R', 'M', 'O', 'P'};
-    public static final int VERSION_1_0 = 0x10;
+    /**
+     * Wire version 1.1: 1.0's packets, with the epoch and the commit in MsgOrder and KeepAlive, and
+     * ViewChange and OrderAck. A packet of another version is dropped ({@link Invalid#BAD_VERSION}).
+     */
+    public static final int VERSION_1_1 = 0x11;
     public static final int FLAG_LITTLE_ENDIAN = 0x01;
     public static final int FLAG_ACK_REQUESTED = 0x02;
     /** Request only: sent to the sequencer alone, which carries it to the group in its MsgOrder. */
@@ -76,7 +80,7 @@ public final class PacketHeader_1_0
         {
             buffer.put(offset + MAGIC_OFFSET + i, MAGIC[i]);
         }
-        buffer.put(offset + VERSION_OFFSET, (byte)VERSION_1_0);
+        buffer.put(offset + VERSION_OFFSET, (byte)VERSION_1_1);
         buffer.put(offset + FLAGS_OFFSET,
             (byte)((order == ByteOrder.LITTLE_ENDIAN ? FLAG_LITTLE_ENDIAN : 0) | (ackRequested ? FLAG_ACK_REQUESTED : 0)));
         Bytes.putU16(buffer, offset + TYPE_OFFSET, type.code(), order);
@@ -186,7 +190,7 @@ public final class PacketHeader_1_0
         {
             return Invalid.BAD_MAGIC;
         }
-        if (version() != VERSION_1_0)
+        if (version() != VERSION_1_1)
         {
             return Invalid.BAD_VERSION;
         }

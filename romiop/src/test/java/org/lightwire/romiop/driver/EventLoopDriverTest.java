@@ -75,7 +75,7 @@ class EventLoopDriverTest
     private static ByteBuffer keepAlive(final int senderId, final long marker)
     {
         final ByteBuffer b = ByteBuffer.allocate(64);
-        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(java.nio.ByteOrder.BIG_ENDIAN, senderId, 1, marker);
+        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(java.nio.ByteOrder.BIG_ENDIAN, senderId, 1, 1, marker, 0);
         return b;
     }
 

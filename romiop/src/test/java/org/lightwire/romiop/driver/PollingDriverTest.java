@@ -99,7 +99,7 @@ class PollingDriverTest
     private static void send(final UdpGroupLink from, final int senderId, final long marker)
     {
         final ByteBuffer b = ByteBuffer.allocate(64);
-        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(java.nio.ByteOrder.BIG_ENDIAN, senderId, 1, marker);
+        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(java.nio.ByteOrder.BIG_ENDIAN, senderId, 1, 1, marker, 0);
         from.send(1, b, 64);
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketType;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +20,7 @@ class AckSchedulerTest
     private final GroupCounters counters = new GroupCounters();
     private boolean member = true;
     private long deliveredSeq;
+    private long acceptedSeq;
 
     private AckScheduler acks(final GroupConfig config)
     {
@@ -34,6 +36,12 @@ class AckSchedulerTest
             public long deliveredSeq()
             {
                 return deliveredSeq;
+            }
+
+            @Override
+            public long acceptedSeq()
+            {
+                return Math.max(acceptedSeq, deliveredSeq);
             }
 
             @Override
@@ -54,9 +62,15 @@ class AckSchedulerTest
         return sent.acks().stream().filter(a -> a.ackedType() == PacketType.REQUEST).map(AckFlyweight::ackedId).toList();
     }
 
+    /** @return the delivered sequence of each OrderAck sent. */
     private List<Long> orderAcks()
     {
-        return sent.acks().stream().filter(a -> a.ackedType() == PacketType.MSG_ORDER).map(AckFlyweight::ackedId).toList();
+        return sent.orderAcks().stream().map(OrderAckFlyweight::delivered).toList();
+    }
+
+    private List<Long> acceptedAcks()
+    {
+        return sent.orderAcks().stream().map(OrderAckFlyweight::accepted).toList();
     }
 
     @Test
@@ -120,7 +134,7 @@ class AckSchedulerTest
         acks.onTimer(6 * MS);
         assertEquals(List.of(3L), orderAcks());
         assertEquals(LEADER, sent.all.get(0).to());
-        assertEquals(LEADER, sent.acks().get(0).ackedSenderId());
+        assertEquals(1, sent.orderAcks().get(0).epoch(), "the outbox's epoch");
         assertEquals(1, counters.orderAcksSent());
         assertEquals(Deadlines.NONE, acks.nextDeadlineNs());
         acks.onDelivered(7 * MS);
@@ -179,5 +193,28 @@ class AckSchedulerTest
         acks.onDelivered(2 * MS);
         acks.onTimer(7 * MS);
         assertEquals(List.of(11L), orderAcks());
+    }
+
+    @Test
+    void acceptanceIsToldAtOnceSinceTheLeaderCommitsByIt()
+    {
+        final AckScheduler acks = acks(config());
+        acks.onAccepted();
+        assertEquals(List.of(), acceptedAcks(), "nothing accepted yet");
+        acceptedSeq = 3;
+        acks.onAccepted();
+        assertEquals(List.of(3L), acceptedAcks());
+        assertEquals(List.of(0L), orderAcks(), "nothing delivered");
+        acks.onAccepted();
+        assertEquals(1, sent.orderAcks().size(), "told once");
+        deliveredSeq = 3;
+        acks.onDelivered(1 * MS);
+        assertEquals(6 * MS, acks.nextDeadlineNs(), "delivery alone waits for the delay");
+        acks.onTimer(6 * MS);
+        assertEquals(List.of(3L, 3L), acceptedAcks());
+        assertEquals(List.of(0L, 3L), orderAcks());
+        acks.newEpoch();
+        acks.onAccepted();
+        assertEquals(List.of(3L, 3L, 3L), acceptedAcks(), "a new epoch is told what is held again");
     }
 }

@@ -13,6 +13,7 @@ import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.RequestFlyweight;
@@ -54,6 +55,14 @@ class CancelAndMembershipTest
         return b;
     }
 
+    /** Member {@code from} holds epoch 1's order up to {@code accepted}: with the leader's, that commits in a group of three. */
+    private static ByteBuffer orderAck(final int from, final long accepted)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 1, 1, accepted, 0);
+        return b;
+    }
+
     private static ByteBuffer cancel(final int cancelPacketId, final int requestPacketId)
     {
         final ByteBuffer b = ByteBuffer.allocate(CancelFlyweight.LENGTH);
@@ -66,7 +75,7 @@ class CancelAndMembershipTest
         final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(packetIds.length));
         final MsgOrderFlyweight o = new MsgOrderFlyweight();
         o.wrap(b, 0);
-        o.set(ByteOrder.BIG_ENDIAN, 1, 1, firstSeq, packetIds.length);
+        o.set(ByteOrder.BIG_ENDIAN, 1, 1, 1, firstSeq, packetIds.length, 0);
         for (int i = 0; i < packetIds.length; i++)
         {
             o.entry(i, CLIENT, packetIds[i]);
@@ -92,6 +101,8 @@ class CancelAndMembershipTest
         feed(leader, request(2), 1 * MS);
         feed(leader, cancel(3, 1), 2 * MS);
         leader.onTimer(10 * MS);
+        assertEquals(List.of(), delivered, "ordered, not yet committed");
+        feed(leader, orderAck(2, 1), 11 * MS);
         assertEquals(List.of(MemberEngine.key(CLIENT, 2)), delivered);
         final MsgOrderFlyweight o = (MsgOrderFlyweight)new MsgOrderFlyweight()
             .wrap(sent.stream().filter(s -> s.type == PacketType.MSG_ORDER).findFirst().orElseThrow().bytes, 0);

@@ -53,7 +53,7 @@ class GapDetectorTest
         member(config());
         hold(10);
         delivery.order(1, key(10));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         gaps.check(true, 0);
         assertFalse(gaps.isArmed());
         assertEquals(Deadlines.NONE, gaps.nextDeadlineNs());
@@ -86,7 +86,7 @@ class GapDetectorTest
 
         hold(10);
         delivery.order(1, key(10));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         gaps.check(true, 30 * MS);
         assertFalse(gaps.isArmed(), "filled");
         assertEquals(Deadlines.NONE, gaps.nextDeadlineNs());
@@ -156,7 +156,7 @@ class GapDetectorTest
             hold(10 + i);
             delivery.order(i, key(10 + i));
         }
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         delivery.retainAtMost(2);
         gaps.answer(orderNak(1), 3, true, 4);
         assertEquals(3, sent.orders().get(0).firstOrderSeq(), "from the oldest it still keeps");
@@ -174,7 +174,7 @@ class GapDetectorTest
         member(config());
         hold(11);
         delivery.order(1, key(11));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         hold(12);
         final NakFlyweight nak = new NakFlyweight();
         nak.wrap(ByteBuffer.allocate(NakFlyweight.length(3)), 0);

@@ -80,9 +80,9 @@ class GroupClientEngineTest
         c.onPacket(ack(1, 100, first), 0, AckFlyweight.LENGTH, 1 * MS);
 
         c.multicast(2, 1, ByteBuffer.allocate(3), 0, 3, 1 * MS);
-        // 512 bytes less a one-entry MsgOrder (44) less the request header (28): 440 bytes is the largest that is carried.
-        c.multicast(3, 1, ByteBuffer.allocate(440), 0, 440, 1 * MS);
-        c.multicast(4, 1, ByteBuffer.allocate(441), 0, 441, 1 * MS);
+        // 512 bytes less a one-entry MsgOrder (52) less the request header (28): 432 bytes is the largest that is carried.
+        c.multicast(3, 1, ByteBuffer.allocate(432), 0, 432, 1 * MS);
+        c.multicast(4, 1, ByteBuffer.allocate(433), 0, 433, 1 * MS);
         assertEquals(List.of(GroupSender.GROUP, 1, 1, GroupSender.GROUP), to);
         assertEquals(List.of(false, true, true, false), flagged);
         assertEquals(2, c.counters().requestsToSequencer());

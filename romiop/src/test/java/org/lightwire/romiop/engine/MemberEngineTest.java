@@ -13,6 +13,7 @@ import org.lightwire.romiop.protocol.FragmentHeader;
 import org.lightwire.romiop.protocol.Invalid;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.RequestFlyweight;
@@ -63,10 +64,16 @@ class MemberEngineTest
 
     private static ByteBuffer order(final long firstSeq, final int... packetIds)
     {
+        return committedOrder(0, firstSeq, packetIds);
+    }
+
+    /** A MsgOrder of epoch 1 announcing {@code commit}. */
+    private static ByteBuffer committedOrder(final long commit, final long firstSeq, final int... packetIds)
+    {
         final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(packetIds.length));
         final MsgOrderFlyweight o = new MsgOrderFlyweight();
         o.wrap(b, 0);
-        o.set(ByteOrder.BIG_ENDIAN, LEADER, 1, firstSeq, packetIds.length);
+        o.set(ByteOrder.BIG_ENDIAN, LEADER, 1, 1, firstSeq, packetIds.length, commit);
         for (int i = 0; i < packetIds.length; i++)
         {
             o.entry(i, CLIENT, packetIds[i]);
@@ -111,7 +118,9 @@ class MemberEngineTest
         assertEquals(GroupSender.GROUP, sent.stream().filter(s -> s.type == PacketType.MSG_ORDER).findFirst().orElseThrow().to);
         leader.onTimer(20 * MS);
         assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
-        assertEquals(3, leader.deliveredSeq(), "the leader delivers its own orders");
+        assertEquals(0, leader.deliveredSeq(), "nothing committed: only the leader holds its orders");
+        feed(leader, orderAck(3, 3), 21 * MS);
+        assertEquals(3, leader.deliveredSeq(), "a member's acceptance and the leader's commit its orders in a group of three");
     }
 
     @Test
@@ -126,10 +135,11 @@ class MemberEngineTest
         assertEquals(1, ordersSent().size());
     }
 
+    /** Member {@code from} accepted and delivered epoch 1's order up to {@code deliveredSeq}. */
     private static ByteBuffer orderAck(final int from, final long deliveredSeq)
     {
-        final ByteBuffer b = ByteBuffer.allocate(AckFlyweight.LENGTH);
-        ((AckFlyweight)new AckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, PacketType.MSG_ORDER, LEADER, deliveredSeq);
+        final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, 1, deliveredSeq, deliveredSeq);
         return b;
     }
 
@@ -178,9 +188,10 @@ class MemberEngineTest
     }
 
     @Test
-    void aMemberAcknowledgesWhatItDeliveredOnceAfterTheDelayAndARepeatedOrderAtOnce()
+    void aMemberTellsWhatItAcceptedAtOnceAndWhatItDeliveredAfterTheDelay()
     {
-        final MemberEngine member = engine(new GroupConfig(MEMBER, LEADER, 1, 2, 3)
+        // Five members: a member's acceptance and the leader's do not commit; the leader's word does.
+        final MemberEngine member = engine(new GroupConfig(MEMBER, LEADER, 1, 2, 3, 4, 5)
             .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderAckDelayNs(1 * MS));
         for (int i = 1; i <= 3; i++)
         {
@@ -189,47 +200,32 @@ class MemberEngineTest
         final int before = sent.size();
         feed(member, order(1, 1), 100_000);
         feed(member, order(2, 2), 200_000);
-        feed(member, order(3, 3), 300_000);
-        assertEquals(3, member.deliveredSeq());
-        assertEquals(0, orderAcks(before).size(), "held back");
-        assertEquals(1 * MS + 100_000, member.nextDeadlineNs(), "due 1 ms after the first delivery");
-        member.onTimer(1 * MS + 100_000);
-        assertEquals(List.of(3L), orderAcks(before), "one cumulative ACK for the three orders");
+        assertEquals(0, member.deliveredSeq(), "accepted, not committed");
+        assertEquals(List.of(1L, 2L), acceptedAcks(before), "each acceptance is told at once: the leader commits by it");
+        assertEquals(List.of(0L, 0L), orderAcks(before));
+        feed(member, committedOrder(2, 3, 3), 300_000);
+        assertEquals(2, member.deliveredSeq(), "delivered up to the leader's commit");
+        assertEquals(List.of(1L, 2L, 3L), acceptedAcks(before));
+        assertEquals(List.of(0L, 0L, 2L), orderAcks(before), "the acceptance of 3 tells the delivery it came with");
+        assertEquals(Long.MAX_VALUE, member.nextDeadlineNs(), "nothing left to tell");
         member.onTimer(5 * MS);
-        assertEquals(1, orderAcks(before).size(), "nothing new delivered: nothing more to ACK");
-        feed(member, order(3, 3), 6 * MS);
-        assertEquals(List.of(3L, 3L), orderAcks(before), "a repeated order is ACKed at once");
+        assertEquals(3, orderAcks(before).size());
+        feed(member, committedOrder(3, 3, 3), 6 * MS);
+        assertEquals(3, member.deliveredSeq());
+        assertEquals(List.of(0L, 0L, 2L, 3L), orderAcks(before), "a repeated order is answered at once");
     }
 
     @Test
-    void aMemberAcknowledgesAtOnceWhenHalfTheOrderWindowIsDeliveredUnacknowledged()
+    void aMemberOfAGroupOfThreeDeliversWhatItAcceptedSinceTheLeaderHoldsItToo()
     {
         final MemberEngine member = engine(new GroupConfig(MEMBER, LEADER, 1, 2, 3)
-            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderAckDelayNs(5 * MS)
-            .orderWindow(8));
-        for (int i = 1; i <= 9; i++)
-        {
-            feed(member, request(i), 0);
-        }
+            .orderInterval(10 * MS, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderAckDelayNs(5 * MS));
+        feed(member, request(1), 0);
         final int before = sent.size();
-        for (int i = 1; i <= 3; i++)
-        {
-            feed(member, order(i, i), i * 10_000L);
-        }
-        assertEquals(List.of(), orderAcks(before), "three of a window of 8: held back for the delay");
-        feed(member, order(4, 4), 40_000);
-        assertEquals(List.of(4L), orderAcks(before), "the fourth (half the window) is ACKed at once, with the three before it");
-        for (int i = 5; i <= 7; i++)
-        {
-            feed(member, order(i, i), i * 10_000L);
-        }
-        assertEquals(List.of(4L), orderAcks(before));
-        feed(member, order(8, 8), 80_000);
-        assertEquals(List.of(4L, 8L), orderAcks(before));
-        feed(member, order(9, 9), 90_000);
-        assertEquals(90_000 + 5 * MS, member.nextDeadlineNs(), "the ninth waits for the delay again");
-        member.onTimer(90_000 + 5 * MS);
-        assertEquals(List.of(4L, 8L, 9L), orderAcks(before));
+        feed(member, order(1, 1), 10_000);
+        assertEquals(1, member.deliveredSeq(), "the leader and this member are two of three: committed");
+        assertEquals(List.of(1L), acceptedAcks(before));
+        assertEquals(List.of(1L), orderAcks(before));
     }
 
     @Test
@@ -253,12 +249,22 @@ class MemberEngineTest
         assertFalse(member.wakesForRequests(), "gap filled");
     }
 
-    /** @return the acked_id of every MsgOrder ACK sent since {@code from}. */
+    private List<OrderAckFlyweight> orderAckPackets(final int from)
+    {
+        return sent.subList(from, sent.size()).stream().filter(x -> x.type == PacketType.ORDER_ACK)
+            .map(x -> (OrderAckFlyweight)new OrderAckFlyweight().wrap(x.bytes, 0)).toList();
+    }
+
+    /** @return the delivered sequence of every OrderAck sent since {@code from}. */
     private List<Long> orderAcks(final int from)
     {
-        return sent.subList(from, sent.size()).stream().filter(x -> x.type == PacketType.ACK)
-            .map(x -> (AckFlyweight)new AckFlyweight().wrap(x.bytes, 0)).filter(a -> a.ackedType() == PacketType.MSG_ORDER)
-            .map(AckFlyweight::ackedId).toList();
+        return orderAckPackets(from).stream().map(OrderAckFlyweight::delivered).toList();
+    }
+
+    /** @return the accepted sequence of every OrderAck sent since {@code from}. */
+    private List<Long> acceptedAcks(final int from)
+    {
+        return orderAckPackets(from).stream().map(OrderAckFlyweight::accepted).toList();
     }
 
     @Test
@@ -312,8 +318,9 @@ class MemberEngineTest
         feed(leader, request(1), 0);
         feed(leader, request(2), 1 * MS);
         leader.onTimer(1 * MS);
-        assertEquals(2, leader.deliveredSeq());
+        assertEquals(0, leader.deliveredSeq());
         feed(leader, orderAck(2, 2), 2 * MS);
+        assertEquals(2, leader.deliveredSeq(), "committed by member 2's acceptance");
         assertEquals(2, leader.retainedOrders(), "member 3 has not ACKed");
         feed(leader, orderAck(3, 1), 3 * MS);
         assertEquals(1, leader.retainedOrders());
@@ -342,9 +349,9 @@ class MemberEngineTest
         feed(member, request(1), 3 * MS);
         assertEquals(List.of(MemberEngine.key(CLIENT, 1), MemberEngine.key(CLIENT, 2)), deliveredKeys);
         assertEquals(Long.MAX_VALUE, member.nextDeadlineNs());
-        final AckFlyweight ack = (AckFlyweight)new AckFlyweight().wrap(sent.get(sent.size() - 1).bytes, 0);
-        assertEquals(PacketType.MSG_ORDER, ack.ackedType());
-        assertEquals(2, ack.ackedId(), "cumulative ACK of delivery");
+        final OrderAckFlyweight ack = (OrderAckFlyweight)new OrderAckFlyweight().wrap(sent.get(sent.size() - 1).bytes, 0);
+        assertEquals(2, ack.accepted(), "told the leader at once");
+        assertEquals(2, ack.delivered());
     }
 
     @Test
@@ -354,9 +361,7 @@ class MemberEngineTest
         feed(member, request(1), 0);
         final int before = sent.size();
         feed(member, order(1, 1), 1 * MS);
-        final List<Sent> acks = sent.subList(before, sent.size()).stream().filter(x -> x.type == PacketType.ACK).toList();
-        assertEquals(1, acks.size(), "one cumulative ACK for the order and the delivery it caused");
-        assertEquals(1, ((AckFlyweight)new AckFlyweight().wrap(acks.get(0).bytes, 0)).ackedId());
+        assertEquals(List.of(1L), orderAcks(before), "one OrderAck for the order and the delivery it caused");
         feed(member, order(1, 1), 2 * MS);
         assertEquals(2, member.counters().orderAcksSent(), "a repeated order is ACKed again: the leader lacks our ACK");
     }
@@ -571,6 +576,8 @@ class MemberEngineTest
         assertEquals(java.util.HexFormat.of().formatHex(expected),
             java.util.HexFormat.of().formatHex(bytes(orderBytes, order.firstCarried(), order.end())));
         assertEquals(1, leader.counters().requestsCarried());
+        assertEquals(List.of(), deliveredKeys, "not committed yet");
+        feed(leader, orderAck(MEMBER, 1), 1);
         assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys);
 
         sent.clear();
@@ -581,9 +588,11 @@ class MemberEngineTest
         assertEquals(1, follower.counters().carriedRequestsReceived());
         assertEquals(1, follower.counters().requestsReceived());
         final List<Sent> acks = sentOf(PacketType.ACK);
-        assertEquals(2, acks.size(), "the request ACKed to its client, the order to the leader: " + acks);
+        assertEquals(1, acks.size(), "the request ACKed to its client: " + acks);
         assertEquals(CLIENT, acks.get(0).to);
-        assertEquals(LEADER, acks.get(1).to);
+        final List<Sent> orderAcks = sentOf(PacketType.ORDER_ACK);
+        assertEquals(1, orderAcks.size(), "the order accepted, told to the leader: " + orderAcks);
+        assertEquals(LEADER, orderAcks.get(0).to);
     }
 
     @Test

@@ -41,11 +41,11 @@ class OrderedDeliveryTest
         delivery.order(3, key(12));
         delivery.hold(request(12));
         delivery.hold(request(11));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         assertEquals(List.of(), delivered, "order 1's request is missing");
         assertTrue(delivery.misses());
         delivery.hold(request(10));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         assertEquals(List.of("1:10", "2:11", "3:12"), delivered);
         assertEquals(3, delivery.deliveredSeq());
         assertFalse(delivery.misses());
@@ -60,13 +60,13 @@ class OrderedDeliveryTest
         delivery.hold(request(11));
         delivery.order(1, key(10));
         delivery.order(3, key(11));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         assertEquals(List.of("1:10"), delivered);
         assertTrue(delivery.misses(), "order 2 is missing");
         assertTrue(delivery.isOrderedUndelivered(key(11)));
         delivery.hold(request(12));
         delivery.order(2, key(12));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         assertEquals(List.of("1:10", "2:12", "3:11"), delivered);
         assertFalse(delivery.misses());
         delivery.knowUpTo(4);
@@ -82,7 +82,7 @@ class OrderedDeliveryTest
             delivery.order(i, key(10 + i));
         }
         delivery.hold(request(20));
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         assertEquals(4, delivery.retainedCount());
         delivery.retainAtMost(2);
         assertEquals(2, delivery.retainedCount());
@@ -106,7 +106,7 @@ class OrderedDeliveryTest
             delivery.hold(request(10 + i));
             delivery.order(i, key(10 + i));
         }
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         delivery.sendOrders(7, 2, 9);
         final MsgOrderFlyweight o = sent.orders().get(0);
         assertEquals(7, sent.all.get(0).to());
@@ -132,7 +132,7 @@ class OrderedDeliveryTest
         delivery.order(11, key(10));
         delivery.order(13, key(12));
         delivery.knowUpTo(14);
-        delivery.deliverReady();
+        delivery.deliverReady(Long.MAX_VALUE);
         assertEquals(List.of("11:10"), delivered);
         assertTrue(delivery.misses());
         delivery.forgetOrders();

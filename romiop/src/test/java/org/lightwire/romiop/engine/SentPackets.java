@@ -62,6 +62,11 @@ final class SentPackets implements GroupSender
         return wrapped(PacketType.ACK, AckFlyweight::new);
     }
 
+    List<org.lightwire.romiop.protocol.OrderAckFlyweight> orderAcks()
+    {
+        return wrapped(PacketType.ORDER_ACK, org.lightwire.romiop.protocol.OrderAckFlyweight::new);
+    }
+
     List<NakFlyweight> naks()
     {
         return wrapped(PacketType.NAK, NakFlyweight::new);

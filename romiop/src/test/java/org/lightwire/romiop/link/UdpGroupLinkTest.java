@@ -63,7 +63,7 @@ class UdpGroupLinkTest
         final ByteBuffer b = ByteBuffer.allocate(64);
         final KeepAliveFlyweight k = new KeepAliveFlyweight();
         k.wrap(b, 0);
-        k.set(java.nio.ByteOrder.BIG_ENDIAN, senderId, 1, marker);
+        k.set(java.nio.ByteOrder.BIG_ENDIAN, senderId, 1, 1, marker, 0);
         return b;
     }
 

@@ -17,7 +17,7 @@ class PacketFlyweightsTest
 
     private static String header(final String flags, final String type, final int size)
     {
-        return "524d4f50" + "10" + flags + type + String.format("%08x", size);
+        return "524d4f50" + "11" + flags + type + String.format("%08x", size);
     }
 
     @Test
@@ -79,7 +79,7 @@ class PacketFlyweightsTest
         assertEquals(header("00", "0002", 36) + BE_PREFIX_S1_P2 + "0007" + "0000" + "00000009" + "0102030405060708", Hex.of(b, 36));
 
         a.set(ByteOrder.LITTLE_ENDIAN, 1, 2, PacketType.MSG_ORDER, 9, 0x0102030405060708L);
-        assertEquals("524d4f50" + "10" + "01" + "0200" + "24000000" + "01000000" + "02000000" + "0700" + "0000" + "09000000" + "0807060504030201",
+        assertEquals("524d4f50" + "11" + "01" + "0200" + "24000000" + "01000000" + "02000000" + "0700" + "0000" + "09000000" + "0807060504030201",
             Hex.of(b, 36));
         final AckFlyweight r = (AckFlyweight)new AckFlyweight().wrap(Hex.parse(Hex.of(b, 36)), 0);
         assertNull(r.validate(36));
@@ -146,11 +146,22 @@ class PacketFlyweightsTest
     void keepAliveGoldenBytes()
     {
         final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
-        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, 1, 2, 42);
-        assertEquals(header("02", "0004", 28) + BE_PREFIX_S1_P2 + "000000000000002a", Hex.of(b, 28));
+        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 42, 40);
+        assertEquals(header("02", "0004", 44) + BE_PREFIX_S1_P2 + "000000000000002a" + "00000003" + "00000000" + "0000000000000028",
+            Hex.of(b, 44));
         final KeepAliveFlyweight r = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0);
-        assertNull(r.validate(28));
+        assertNull(r.validate(44));
         assertEquals(42, r.lastOrderSeq());
+        assertEquals(3, r.epoch());
+        assertEquals(40, r.commit());
+        assertEquals("KeepAlive{PacketHeader_1_0{magic=RMOP, version=0x11, flags=0x2, order=BIG_ENDIAN, type=KEEP_ALIVE, size=44},"
+            + " sender=1, packetId=2, epoch=3, lastOrderSeq=42, commit=40}", r.toString());
+        // A commit past the order's end, and epoch 0, are refused.
+        b.putLong(12 + KeepAliveFlyweight.COMMIT_OFFSET, 43);
+        assertEquals(Invalid.BAD_FIELD, r.validate(44));
+        b.putLong(12 + KeepAliveFlyweight.COMMIT_OFFSET, 40);
+        b.putInt(12 + KeepAliveFlyweight.EPOCH_OFFSET, 0);
+        assertEquals(Invalid.BAD_FIELD, r.validate(44));
     }
 
     @Test
@@ -187,18 +198,22 @@ class PacketFlyweightsTest
         final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(2));
         final MsgOrderFlyweight o = new MsgOrderFlyweight();
         o.wrap(b, 0);
-        o.set(ByteOrder.BIG_ENDIAN, 1, 2, 100, 2).entry(0, 5, 6).entry(1, 7, 0xFFFFFFFF);
-        assertEquals(header("02", "0007", 52) + BE_PREFIX_S1_P2 + "0000000000000064" + "0002" + "0000" + "00000000"
-            + "00000005" + "00000006" + "00000007" + "ffffffff", Hex.of(b, 52));
+        o.set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 100, 2, 99).entry(0, 5, 6).entry(1, 7, 0xFFFFFFFF);
+        assertEquals(header("02", "0007", 60) + BE_PREFIX_S1_P2 + "0000000000000064" + "0002" + "0000" + "00000003"
+            + "0000000000000063" + "00000005" + "00000006" + "00000007" + "ffffffff", Hex.of(b, 60));
         final MsgOrderFlyweight r = (MsgOrderFlyweight)new MsgOrderFlyweight().wrap(b, 0);
-        assertNull(r.validate(52));
+        assertNull(r.validate(60));
+        assertEquals(3, r.epoch());
+        assertEquals(99, r.commit());
         assertEquals(100, r.firstOrderSeq());
         assertEquals(2, r.entryCount());
         assertEquals(7, r.entrySenderId(1));
         assertEquals(0xFFFFFFFF, r.entryPacketId(1));
-        assertEquals("MsgOrder{PacketHeader_1_0{magic=RMOP, version=0x10, flags=0x2, order=BIG_ENDIAN, type=MSG_ORDER, size=52},"
-            + " sender=1, packetId=2, firstOrderSeq=100, entries=[5:6, 7:4294967295]}", r.toString());
-        assertEquals(Invalid.SIZE_MISMATCH, r.validate(51));
+        assertEquals("MsgOrder{PacketHeader_1_0{magic=RMOP, version=0x11, flags=0x2, order=BIG_ENDIAN, type=MSG_ORDER, size=60},"
+            + " sender=1, packetId=2, epoch=3, commit=99, firstOrderSeq=100, entries=[5:6, 7:4294967295]}", r.toString());
+        assertEquals(Invalid.SIZE_MISMATCH, r.validate(59));
+        b.putInt(12 + MsgOrderFlyweight.EPOCH_OFFSET, 0);
+        assertEquals(Invalid.BAD_FIELD, r.validate(60), "epoch 0");
     }
 
     @Test
@@ -209,13 +224,13 @@ class PacketFlyweightsTest
         final ByteBuffer b = ByteBuffer.allocate(size + 8);
         final MsgOrderFlyweight o = new MsgOrderFlyweight();
         o.wrap(b, 0);
-        o.set(ByteOrder.BIG_ENDIAN, 1, 2, 100, 2).entry(0, 5, 6).entry(1, 7, 8);
+        o.set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 100, 2, 99).entry(0, 5, 6).entry(1, 7, 8);
         final RequestFlyweight carried = new RequestFlyweight();
         carried.wrap(b, o.end());
         carried.set(ByteOrder.BIG_ENDIAN, 7, 8, 9, 3, 2).clientSeq(4).payload(ByteBuffer.wrap(new byte[] {(byte)0xAB, (byte)0xCD}), 0, 2);
         o.carried(carried.packetSize());
-        assertEquals(header("02", "0007", size) + BE_PREFIX_S1_P2 + "0000000000000064" + "0002" + "0001" + "00000000"
-            + "00000005" + "00000006" + "00000007" + "00000008"
+        assertEquals(header("02", "0007", size) + BE_PREFIX_S1_P2 + "0000000000000064" + "0002" + "0001" + "00000003"
+            + "0000000000000063" + "00000005" + "00000006" + "00000007" + "00000008"
             + header("02", "0000", requestSize) + "00000007" + "00000008" + "00000009" + "03000004" + "abcd", Hex.of(b, size));
         final MsgOrderFlyweight r = (MsgOrderFlyweight)new MsgOrderFlyweight().wrap(b, 0);
         assertNull(r.validate(size));
@@ -255,7 +270,7 @@ class PacketFlyweightsTest
             if (bytes.length >= 12 && random.nextBoolean())
             {
                 System.arraycopy(PacketHeader_1_0.MAGIC, 0, bytes, 0, 4);
-                bytes[4] = 0x10;
+                bytes[4] = PacketHeader_1_0.VERSION_1_1;
                 bytes[5] = (byte)(bytes[5] & 1);
                 bytes[6] = 0;
                 bytes[7] = (byte)random.nextInt(8);

@@ -18,7 +18,7 @@ class PacketHeader_1_0Test
     {
         final ByteBuffer b = ByteBuffer.allocate(12);
         header.wrap(b, 0).set(ByteOrder.BIG_ENDIAN, true, PacketType.MSG_ORDER, 0x01020304);
-        assertEquals("524d4f50" + "10" + "02" + "0007" + "01020304", Hex.of(b, 12));
+        assertEquals("524d4f50" + "11" + "02" + "0007" + "01020304", Hex.of(b, 12));
     }
 
     @Test
@@ -28,7 +28,7 @@ class PacketHeader_1_0Test
         {
             final ByteBuffer b = ByteBuffer.allocate(12).order(bufferOrder);
             header.wrap(b, 0).set(ByteOrder.LITTLE_ENDIAN, false, PacketType.NAK, 0x01020304);
-            assertEquals("524d4f50" + "10" + "01" + "0300" + "04030201", Hex.of(b, 12));
+            assertEquals("524d4f50" + "11" + "01" + "0300" + "04030201", Hex.of(b, 12));
             assertEquals(ByteOrder.LITTLE_ENDIAN, header.byteOrder());
             assertEquals(PacketType.NAK, header.type());
             assertEquals(0x01020304L, header.packetSize());
@@ -43,12 +43,12 @@ class PacketHeader_1_0Test
         header.wrap(b, 7).set(ByteOrder.BIG_ENDIAN, true, PacketType.REQUEST, 33);
         final PacketHeader_1_0 read = new PacketHeader_1_0().wrap(b, 7);
         assertTrue(read.magicMatches());
-        assertEquals(0x10, read.version());
+        assertEquals(0x11, read.version());
         assertTrue(read.ackRequested());
         assertEquals(PacketType.REQUEST, read.type());
         assertEquals(33, read.packetSize());
         assertNull(read.validate(33));
-        assertEquals("PacketHeader_1_0{magic=RMOP, version=0x10, flags=0x2, order=BIG_ENDIAN, type=REQUEST, size=33}", read.toString());
+        assertEquals("PacketHeader_1_0{magic=RMOP, version=0x11, flags=0x2, order=BIG_ENDIAN, type=REQUEST, size=33}", read.toString());
     }
 
     @Test
@@ -64,8 +64,8 @@ class PacketHeader_1_0Test
         b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0);
         b.putShort(PacketHeader_1_0.TYPE_OFFSET, (short)10);
         assertEquals(Invalid.UNKNOWN_TYPE, header.validate(12));
-        b.put(PacketHeader_1_0.VERSION_OFFSET, (byte)0x11);
-        assertEquals(Invalid.BAD_VERSION, header.validate(12));
+        b.put(PacketHeader_1_0.VERSION_OFFSET, (byte)0x10);
+        assertEquals(Invalid.BAD_VERSION, header.validate(12), "wire 1.0 is not spoken");
         b.put(0, (byte)'M');
         assertEquals(Invalid.BAD_MAGIC, header.validate(12));
     }

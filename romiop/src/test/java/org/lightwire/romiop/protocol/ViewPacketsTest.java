@@ -15,7 +15,7 @@ class ViewPacketsTest
 
     private static String header(final String flags, final String type, final int size)
     {
-        return "524d4f50" + "10" + flags + type + String.format("%08x", size);
+        return "524d4f50" + "11" + flags + type + String.format("%08x", size);
     }
 
     @Test

@@ -5,8 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How far an epoch's order is committed: accepted (held, with every request it names) by a
- * majority of the configuration in that epoch. The leader feeds it its own accepted sequence and
+ * How far an epoch's order is committed: accepted (held, with every request it names) in that
+ * epoch by {@link Configuration#commitQuorum} members of the configuration, so many that every
+ * majority meets them. The leader feeds it its own accepted sequence and
  * its members' OrderAcks; an OrderAck of another epoch, or from a member outside the
  * configuration, counts for nothing. The commit never goes back.
  */
@@ -107,11 +108,11 @@ public final class CommitTracker
             seqs[i] = accepted.getOrDefault(configuration.id(i), 0L);
         }
         Arrays.sort(seqs);
-        // The quorum-th largest: that many members hold at least this much.
-        final long majorityHolds = seqs[n - configuration.quorum()];
-        if (majorityHolds > commit)
+        // The commit-quorum-th largest: that many members hold at least this much.
+        final long quorumHolds = seqs[n - configuration.commitQuorum()];
+        if (quorumHolds > commit)
         {
-            commit = majorityHolds;
+            commit = quorumHolds;
             return true;
         }
         return false;

@@ -62,6 +62,17 @@ public final class Configuration
         return ids.length / 2 + 1;
     }
 
+    /**
+     * @return how many members, the leader included, must hold an order for it to be committed:
+     *     {@code size - quorum + 1}, the fewest that every majority meets (Flexible Paxos). Every
+     *     view change hears a majority, so it learns every committed order. One member in groups
+     *     of one and two, two in groups of three and four, three in five and six.
+     */
+    public int commitQuorum()
+    {
+        return size() - quorum() + 1;
+    }
+
     public boolean contains(final int id)
     {
         return Arrays.binarySearch(ids, id) >= 0;
