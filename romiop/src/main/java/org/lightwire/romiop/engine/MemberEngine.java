@@ -110,6 +110,12 @@ public final class MemberEngine
     private int[] view;
     private int leaderId;
     private final Map<Integer, Long> lastHeardNs = new HashMap<>();
+    /**
+     * Member: when its leader last showed that it leads (a MsgOrder, KeepAlive or LIST of its). Any
+     * other packet from that id proves nothing: a restarted process with the leader's id sends
+     * MemberChange ADDED, and must not keep its followers from suspecting it.
+     */
+    private long leaderHeardNs;
     /** Clients seen, most recent last, to when the leader last sent them the view: they are sent each new view. */
     private final LinkedHashMap<Integer, Long> knownClients = new LinkedHashMap<>(16, 0.75f, true);
     private int lastListPacketId;
@@ -123,6 +129,10 @@ public final class MemberEngine
     // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
     /** The view this member orders or follows in, from 1; it never goes back. */
     private int epoch = 1;
+    /** The leader whose orders this member took in its epoch (-1 for none yet): an epoch has one. */
+    private int epochLeader;
+    /** A new leader: the highest epoch among the reports; it orders in the next one. */
+    private int reportedEpoch;
     /**
      * The members whose acceptance commits an order: the configured members and those that joined
      * since. Silence removes a member from the view (whom the leader waits for), not from this.
@@ -247,6 +257,7 @@ public final class MemberEngine
         Arrays.sort(view);
         this.leaderId = config.leaderId;
         this.configuration = configurationOf(view);
+        this.epochLeader = config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId;
         this.commits = new CommitTracker(config.selfId, configuration);
         commits.startEpoch(epoch, configuration, 0, 0);
         if (config.memberIndex(config.selfId) < 0)
@@ -334,6 +345,7 @@ public final class MemberEngine
         }
         joinDeadlineNs = nowNs + config.joinTimeoutNs;
         tickDeadlineNs = nowNs + tickPeriodNs();
+        leaderHeardNs = nowNs;
         if (state == State.JOINING)
         {
             outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
@@ -684,8 +696,16 @@ public final class MemberEngine
         final int from = msgOrder.senderId();
         heard(from, nowNs);
         groupHeard = true;
+        if (newerLeader(from, msgOrder.epoch(), nowNs))
+        {
+            return;
+        }
         final boolean fromLeader = state == State.MEMBER && from == leaderId;
         final boolean report = state == State.LEADER_RECOVERING && isMember(from) && from != config.selfId;
+        if (report)
+        {
+            reportedEpoch = Math.max(reportedEpoch, msgOrder.epoch());
+        }
         if (!fromLeader && !report)
         {
             if (state != State.JOINING)
@@ -694,9 +714,13 @@ public final class MemberEngine
             }
             return;
         }
-        if (fromLeader && !leaderStamp(msgOrder.epoch(), msgOrder.commit()))
+        if (fromLeader && !leaderStamp(from, msgOrder.epoch(), msgOrder.commit()))
         {
             return;
+        }
+        if (fromLeader)
+        {
+            leaderHeardNs = nowNs;
         }
         final long first = msgOrder.firstOrderSeq();
         final int count = msgOrder.entryCount();
@@ -762,21 +786,36 @@ public final class MemberEngine
         final int from = keepAlive.senderId();
         heard(from, nowNs);
         groupHeard = true;
+        if (newerLeader(from, keepAlive.epoch(), nowNs))
+        {
+            return;
+        }
         switch (state)
         {
             case JOINING ->
             {
-                if (from == leaderId && isMember(config.selfId))
+                if (from == leaderId && isMember(config.selfId) && Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0)
+                {
+                    // A leader of an older epoch than one this member took part in: not to be followed.
+                    counters.staleEpochPackets++;
+                }
+                else if (from == leaderId && isMember(config.selfId))
                 {
                     // The leader's word on where this member starts: after what is committed (no
                     // state transfer of earlier requests); the orders up to the KeepAlive's end it
-                    // fetches, since its acceptance may be needed to commit them.
-                    enterEpoch(keepAlive.epoch());
-                    delivery.startAfter(keepAlive.commit());
+                    // fetches, since its acceptance may be needed to commit them. What it
+                    // delivered before was committed: it never delivers those numbers again.
+                    if (keepAlive.epoch() != epoch)
+                    {
+                        enterEpoch(keepAlive.epoch());
+                    }
+                    epochLeader = from;
+                    leaderHeardNs = nowNs;
+                    final long start = Math.max(keepAlive.commit(), delivery.deliveredSeq());
+                    delivery.startAfter(start);
                     delivery.knowUpTo(keepAlive.lastOrderSeq());
-                    acks.startAt(keepAlive.commit());
-                    commitSeq = keepAlive.commit();
-                    outbox.viewStamp(epoch, commitSeq);
+                    acks.startAt(start);
+                    stampCommit(start);
                     gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
                     acks.sendOrderAck();
@@ -789,10 +828,11 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
-                    if (!leaderStamp(keepAlive.epoch(), keepAlive.commit()))
+                    if (!leaderStamp(from, keepAlive.epoch(), keepAlive.commit()))
                     {
                         return;
                     }
+                    leaderHeardNs = nowNs;
                     delivery.knowUpTo(keepAlive.lastOrderSeq());
                     deliverInOrder(nowNs);
                     acks.sendOrderAck();
@@ -818,6 +858,7 @@ public final class MemberEngine
                 else if (from != config.selfId)
                 {
                     reports.put(from, keepAlive.lastOrderSeq());
+                    reportedEpoch = Math.max(reportedEpoch, keepAlive.epoch());
                     decideWhenAllReported(nowNs);
                 }
             }
@@ -865,6 +906,8 @@ public final class MemberEngine
         outbox.observe(nak.packetId());
         final int requester = nak.senderId();
         heard(requester, nowNs);
+        // Only members NAK: a group runs, and a joiner must not found another.
+        groupHeard = true;
         if (state == State.JOINING || !isMember(requester))
         {
             counters.unexpectedPackets++;
@@ -1192,6 +1235,7 @@ public final class MemberEngine
             return;
         }
         leaderId = from;
+        leaderHeardNs = nowNs;
         gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
@@ -1222,6 +1266,7 @@ public final class MemberEngine
                 // It left rather than failed: it does not count against the majority a successor needs.
                 leaderThatLeft = subject;
                 lastHeardNs.put(subject, nowNs - config.keepAliveTimeoutNs - 1);
+                leaderHeardNs = nowNs - config.keepAliveTimeoutNs - 1;
                 suspectLeader(nowNs);
             }
             return;
@@ -1407,7 +1452,7 @@ public final class MemberEngine
             }
             case MEMBER ->
             {
-                if (leaderId != config.selfId && nowNs - lastHeardNs.getOrDefault(leaderId, nowNs) > config.keepAliveTimeoutNs)
+                if (leaderId != config.selfId && nowNs - leaderHeardNs > config.keepAliveTimeoutNs)
                 {
                     suspectLeader(nowNs);
                 }
@@ -1469,6 +1514,7 @@ public final class MemberEngine
     {
         view = new int[] {config.selfId};
         leaderId = config.selfId;
+        epochLeader = config.selfId;
         configurationSet(configurationOf(view));
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), delivery.deliveredSeq());
         nextOrderSeq = delivery.nextDeliverSeq();
@@ -1551,8 +1597,7 @@ public final class MemberEngine
             removeMember(failedLeaderId);
         }
         leaderId = config.selfId;
-        // Its orders go out in a new epoch: members that follow it take none of the old leader's after that.
-        enterEpoch(epoch + 1);
+        reportedEpoch = epoch;
         recoveredOrders.putAll(delivery.orders());
         delivery.clearOrders();
         gaps.disarm();
@@ -1568,6 +1613,7 @@ public final class MemberEngine
 
     private void followNewLeader(final int newLeaderId, final int failedId, final long nowNs)
     {
+        leaderHeardNs = nowNs;
         if (leaderId != newLeaderId)
         {
             counters.leaderChanges++;
@@ -1662,6 +1708,10 @@ public final class MemberEngine
             // Not a majority of the configuration: the other side may be ordering. Wait.
             return;
         }
+        // Its orders go out in an epoch newer than any reporter's: members that follow it take
+        // no other leader's orders after that, and a leader of an older epoch steps down on hearing it.
+        enterEpoch(Math.max(reportedEpoch, epoch) + 1);
+        epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
         gaps.target(holder);
@@ -1816,6 +1866,9 @@ public final class MemberEngine
         outbox.observe(orderAck.packetId());
         final int from = orderAck.senderId();
         heard(from, nowNs);
+        // Only members send OrderAcks: a group runs (to a restarted process with its old leader's
+        // id they still go), and a joiner must not found another.
+        groupHeard = true;
         if (!isOrdering())
         {
             if (state != State.LEADER_RECOVERING)
@@ -1832,6 +1885,14 @@ public final class MemberEngine
         if (orderAck.epoch() != epoch)
         {
             counters.staleEpochPackets++;
+            return;
+        }
+        if (orderAck.accepted() > nextOrderSeq - 1)
+        {
+            // A member holds more of this epoch's order than this leader ever gave: it follows an
+            // earlier incarnation of this id, and this process, restarted, knows nothing of it.
+            counters.leaderStepDowns++;
+            rejoin(nowNs);
             return;
         }
         // Capped: an OrderAck from a confused member cannot commit or forget orders not yet sent.
@@ -1869,11 +1930,12 @@ public final class MemberEngine
      *
      * @return false when the packet is stale.
      */
-    private boolean leaderStamp(final int leaderEpoch, final long leaderCommit)
+    private boolean leaderStamp(final int from, final int leaderEpoch, final long leaderCommit)
     {
         final int byEpoch = Integer.compareUnsigned(leaderEpoch, epoch);
-        if (byEpoch < 0)
+        if (byEpoch < 0 || (byEpoch == 0 && epochLeader >= 0 && epochLeader != from))
         {
+            // An older epoch, or a second leader of this one: this member took another's orders.
             counters.staleEpochPackets++;
             return false;
         }
@@ -1881,7 +1943,26 @@ public final class MemberEngine
         {
             enterEpoch(leaderEpoch);
         }
+        epochLeader = from;
         stampCommit(leaderCommit);
+        return true;
+    }
+
+    /**
+     * An ordering leader that hears another member lead a newer epoch (its KeepAlive or MsgOrder)
+     * was deposed while cut off: it steps down and joins that leader's group.
+     *
+     * @return true when it stepped down (the packet is done with).
+     */
+    private boolean newerLeader(final int from, final int packetEpoch, final long nowNs)
+    {
+        if (!isOrdering() || from == config.selfId || Integer.compareUnsigned(packetEpoch, epoch) <= 0)
+        {
+            return false;
+        }
+        counters.leaderStepDowns++;
+        leaderId = from;
+        rejoin(nowNs);
         return true;
     }
 
