@@ -121,8 +121,8 @@ public final class MemberEngine
     private final OrderedDelivery delivery;
     /** Reads the size of each Request a MsgOrder carries. */
     private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
-    /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
-    private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
+    /** Cancelled requests: dropped by the leader, held for a while by the others. */
+    private final CancelTracker cancels;
     /** When request ACKs and cumulative order ACKs go. */
     private final AckScheduler acks;
     /** What is missing, when to NAK it, and NAK answers. */
@@ -174,17 +174,26 @@ public final class MemberEngine
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
-        this.delivery = new OrderedDelivery(outbox, (orderSeq, held) ->
+        this.delivery = new OrderedDelivery(outbox, this::delivered);
+        this.cancels = new CancelTracker(config, counters, delivery, finished, new CancelTracker.Orders()
         {
-            final int clientId = HeldRequest.clientId(held.key);
-            final int packetId = HeldRequest.packetId(held.key);
-            finished.finish(clientId, packetId);
-            if (cancelledAtNs.remove(held.key) != null)
+            @Override
+            public boolean ordering()
             {
-                counters.cancelsTooLate++;
+                return isOrdering();
             }
-            counters.delivered++;
-            handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
+
+            @Override
+            public boolean isOrderedUndelivered(final long key)
+            {
+                return MemberEngine.this.isOrderedUndelivered(key);
+            }
+
+            @Override
+            public void unqueue(final long key)
+            {
+                pendingOrder.remove(key);
+            }
         });
         this.gaps = new GapDetector(config, counters, outbox, delivery, config.leaderId);
         this.acks = new AckScheduler(config, counters, outbox, new AckScheduler.Position()
@@ -480,10 +489,7 @@ public final class MemberEngine
         {
             fifo.onTimer(nowNs);
         }
-        if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
-        {
-            dropCancelledHeld(nowNs);
-        }
+        cancels.onTimer(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
         {
             tickDeadlineNs = nowNs + tickPeriodNs();
@@ -510,29 +516,19 @@ public final class MemberEngine
         {
             return Long.MAX_VALUE;
         }
-        long deadline = Long.MAX_VALUE;
-        final long nakDeadline = gaps.nextDeadlineNs();
-        deadline = earlier(deadline, nakDeadline != Long.MAX_VALUE, nakDeadline);
-        deadline = earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
-        deadline = earlier(deadline, retransmitArmed, retransmitDeadlineNs);
-        deadline = earlier(deadline, pendingList != null, listDeadlineNs);
-        deadline = earlier(deadline, replies.nextDeadlineNs() != Long.MAX_VALUE, replies.nextDeadlineNs());
-        deadline = earlier(deadline, !cancelledAtNs.isEmpty(),
-            cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
-        deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
-        final long ackDeadline = acks.nextDeadlineNs();
-        deadline = earlier(deadline, ackDeadline != Long.MAX_VALUE, ackDeadline);
+        long deadline = Deadlines.earlier(Deadlines.NONE, gaps.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
+        deadline = Deadlines.earlier(deadline, retransmitArmed, retransmitDeadlineNs);
+        deadline = Deadlines.earlier(deadline, pendingList != null, listDeadlineNs);
+        deadline = Deadlines.earlier(deadline, replies.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, cancels.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
+        deadline = Deadlines.earlier(deadline, acks.nextDeadlineNs());
         if (isOrdering())
         {
-            final long gap = fifo.nextDeadlineNs();
-            deadline = earlier(deadline, gap != Long.MAX_VALUE, gap);
+            deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
         }
         return deadline;
-    }
-
-    private static long earlier(final long deadline, final boolean armed, final long candidateNs)
-    {
-        return armed && (deadline == Long.MAX_VALUE || candidateNs - deadline < 0) ? candidateNs : deadline;
     }
 
     private long tickPeriodNs()
@@ -809,6 +805,17 @@ public final class MemberEngine
         finishRecoveryWhenCaughtUp(nowNs);
     }
 
+    /** One request delivered, in order: it is finished, and goes to the application. */
+    private void delivered(final long orderSeq, final HeldRequest held)
+    {
+        final int clientId = HeldRequest.clientId(held.key);
+        final int packetId = HeldRequest.packetId(held.key);
+        finished.finish(clientId, packetId);
+        cancels.onDelivered(held.key);
+        counters.delivered++;
+        handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
+    }
+
     private boolean isOrderedUndelivered(final long key)
     {
         return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
@@ -1013,57 +1020,7 @@ public final class MemberEngine
         {
             return;
         }
-        final long key = key(clientId, packetId);
-        if (delivery.isDelivered(key) || cancelledAtNs.containsKey(key))
-        {
-            counters.cancelsTooLate += delivery.isDelivered(key) ? 1 : 0;
-            return;
-        }
-        if (finished.isFinished(clientId, packetId))
-        {
-            return;
-        }
-        if (isOrdering())
-        {
-            // The sequencer decides: a request it has not ordered is never ordered now.
-            // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
-            pendingOrder.remove(key);
-            delivery.drop(key);
-            finished.finish(clientId, packetId);
-            counters.requestsCancelled++;
-        }
-        else if (delivery.isHeld(key))
-        {
-            if (!isOrderedUndelivered(key))
-            {
-                cancelledAtNs.put(key, nowNs);
-            }
-        }
-        else
-        {
-            // Never arrives as new now; should the leader have ordered it first, the NAK answer is still taken.
-            finished.finish(clientId, packetId);
-            counters.requestsCancelled++;
-        }
-    }
-
-    private void dropCancelledHeld(final long nowNs)
-    {
-        for (final Iterator<Map.Entry<Long, Long>> it = cancelledAtNs.entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Long, Long> e = it.next();
-            if (e.getValue() + config.cancelHoldNs - nowNs > 0)
-            {
-                break;
-            }
-            it.remove();
-            final long key = e.getKey();
-            if (!isOrderedUndelivered(key) && delivery.drop(key) != null)
-            {
-                finished.finish((int)(key >>> 32), (int)key);
-                counters.requestsCancelled++;
-            }
-        }
+        cancels.onCancel(clientId, packetId, nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1419,7 +1376,7 @@ public final class MemberEngine
     private void rejoin(final long nowNs)
     {
         delivery.clear();
-        cancelledAtNs.clear();
+        cancels.clear();
         pendingOrder.clear();
         fifo.reset();
         memberDeliveredSeq.clear();
@@ -1650,7 +1607,7 @@ public final class MemberEngine
         while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !pendingOrder.contains(key))
         {
             pendingOrder.add(key);
-            cancelledAtNs.remove(key);
+            cancels.keep(key);
             seq++;
         }
         recoveredOrders.clear();
@@ -1662,19 +1619,13 @@ public final class MemberEngine
             {
                 continue;
             }
-            if (cancelledAtNs.containsKey(k))
+            if (cancels.isCancelled(k))
             {
                 continue;
             }
             pendingOrder.add(k);
         }
-        for (final long k : cancelledAtNs.keySet())
-        {
-            delivery.drop(k);
-            finished.finish((int)(k >>> 32), (int)k);
-            counters.requestsCancelled++;
-        }
-        cancelledAtNs.clear();
+        cancels.dropAll();
         recoveryTargetSeq = -1;
         fifo.reset();
         transitionTo(State.LEADER_IDLE, nowNs);
