@@ -1,7 +1,6 @@
 package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -129,17 +128,11 @@ public final class MemberEngine
     private final GapDetector gaps;
 
     // Sequencer only.
-    private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
     /** Leader: per-client FIFO admission of requests to the order. */
     private final ClientFifo fifo;
-    private final Map<Integer, Long> memberDeliveredSeq = new HashMap<>();
-    private long nextOrderSeq = 1;
-    private long forgottenSeq;
+    /** Leader: the order queue, MsgOrders, members' ACKs and order retransmission. */
+    private final Sequencer sequencer;
     private long batchDeadlineNs;
-    private boolean retransmitArmed;
-    /** Leader: when each order not yet delivered everywhere was last sent (by order sequence number). */
-    private final TreeMap<Long, Long> orderSentNs = new TreeMap<>();
-    private long retransmitDeadlineNs;
     private byte[] pendingList;
     private final Set<Integer> listAckedBy = new HashSet<>();
     private long listFirstSentNs;
@@ -192,7 +185,7 @@ public final class MemberEngine
             @Override
             public void unqueue(final long key)
             {
-                pendingOrder.remove(key);
+                sequencer.unqueue(key);
             }
         });
         this.gaps = new GapDetector(config, counters, outbox, delivery, config.leaderId);
@@ -228,6 +221,20 @@ public final class MemberEngine
             public boolean isHeld(final long key)
             {
                 return delivery.isHeld(key);
+            }
+        });
+        this.sequencer = new Sequencer(config, counters, outbox, delivery, new Sequencer.Group()
+        {
+            @Override
+            public int[] view()
+            {
+                return view;
+            }
+
+            @Override
+            public void deliverOrdered(final long nowNs)
+            {
+                deliverInOrder(nowNs);
             }
         });
         this.view = config.memberIds.clone();
@@ -465,20 +472,17 @@ public final class MemberEngine
         gaps.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         if (state == State.LEADER_BATCHING && batchDeadlineNs - nowNs <= 0)
         {
-            if (pendingOrder.isEmpty())
+            if (!sequencer.hasQueued())
             {
                 transitionTo(State.LEADER_IDLE, nowNs);
             }
             else
             {
-                emitOrders(nowNs);
+                sequencer.emit(nowNs);
                 batchDeadlineNs = nowNs + config.orderIntervalNs;
             }
         }
-        if (retransmitArmed && retransmitDeadlineNs - nowNs <= 0)
-        {
-            resendLaggingOrders(nowNs);
-        }
+        sequencer.onTimer(nowNs);
         if (pendingList != null && listDeadlineNs - nowNs <= 0)
         {
             resendList(nowNs);
@@ -518,7 +522,7 @@ public final class MemberEngine
         }
         long deadline = Deadlines.earlier(Deadlines.NONE, gaps.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
-        deadline = Deadlines.earlier(deadline, retransmitArmed, retransmitDeadlineNs);
+        deadline = Deadlines.earlier(deadline, sequencer.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, pendingList != null, listDeadlineNs);
         deadline = Deadlines.earlier(deadline, replies.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, cancels.nextDeadlineNs());
@@ -624,22 +628,22 @@ public final class MemberEngine
     /** Leader: queues one request for the next MsgOrder, sent at once when nothing is in flight. */
     private void orderSoon(final long key, final long nowNs)
     {
-        pendingOrder.add(key);
+        sequencer.queue(key);
         if (state == State.LEADER_IDLE)
         {
             if (config.orderAtOnceWhenIdle)
             {
-                emitOrders(nowNs);
+                sequencer.emit(nowNs);
             }
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        else if (config.orderAtOnceWhenIdle && roomInOrderWindow())
+        else if (config.orderAtOnceWhenIdle && sequencer.roomInWindow())
         {
             // Batching, but few orders are in flight: waiting for the interval's end would only
             // add latency (a client calling one call after another would wait out the interval
             // every time).
             counters.ordersAtOnceInBatching++;
-            emitOrders(nowNs);
+            sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
     }
@@ -797,7 +801,7 @@ public final class MemberEngine
         {
             // Its own delivery may be what every member waited for: alone in its group, no ACK
             // would ever come to make the leader forget.
-            forgetFullyDelivered();
+            sequencer.forgetFullyDelivered();
         }
         gaps.check(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         acks.onDelivered(nowNs);
@@ -836,12 +840,7 @@ public final class MemberEngine
             tellRemoved(requester);
             return;
         }
-        gaps.answer(nak, requester, isOrdering(), isOrdering() ? nextOrderSeq - 1 : delivery.deliveredSeq());
-    }
-
-    private void sendOrders(final int destinationId, final long fromSeq)
-    {
-        delivery.sendOrders(destinationId, fromSeq, isOrdering() ? nextOrderSeq - 1 : delivery.deliveredSeq());
+        gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -852,154 +851,16 @@ public final class MemberEngine
         return state == State.LEADER_IDLE || state == State.LEADER_BATCHING;
     }
 
-    private void emitOrders(final long nowNs)
-    {
-        while (!pendingOrder.isEmpty())
-        {
-            final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
-            sendAloneWhatCannotBeCarried(count);
-            msgOrder.wrap(out, 0);
-            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), nextOrderSeq, count);
-            for (int i = 0; i < count; i++)
-            {
-                final long key = pendingOrder.poll();
-                orderSentNs.put(nextOrderSeq, nowNs);
-                delivery.order(nextOrderSeq++, key);
-                msgOrder.entry(i, (int)(key >>> 32), (int)key);
-                final HeldRequest held = delivery.held(key);
-                if (held != null && held.toCarry)
-                {
-                    held.toCarry = false;
-                    // Written after the entries (whose room set() reserved), with flags bit 2 clear.
-                    request.wrap(out, msgOrder.end());
-                    held.writeTo(request);
-                    msgOrder.carried(request.packetSize());
-                    counters.requestsCarried++;
-                }
-            }
-            counters.ordersSent++;
-            counters.orderEntriesSent += count;
-            outbox.send(GroupSender.GROUP, msgOrder.packetSize());
-            // The leader holds every request it orders, so it delivers them at once: after the
-            // order is on its way, so that the followers' copies are not held up by this ORB's work.
-            deliverInOrder(nowNs);
-        }
-        if (!retransmitArmed)
-        {
-            retransmitArmed = true;
-            retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        }
-    }
-
-    /**
-     * Sequencer: of the next {@code count} requests to order, those sent to it alone that would not
-     * fit in the MsgOrder go to the group by themselves first (a plain Request, as a NAK answer).
-     */
-    private void sendAloneWhatCannotBeCarried(final int count)
-    {
-        int room = config.maxPacketBytes - MsgOrderFlyweight.length(count);
-        final Iterator<Long> keys = pendingOrder.iterator();
-        for (int i = 0; i < count; i++)
-        {
-            final long key = keys.next();
-            final HeldRequest held = delivery.held(key);
-            if (held == null || !held.toCarry)
-            {
-                continue;
-            }
-            final int size = RequestFlyweight.HEADER_LENGTH + held.payload.length;
-            if (size <= room)
-            {
-                room -= size;
-            }
-            else
-            {
-                held.toCarry = false;
-                counters.requestsRelayedAlone++;
-                outbox.request(GroupSender.GROUP, held);
-            }
-        }
-    }
-
-    private void resendLaggingOrders(final long nowNs)
-    {
-        final long lowest = lowestDeliveredSeq();
-        if (lowest >= nextOrderSeq - 1)
-        {
-            retransmitArmed = false;
-            return;
-        }
-        final long from = Math.max(lowest + 1, forgottenSeq + 1);
-        final Long sentNs = orderSentNs.get(from);
-        if (sentNs != null && nowNs - sentNs < config.retransmitTimeoutNs)
-        {
-            // The oldest order someone lacks is younger than the timeout (the timer was armed for
-            // an earlier one, since ACKed): wait for its own time, do not resend it early.
-            retransmitDeadlineNs = sentNs + config.retransmitTimeoutNs;
-            return;
-        }
-        counters.orderRetransmits++;
-        sendOrders(GroupSender.GROUP, from);
-        for (final Map.Entry<Long, Long> e : orderSentNs.tailMap(from, true).headMap(from + maxEntriesPerOrder(), false).entrySet())
-        {
-            e.setValue(nowNs);
-        }
-        retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-    }
-
     private void onOrderAck(final int memberId, final long ackedSeq, final long nowNs)
     {
-        // Cumulative and capped: an ACK from a confused member cannot make us forget unsent orders.
-        final long seq = Math.min(ackedSeq, nextOrderSeq - 1);
-        final Long before = memberDeliveredSeq.get(memberId);
-        if (before == null || seq > before)
+        if (sequencer.onOrderAck(memberId, ackedSeq) && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
+            sequencer.hasQueued() && sequencer.roomInWindow())
         {
-            memberDeliveredSeq.put(memberId, seq);
-            forgetFullyDelivered();
-            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && roomInOrderWindow())
-            {
-                // An ACK made room in the window: what waits goes out now, as one batch.
-                counters.ordersAtOnceInBatching++;
-                emitOrders(nowNs);
-                transitionTo(State.LEADER_BATCHING, nowNs);
-            }
+            // An ACK made room in the window: what waits goes out now, as one batch.
+            counters.ordersAtOnceInBatching++;
+            sequencer.emit(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
         }
-    }
-
-    /** Leader: true when fewer than {@code orderWindow} orders sent are not yet delivered by every member. */
-    private boolean roomInOrderWindow()
-    {
-        return nextOrderSeq - 1 - lowestDeliveredSeq() < config.orderWindow;
-    }
-
-    private void forgetFullyDelivered()
-    {
-        final long lowest = lowestDeliveredSeq();
-        orderSentNs.headMap(lowest, true).clear();
-        while (forgottenSeq < lowest)
-        {
-            forgottenSeq++;
-            delivery.forget(forgottenSeq);
-        }
-    }
-
-    private long lowestDeliveredSeq()
-    {
-        long lowest = delivery.deliveredSeq();
-        for (final int id : view)
-        {
-            if (id != config.selfId)
-            {
-                lowest = Math.min(lowest, memberDeliveredSeq.getOrDefault(id, 0L));
-            }
-        }
-        return lowest;
-    }
-
-    private int maxEntriesPerOrder()
-    {
-        return Math.min(config.maxOrderEntries,
-            Math.min(0xFFFF, (config.maxPacketBytes - MsgOrderFlyweight.HEADER_LENGTH) / MsgOrderFlyweight.ENTRY_LENGTH));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1150,7 +1011,7 @@ public final class MemberEngine
             Arrays.sort(next);
             view = next;
             // It starts at the next order: the leader keeps nothing older for it.
-            memberDeliveredSeq.put(memberId, nextOrderSeq - 1);
+            sequencer.memberAdded(memberId);
             lastHeardNs.put(memberId, nowNs);
             counters.membersAdded++;
             announceView(nowNs);
@@ -1161,7 +1022,7 @@ public final class MemberEngine
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
         outbox.send(memberId, pendingList != null ? pendingList : listPacket(), listLength());
-        outbox.keepAlive(memberId, memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
+        outbox.keepAlive(memberId, sequencer.deliveredSeqOf(memberId));
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
@@ -1177,12 +1038,12 @@ public final class MemberEngine
     private void removeMember(final int memberId)
     {
         view = Arrays.stream(view).filter(id -> id != memberId).toArray();
-        memberDeliveredSeq.remove(memberId);
+        sequencer.memberRemoved(memberId);
         lastHeardNs.remove(memberId);
         counters.membersRemoved++;
         if (isOrdering())
         {
-            forgetFullyDelivered();
+            sequencer.forgetFullyDelivered();
         }
     }
 
@@ -1283,7 +1144,7 @@ public final class MemberEngine
             case LEADER_IDLE, LEADER_BATCHING ->
             {
                 counters.keepAlivesSent++;
-                outbox.keepAlive(GroupSender.GROUP, nextOrderSeq - 1);
+                outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
                 final int silent = silentMembers(nowNs);
                 if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
@@ -1367,8 +1228,7 @@ public final class MemberEngine
     {
         view = new int[] {config.selfId};
         leaderId = config.selfId;
-        nextOrderSeq = delivery.nextDeliverSeq();
-        forgottenSeq = delivery.deliveredSeq();
+        sequencer.startAt(delivery.nextDeliverSeq(), delivery.deliveredSeq());
         counters.leaderChanges++;
         transitionTo(State.LEADER_IDLE, nowNs);
     }
@@ -1377,16 +1237,13 @@ public final class MemberEngine
     {
         delivery.clear();
         cancels.clear();
-        pendingOrder.clear();
+        sequencer.reset();
         fifo.reset();
-        memberDeliveredSeq.clear();
         recoveredOrders.clear();
         reports.clear();
-        orderSentNs.clear();
         passedOver.clear();
         pendingList = null;
         gaps.disarm();
-        retransmitArmed = false;
         lastListPacketId = 0;
         groupHeard = true;
         view = Arrays.stream(view).filter(id -> id != config.selfId).toArray();
@@ -1499,7 +1356,7 @@ public final class MemberEngine
     private void reportTo(final int newLeaderId)
     {
         counters.reportsSent++;
-        final int limit = maxEntriesPerOrder();
+        final int limit = outbox.maxEntriesPerOrder();
         final Iterator<Map.Entry<Long, Long>> it = reportedOrders.entrySet().iterator();
         Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
         while (next != null)
@@ -1582,9 +1439,8 @@ public final class MemberEngine
         }
         gaps.disarm();
         delivery.clearOrders();
-        nextOrderSeq = delivery.nextDeliverSeq();
-        forgottenSeq = delivery.firstRetainedSeq() - 1;
-        memberDeliveredSeq.clear();
+        final long forgottenSeq = delivery.firstRetainedSeq() - 1;
+        sequencer.startAt(delivery.nextDeliverSeq(), forgottenSeq);
         for (final int id : view.clone())
         {
             if (id == config.selfId)
@@ -1598,15 +1454,15 @@ public final class MemberEngine
                 removeMember(id);
                 continue;
             }
-            memberDeliveredSeq.put(id, reported);
+            sequencer.memberReported(id, reported);
             lastHeardNs.put(id, nowNs);
         }
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
-        long seq = nextOrderSeq;
+        long seq = sequencer.lastOrderSeq() + 1;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !pendingOrder.contains(key))
+        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
         {
-            pendingOrder.add(key);
+            sequencer.queue(key);
             cancels.keep(key);
             seq++;
         }
@@ -1615,28 +1471,22 @@ public final class MemberEngine
         for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();
-            if (pendingOrder.contains(k))
+            if (!sequencer.isQueued(k) && !cancels.isCancelled(k))
             {
-                continue;
+                sequencer.queue(k);
             }
-            if (cancels.isCancelled(k))
-            {
-                continue;
-            }
-            pendingOrder.add(k);
         }
         cancels.dropAll();
         recoveryTargetSeq = -1;
         fifo.reset();
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
-        if (!pendingOrder.isEmpty())
+        if (sequencer.hasQueued())
         {
-            emitOrders(nowNs);
+            sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        retransmitArmed = true;
-        resendLaggingOrders(nowNs);
+        sequencer.resendNow(nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
