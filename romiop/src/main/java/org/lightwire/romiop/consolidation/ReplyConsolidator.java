@@ -245,17 +245,28 @@ public final class ReplyConsolidator
         {
             return decide(Outcome.INCONSISTENT_VOTE, -1, "replies differ (all_same): " + tally());
         }
-        if (t.topVotes >= need && (policy.consistency() != Consistency.MAJORITY || 2 * t.topVotes > got))
+        final boolean majority = policy.consistency() == Consistency.MAJORITY;
+        if (t.topVotes >= need && (!majority || 2 * t.topVotes > got))
         {
             return decide(Outcome.SUCCESS, t.topIndex, t.topVotes + " of " + n + " members gave the same reply (quorum " + need + ")");
         }
-        if (t.topVotes + n - got < need)
+        // The best any reply can still do: the most frequent one gets every reply still to come.
+        final int toCome = n - got;
+        if (t.topVotes + toCome < need)
         {
             return decide(Outcome.INCONSISTENT_VOTE, -1, "no reply can reach a quorum of " + need + " identical replies: " + tally());
+        }
+        if (majority && 2 * (t.topVotes + toCome) <= n)
+        {
+            return decide(Outcome.INCONSISTENT_VOTE, -1, majorityShort(t, got, n, need, ""));
         }
         if (!forced)
         {
             return null;
+        }
+        if (t.topVotes >= need)
+        {
+            return decide(Outcome.INCONSISTENT_VOTE, -1, majorityShort(t, got, n, need, within));
         }
         if (got >= need)
         {
@@ -265,7 +276,15 @@ public final class ReplyConsolidator
         return noQuorum(n, got, need, within);
     }
 
-    private Decision noQuorum(final int n, final int got, final int need, final String within)
+    /** Why a quorum under {@code majority} consistency fails although enough replies may agree. */
+    private String majorityShort(final Tally t, final int got, final int n, final int need, final String within)
+    {
+        return got + " of " + n + " members replied" + within + "; " + t.topVotes + " agree (quorum " + need +
+            (t.topVotes >= need ? " met" : " not met") + "), but majority consistency needs more than half of the replies" +
+            (got < n ? ", and not even every member's reply still to come can give that" : "") + ": " + tally();
+    }
+
+        private Decision noQuorum(final int n, final int got, final int need, final String within)
     {
         return decide(Outcome.NO_QUORUM, -1, got + " of " + n + " members replied" + within + "; quorum " + need + " (" +
             policy.mode().name().toLowerCase(java.util.Locale.ROOT) + ") not reached; missing: " + missing());

@@ -2,7 +2,8 @@ package org.lightwire.romiop.protocol;
 
 /**
  * ROMIOP packet types, codes as in the paper's Figure 3 ({@code typedef octet PacketType}).
- * MsgOrder (7) is the paper's own addition (section 3.3).
+ * MsgOrder (7) is the paper's own addition (section 3.3); ViewChange (8) and OrderAck (9) are
+ * ours, for views agreed by a majority.
  */
 public enum PacketType
 {
@@ -13,7 +14,9 @@ public enum PacketType
     KEEP_ALIVE(4),
     CANCEL(5),
     MEMBER_CHANGE(6),
-    MSG_ORDER(7);
+    MSG_ORDER(7),
+    VIEW_CHANGE(8),
+    ORDER_ACK(9);
 
     private static final PacketType[] BY_CODE = values();
 
