@@ -58,6 +58,11 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
  * survivor holds them without a gap, then orders every other held request.
  *
+ * <p>This class keeps the {@link State}, the view, failure detection and takeover, and composes
+ * the rest, each part with its own deadline: {@link Outbox}, {@link OrderedDelivery},
+ * {@link GapDetector}, {@link AckScheduler}, {@link CancelTracker}, {@link ClientFifo},
+ * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}.
+ *
  * <p>Not yet: fragmentation, state transfer of the application, allocation-free steady state.
  */
 public final class MemberEngine
