@@ -1,8 +1,6 @@
 package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,6 +58,11 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
  * survivor holds them without a gap, then orders every other held request.
  *
+ * <p>This class keeps the {@link State}, the view, failure detection and takeover, and composes
+ * the rest, each part with its own deadline: {@link Outbox}, {@link OrderedDelivery},
+ * {@link GapDetector}, {@link AckScheduler}, {@link CancelTracker}, {@link ClientFifo},
+ * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}.
+ *
  * <p>Not yet: fragmentation, state transfer of the application, allocation-free steady state.
  */
 public final class MemberEngine
@@ -81,12 +84,11 @@ public final class MemberEngine
         LEFT
     }
 
-    private static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
-
     private final GroupConfig config;
-    private final GroupSender sender;
     private final DeliveryHandler handler;
     private final GroupCounters counters = new GroupCounters();
+    private final Outbox outbox;
+    /** The send buffer, lent by the outbox. */
     private final ByteBuffer out;
 
     private final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -103,7 +105,6 @@ public final class MemberEngine
 
     private State state;
     private boolean started;
-    private int lamport;
 
     // Membership: the view, ascending, and its leader.
     private int[] view;
@@ -120,44 +121,23 @@ public final class MemberEngine
     private boolean groupHeard;
 
     // Delivery.
-    /** Received, not yet delivered requests, by {@link #key}, in arrival order. */
-    private final LinkedHashMap<Long, Held> received = new LinkedHashMap<>();
+    /** Held requests, known orders, delivery in order, retained requests. */
+    private final OrderedDelivery delivery;
     /** Reads the size of each Request a MsgOrder carries. */
     private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
-    /** Known order entries not yet delivered: order sequence number to request key. */
-    private final TreeMap<Long, Long> orders = new TreeMap<>();
-    /** Delivered requests still kept: for NAKs (leader) and a new leader's recovery (everyone). */
-    private final TreeMap<Long, Held> log = new TreeMap<>();
-    private final Map<Long, Long> logSeqByKey = new HashMap<>();
-    /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
-    private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
-    /** Two-way requests whose ACK waits for their Reply: key -> when to ACK anyway (insertion order is deadline order). */
-    private final LinkedHashMap<Long, Long> deferredAcks = new LinkedHashMap<>();
-    private long nextDeliverSeq = 1;
-    private long highestKnownSeq;
-    private long lastAckedSeq;
-    /** Member: a cumulative MsgOrder ACK is due at orderAckDeadlineNs. */
-    private boolean orderAckArmed;
-    private long orderAckDeadlineNs;
-    private boolean nakArmed;
-    private long nakDeadlineNs;
-    private int nakTargetId;
+    /** Cancelled requests: dropped by the leader, held for a while by the others. */
+    private final CancelTracker cancels;
+    /** When request ACKs and cumulative order ACKs go. */
+    private final AckScheduler acks;
+    /** What is missing, when to NAK it, and NAK answers. */
+    private final GapDetector gaps;
 
     // Sequencer only.
-    private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
-    /** Leader: per-client FIFO state (at most maxClients), and how many clients wait for a gap. */
-    private final LinkedHashMap<Integer, ClientFifo> fifo = new LinkedHashMap<>();
-    private int fifoWaiting;
-    /** True while this engine has led the group since its first order: clients' numbers start at 1. */
-    private boolean fifoFromStart = true;
-    private final Map<Integer, Long> memberDeliveredSeq = new HashMap<>();
-    private long nextOrderSeq = 1;
-    private long forgottenSeq;
+    /** Leader: per-client FIFO admission of requests to the order. */
+    private final ClientFifo fifo;
+    /** Leader: the order queue, MsgOrders, members' ACKs and order retransmission. */
+    private final Sequencer sequencer;
     private long batchDeadlineNs;
-    private boolean retransmitArmed;
-    /** Leader: when each order not yet delivered everywhere was last sent (by order sequence number). */
-    private final TreeMap<Long, Long> orderSentNs = new TreeMap<>();
-    private long retransmitDeadlineNs;
     private byte[] pendingList;
     private final Set<Integer> listAckedBy = new HashSet<>();
     private long listFirstSentNs;
@@ -187,15 +167,84 @@ public final class MemberEngine
     public MemberEngine(final GroupConfig config, final GroupSender sender, final DeliveryHandler handler)
     {
         this.config = config;
-        this.sender = sender;
         this.handler = handler;
-        this.out = ByteBuffer.allocate(config.maxPacketBytes);
+        this.outbox = new Outbox(config, sender);
+        this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
+        this.delivery = new OrderedDelivery(outbox, this::delivered);
+        this.cancels = new CancelTracker(config, counters, delivery, finished, new CancelTracker.Orders()
+        {
+            @Override
+            public boolean ordering()
+            {
+                return isOrdering();
+            }
+
+            @Override
+            public boolean isOrderedUndelivered(final long key)
+            {
+                return MemberEngine.this.isOrderedUndelivered(key);
+            }
+
+            @Override
+            public void unqueue(final long key)
+            {
+                sequencer.unqueue(key);
+            }
+        });
+        this.gaps = new GapDetector(config, counters, outbox, delivery, config.leaderId);
+        this.acks = new AckScheduler(config, counters, outbox, new AckScheduler.Position()
+        {
+            @Override
+            public boolean acksOrders()
+            {
+                return state == State.MEMBER;
+            }
+
+            @Override
+            public long deliveredSeq()
+            {
+                return delivery.deliveredSeq();
+            }
+
+            @Override
+            public int leaderId()
+            {
+                return leaderId;
+            }
+        });
+        this.fifo = new ClientFifo(config, counters, new ClientFifo.Orderer()
+        {
+            @Override
+            public void orderSoon(final long key, final long nowNs)
+            {
+                MemberEngine.this.orderSoon(key, nowNs);
+            }
+
+            @Override
+            public boolean isHeld(final long key)
+            {
+                return delivery.isHeld(key);
+            }
+        });
+        this.sequencer = new Sequencer(config, counters, outbox, delivery, new Sequencer.Group()
+        {
+            @Override
+            public int[] view()
+            {
+                return view;
+            }
+
+            @Override
+            public void deliverOrdered(final long nowNs)
+            {
+                deliverInOrder(nowNs);
+            }
+        });
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
-        this.nakTargetId = leaderId;
         if (config.memberIndex(config.selfId) < 0)
         {
             this.state = State.JOINING;
@@ -219,7 +268,7 @@ public final class MemberEngine
     /** @return the order sequence number of the last delivered request (0 before the first). */
     public long deliveredSeq()
     {
-        return nextDeliverSeq - 1;
+        return delivery.deliveredSeq();
     }
 
     /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */
@@ -237,12 +286,7 @@ public final class MemberEngine
     /** @return requests the sequencer holds back for an earlier request of their client (0 unless leading). */
     public int heldForFifo()
     {
-        int held = 0;
-        for (final ClientFifo f : fifo.values())
-        {
-            held += f.ahead.size();
-        }
-        return held;
+        return fifo.held();
     }
 
     /** @return Reply packets kept until their client ACKs them: sent, or pieces held for the reply window. */
@@ -260,7 +304,7 @@ public final class MemberEngine
     /** @return delivered requests kept for retransmission or recovery (the leader's until every member ACKs them). */
     public int retainedOrders()
     {
-        return log.size();
+        return delivery.retainedCount();
     }
 
     public int duplicateFilterSize()
@@ -288,7 +332,7 @@ public final class MemberEngine
         tickDeadlineNs = nowNs + tickPeriodNs();
         if (state == State.JOINING)
         {
-            sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+            outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
         }
     }
 
@@ -304,7 +348,7 @@ public final class MemberEngine
         {
             return;
         }
-        sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_REMOVED);
+        outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_REMOVED);
         transitionTo(State.LEFT, nowNs);
     }
 
@@ -334,10 +378,7 @@ public final class MemberEngine
         {
             throw new IllegalArgumentException(refusal);
         }
-        if (deferredAcks.remove(key(clientId, packetId)) != null)
-        {
-            counters.requestAcksByReply++;
-        }
+        acks.onReply(key(clientId, packetId));
         counters.repliesSent++;
         if (ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes)
         {
@@ -387,10 +428,10 @@ public final class MemberEngine
     private void sendReplyPacket(final int clientId, final int packetId, final int requestId, final boolean piece, final ByteBuffer payload,
         final int offset, final int length, final long nowNs)
     {
-        final int replyPacketId = nextPacketId();
+        final int replyPacketId = outbox.nextPacketId();
         reply.wrap(out, 0);
         // reply_status stays 0: the GIOP reply in the payload carries the real one.
-        reply.set(WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
+        reply.set(Outbox.WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
         reply.header().piece(piece);
         final byte[] copy = new byte[reply.packetSize()];
         out.get(0, copy);
@@ -433,49 +474,31 @@ public final class MemberEngine
         {
             return;
         }
-        if (nakArmed && nakDeadlineNs - nowNs <= 0)
-        {
-            sendNak();
-            nakDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        }
+        gaps.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         if (state == State.LEADER_BATCHING && batchDeadlineNs - nowNs <= 0)
         {
-            if (pendingOrder.isEmpty())
+            if (!sequencer.hasQueued())
             {
                 transitionTo(State.LEADER_IDLE, nowNs);
             }
             else
             {
-                emitOrders(nowNs);
+                sequencer.emit(nowNs);
                 batchDeadlineNs = nowNs + config.orderIntervalNs;
             }
         }
-        if (retransmitArmed && retransmitDeadlineNs - nowNs <= 0)
-        {
-            resendLaggingOrders(nowNs);
-        }
+        sequencer.onTimer(nowNs);
         if (pendingList != null && listDeadlineNs - nowNs <= 0)
         {
             resendList(nowNs);
         }
         replies.onTimer(nowNs);
-        sendDueDeferredAcks(nowNs);
-        if (orderAckArmed && orderAckDeadlineNs - nowNs <= 0)
-        {
-            orderAckArmed = false;
-            if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
-            {
-                sendOrderAck();
-            }
-        }
+        acks.onTimer(nowNs);
         if (isOrdering())
         {
-            skipDueGaps(nowNs);
+            fifo.onTimer(nowNs);
         }
-        if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
-        {
-            dropCancelledHeld(nowNs);
-        }
+        cancels.onTimer(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
         {
             tickDeadlineNs = nowNs + tickPeriodNs();
@@ -492,7 +515,7 @@ public final class MemberEngine
      */
     public boolean wakesForRequests()
     {
-        return state != State.MEMBER || nakArmed;
+        return state != State.MEMBER || gaps.isArmed();
     }
 
     /** @return the absolute time {@link #onTimer} next needs to run, or Long.MAX_VALUE for never. */
@@ -502,45 +525,19 @@ public final class MemberEngine
         {
             return Long.MAX_VALUE;
         }
-        long deadline = Long.MAX_VALUE;
-        deadline = earlier(deadline, nakArmed, nakDeadlineNs);
-        deadline = earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
-        deadline = earlier(deadline, retransmitArmed, retransmitDeadlineNs);
-        deadline = earlier(deadline, pendingList != null, listDeadlineNs);
-        deadline = earlier(deadline, replies.nextDeadlineNs() != Long.MAX_VALUE, replies.nextDeadlineNs());
-        deadline = earlier(deadline, !cancelledAtNs.isEmpty(),
-            cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
-        deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
-        deadline = earlier(deadline, !deferredAcks.isEmpty(), deferredAcks.isEmpty() ? 0 : deferredAcks.values().iterator().next());
-        deadline = earlier(deadline, orderAckArmed, orderAckDeadlineNs);
+        long deadline = Deadlines.earlier(Deadlines.NONE, gaps.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
+        deadline = Deadlines.earlier(deadline, sequencer.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, pendingList != null, listDeadlineNs);
+        deadline = Deadlines.earlier(deadline, replies.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, cancels.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
+        deadline = Deadlines.earlier(deadline, acks.nextDeadlineNs());
         if (isOrdering())
         {
-            final long gap = earliestGapDeadline();
-            deadline = earlier(deadline, gap != Long.MAX_VALUE, gap);
+            deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
         }
         return deadline;
-    }
-
-    /** ACKs the two-way requests whose Reply did not come within {@code requestAckDelayNs} (oldest first). */
-    private void sendDueDeferredAcks(final long nowNs)
-    {
-        for (final Iterator<Map.Entry<Long, Long>> it = deferredAcks.entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Long, Long> e = it.next();
-            if (e.getValue() - nowNs > 0)
-            {
-                break;
-            }
-            it.remove();
-            final int clientId = (int)(e.getKey() >>> 32);
-            counters.requestAcksDeferred++;
-            sendAck(clientId, PacketType.REQUEST, clientId, (int)(long)e.getKey());
-        }
-    }
-
-    private static long earlier(final long deadline, final boolean armed, final long candidateNs)
-    {
-        return armed && (deadline == Long.MAX_VALUE || candidateNs - deadline < 0) ? candidateNs : deadline;
     }
 
     private long tickPeriodNs()
@@ -562,25 +559,18 @@ public final class MemberEngine
             return;
         }
         counters.requestsReceived++;
-        observe(request.packetId());
+        outbox.observe(request.packetId());
         final boolean toSequencer = request.header().toSequencer();
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
-        if (config.requestAckDelayNs > 0 && request.responseFlags() != 0 && state != State.JOINING && !isMember(clientId) &&
-            !received.containsKey(key) && !finished.isFinished(clientId, request.packetId()) && !deferredAcks.containsKey(key) &&
-            !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength()))
-        {
-            // A new two-way request: its Reply will acknowledge it, unless the reply takes longer.
-            // Not the first piece of a request in pieces (the only piece that asks for a reply): the
-            // whole request is executed only at its last piece, far later than the delay.
-            deferredAcks.put(key, nowNs + config.requestAckDelayNs);
-        }
-        else
-        {
-            // Before the duplicate check: the client resends only because it lacks this member's ACK.
-            deferredAcks.remove(key);
-            sendAck(clientId, PacketType.REQUEST, clientId, request.packetId());
-        }
+        // A new two-way request: its Reply will acknowledge it, unless the reply takes longer. Not
+        // the first piece of a request in pieces (the only piece that asks for a reply): the whole
+        // request is executed only at its last piece, far later than the delay. Anything else is
+        // ACKed before the duplicate check: the client resends only because it lacks this ACK.
+        final boolean newTwoWay = acks.defersRequestAcks() && request.responseFlags() != 0 && state != State.JOINING &&
+            !isMember(clientId) && !delivery.isHeld(key) && !finished.isFinished(clientId, request.packetId()) &&
+            !FragmentHeader.isFragment(buffer, request.payloadOffset(), request.payloadLength());
+        acks.onRequest(key, newTwoWay, nowNs);
         if (state == State.JOINING)
         {
             return;
@@ -591,7 +581,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        final boolean duplicate = received.containsKey(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
+        final boolean duplicate = delivery.isHeld(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
         final Long listSentNs = knownClients.get(clientId);
         if (isOrdering() && (listSentNs == null || (duplicate && nowNs - listSentNs >= config.retransmitTimeoutNs)))
         {
@@ -608,17 +598,17 @@ public final class MemberEngine
         if (duplicate)
         {
             counters.duplicateRequests++;
-            if (isOrdering() && !received.containsKey(key) && !logSeqByKey.containsKey(key) && fifo.containsKey(clientId))
+            if (isOrdering() && !delivery.isHeld(key) && !delivery.isDelivered(key) && fifo.knows(clientId))
             {
                 // Cancelled before it got here: its number must not hold up the client's later requests.
-                passOver(clientId, request.clientSeq(), key, nowNs);
+                fifo.passOver(clientId, request.clientSeq(), key, nowNs);
             }
             return;
         }
         final byte[] payload = new byte[request.payloadLength()];
         buffer.get(request.payloadOffset(), payload);
-        final Held held = new Held(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload);
-        received.put(key, held);
+        final HeldRequest held = new HeldRequest(key, request.requestId(), request.responseFlags(), request.clientSeq(), payload);
+        delivery.hold(held);
         if (toSequencer)
         {
             if (isOrdering())
@@ -635,228 +625,30 @@ public final class MemberEngine
         }
         if (isOrdering())
         {
-            admit(key, request.clientSeq(), nowNs);
+            fifo.admit(key, request.clientSeq(), nowNs);
         }
         deliverInOrder(nowNs);
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Per-client FIFO at the sequencer (beyond the paper): a client's requests are ordered in the
-    // order it numbered them (client_seq), even when a later one reaches the leader first.
-
-    /** Leader: one client's next expected client_seq and the requests that came ahead of it. */
-    private static final class ClientFifo
-    {
-        int next;
-        final HashMap<Integer, Long> ahead = new HashMap<>();
-        long gapDeadlineNs;
-    }
-
-    private static final int CLIENT_SEQ_MASK = 0xFF_FFFF;
-
-    private static int nextClientSeq(final int seq)
-    {
-        final int n = (seq + 1) & CLIENT_SEQ_MASK;
-        return n == 0 ? 1 : n;
-    }
-
-    /** @return how far {@code seq} is past {@code from}, modulo 2^24 (numbering skips 0). */
-    private static int clientSeqDistance(final int seq, final int from)
-    {
-        final int d = (seq - from) & CLIENT_SEQ_MASK;
-        // The 0 that numbering skips lies between them when seq wrapped past it.
-        return seq < from && d > 0 ? d - 1 : d;
-    }
-
-    /** Leader: a new request, ordered now unless an earlier one of its client has not arrived yet. */
-    private void admit(final long key, final int clientSeq, final long nowNs)
-    {
-        final int clientId = (int)(key >>> 32);
-        if (clientSeq == 0 || config.fifoWaitNs == 0)
-        {
-            orderSoon(key, nowNs);
-            return;
-        }
-        ClientFifo f = fifo.get(clientId);
-        if (f == null)
-        {
-            f = new ClientFifo();
-            // A leader since the group began has seen every request: each client starts at 1.
-            // One that took over (or forgot the client) takes the first number it sees.
-            f.next = fifoFromStart ? 1 : clientSeq;
-            fifo.put(clientId, f);
-            while (fifo.size() > config.maxClients)
-            {
-                final Iterator<Map.Entry<Integer, ClientFifo>> eldest = fifo.entrySet().iterator();
-                releaseAll(eldest.next().getValue(), nowNs);
-                eldest.remove();
-                // A forgotten client may come back at any number.
-                fifoFromStart = false;
-            }
-        }
-        final int distance = clientSeqDistance(clientSeq, f.next);
-        if (distance == 0)
-        {
-            orderSoon(key, nowNs);
-            f.next = nextClientSeq(clientSeq);
-            releaseInOrder(f, nowNs);
-        }
-        else if (distance < CLIENT_SEQ_MASK / 2)
-        {
-            // An earlier request of this client is missing: wait for it, at most fifoWaitNs.
-            counters.requestsHeldForFifo++;
-            if (f.ahead.isEmpty())
-            {
-                f.gapDeadlineNs = nowNs + config.fifoWaitNs;
-                fifoWaiting++;
-            }
-            f.ahead.put(clientSeq, key);
-        }
-        else
-        {
-            // Behind: it arrived after its gap was given up on (or it precedes what this leader first saw).
-            counters.fifoLateRequests++;
-            orderSoon(key, nowNs);
-        }
-    }
-
-    /** Leader: a request of this client that will never be ordered (cancelled) takes its number's turn. */
-    private void passOver(final int clientId, final int clientSeq, final long key, final long nowNs)
-    {
-        final ClientFifo f = fifo.get(clientId);
-        if (clientSeq == 0 || f == null)
-        {
-            return;
-        }
-        final int distance = clientSeqDistance(clientSeq, f.next);
-        if (distance == 0)
-        {
-            f.next = nextClientSeq(clientSeq);
-            releaseInOrder(f, nowNs);
-        }
-        else if (distance < CLIENT_SEQ_MASK / 2 && !f.ahead.containsKey(clientSeq))
-        {
-            // Not in received: releasing passes over it.
-            if (f.ahead.isEmpty())
-            {
-                f.gapDeadlineNs = nowNs + config.fifoWaitNs;
-                fifoWaiting++;
-            }
-            f.ahead.put(clientSeq, key);
-        }
-    }
-
-    /** Orders what waited for the request just admitted, as far as the client's numbers run on. */
-    private void releaseInOrder(final ClientFifo f, final long nowNs)
-    {
-        Long key;
-        while ((key = f.ahead.remove(f.next)) != null)
-        {
-            if (received.containsKey(key))
-            {
-                orderSoon(key, nowNs);
-            }
-            f.next = nextClientSeq(f.next);
-        }
-        if (f.ahead.isEmpty())
-        {
-            if (f.gapDeadlineNs != 0)
-            {
-                fifoWaiting--;
-            }
-            f.gapDeadlineNs = 0;
-        }
-        else if (f.gapDeadlineNs == 0)
-        {
-            f.gapDeadlineNs = nowNs + config.fifoWaitNs;
-            fifoWaiting++;
-        }
-    }
-
-    /** A client's gap lasted fifoWaitNs: order what waited, from the nearest number on. */
-    private void skipGap(final ClientFifo f, final long nowNs)
-    {
-        counters.fifoGapsSkipped++;
-        int nearest = f.next;
-        int best = Integer.MAX_VALUE;
-        for (final int seq : f.ahead.keySet())
-        {
-            final int d = clientSeqDistance(seq, f.next);
-            if (d < best)
-            {
-                best = d;
-                nearest = seq;
-            }
-        }
-        f.next = nearest;
-        fifoWaiting--;
-        f.gapDeadlineNs = 0;
-        releaseInOrder(f, nowNs);
-    }
-
-    private void releaseAll(final ClientFifo f, final long nowNs)
-    {
-        while (!f.ahead.isEmpty())
-        {
-            skipGap(f, nowNs);
-        }
-    }
-
-    private void skipDueGaps(final long nowNs)
-    {
-        if (fifoWaiting == 0)
-        {
-            return;
-        }
-        for (final ClientFifo f : fifo.values())
-        {
-            if (f.gapDeadlineNs != 0 && f.gapDeadlineNs - nowNs <= 0)
-            {
-                skipGap(f, nowNs);
-            }
-        }
-    }
-
-    private long earliestGapDeadline()
-    {
-        long deadline = Long.MAX_VALUE;
-        if (fifoWaiting > 0)
-        {
-            for (final ClientFifo f : fifo.values())
-            {
-                deadline = earlier(deadline, f.gapDeadlineNs != 0, f.gapDeadlineNs);
-            }
-        }
-        return deadline;
-    }
-
-    /** Leader: forgets every client's numbering (a new leader, a rejoin): ordered as they come. */
-    private void resetFifo()
-    {
-        fifo.clear();
-        fifoWaiting = 0;
-        fifoFromStart = false;
     }
 
     /** Leader: queues one request for the next MsgOrder, sent at once when nothing is in flight. */
     private void orderSoon(final long key, final long nowNs)
     {
-        pendingOrder.add(key);
+        sequencer.queue(key);
         if (state == State.LEADER_IDLE)
         {
             if (config.orderAtOnceWhenIdle)
             {
-                emitOrders(nowNs);
+                sequencer.emit(nowNs);
             }
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        else if (config.orderAtOnceWhenIdle && roomInOrderWindow())
+        else if (config.orderAtOnceWhenIdle && sequencer.roomInWindow())
         {
             // Batching, but few orders are in flight: waiting for the interval's end would only
             // add latency (a client calling one call after another would wait out the interval
             // every time).
             counters.ordersAtOnceInBatching++;
-            emitOrders(nowNs);
+            sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
     }
@@ -867,7 +659,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(msgOrder.packetId());
+        outbox.observe(msgOrder.packetId());
         final int from = msgOrder.senderId();
         heard(from, nowNs);
         groupHeard = true;
@@ -888,13 +680,13 @@ public final class MemberEngine
         {
             final long seq = first + i;
             final long key = key(msgOrder.entrySenderId(i), msgOrder.entryPacketId(i));
-            if (seq < nextDeliverSeq || orders.containsKey(seq))
+            if (seq < delivery.nextDeliverSeq() || delivery.hasOrder(seq))
             {
                 counters.duplicateOrderEntries++;
             }
             else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq))
             {
-                orders.put(seq, key);
+                delivery.order(seq, key);
                 fresh = true;
             }
             else
@@ -905,7 +697,7 @@ public final class MemberEngine
         }
         if (fromLeader)
         {
-            highestKnownSeq = Math.max(highestKnownSeq, first + count - 1);
+            delivery.knowUpTo(first + count - 1);
             onCarriedRequests(buffer, msgOrder.firstCarried(), msgOrder.carriedCount(), nowNs);
         }
         deliverInOrder(nowNs);
@@ -913,7 +705,7 @@ public final class MemberEngine
         {
             // Nothing new: the leader resends only because it lacks our ACK, so it goes at once.
             // (New orders are ACKed by deliverInOrder when delivery advances.)
-            sendOrderAck();
+            acks.sendOrderAck();
         }
         finishRecoveryWhenCaughtUp(nowNs);
     }
@@ -941,7 +733,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(keepAlive.packetId());
+        outbox.observe(keepAlive.packetId());
         final int from = keepAlive.senderId();
         heard(from, nowNs);
         groupHeard = true;
@@ -952,24 +744,23 @@ public final class MemberEngine
                 if (from == leaderId && isMember(config.selfId))
                 {
                     // The leader's word on where this member starts: no state transfer of earlier requests.
-                    nextDeliverSeq = keepAlive.lastOrderSeq() + 1;
-                    highestKnownSeq = keepAlive.lastOrderSeq();
-                    lastAckedSeq = highestKnownSeq;
-                    nakTargetId = leaderId;
+                    delivery.startAfter(keepAlive.lastOrderSeq());
+                    acks.startAt(keepAlive.lastOrderSeq());
+                    gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
-                    sendOrderAck();
+                    acks.sendOrderAck();
                     onlineAnsweredBy.clear();
                     onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
-                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
             case MEMBER ->
             {
                 if (from == leaderId)
                 {
-                    highestKnownSeq = Math.max(highestKnownSeq, keepAlive.lastOrderSeq());
+                    delivery.knowUpTo(keepAlive.lastOrderSeq());
                     deliverInOrder(nowNs);
-                    sendOrderAck();
+                    acks.sendOrderAck();
                 }
                 else
                 {
@@ -1005,111 +796,38 @@ public final class MemberEngine
         {
             return;
         }
-        Long key;
-        while ((key = orders.get(nextDeliverSeq)) != null)
-        {
-            final Held held = received.remove(key);
-            if (held == null)
-            {
-                break;
-            }
-            orders.remove(nextDeliverSeq);
-            final int clientId = (int)(key >>> 32);
-            final int packetId = (int)(long)key;
-            finished.finish(clientId, packetId);
-            if (cancelledAtNs.remove(key) != null)
-            {
-                counters.cancelsTooLate++;
-            }
-            log.put(nextDeliverSeq, held);
-            logSeqByKey.put(key, nextDeliverSeq);
-            counters.delivered++;
-            handler.onDeliver(nextDeliverSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
-            nextDeliverSeq++;
-        }
+        delivery.deliverReady();
         if (!isOrdering())
         {
             // The leader forgets by its members' ACKs; everyone else keeps a bounded tail for recovery.
-            while (log.size() > config.maxRetainedOrders)
-            {
-                logSeqByKey.remove(log.pollFirstEntry().getValue().key);
-            }
+            delivery.retainAtMost(config.maxRetainedOrders);
         }
         else
         {
             // Its own delivery may be what every member waited for: alone in its group, no ACK
             // would ever come to make the leader forget.
-            forgetFullyDelivered();
+            sequencer.forgetFullyDelivered();
         }
-        highestKnownSeq = Math.max(highestKnownSeq, nextDeliverSeq - 1);
-        final boolean gap = (state == State.MEMBER || state == State.LEADER_RECOVERING) &&
-            (orders.containsKey(nextDeliverSeq) || highestKnownSeq >= nextDeliverSeq || !orders.isEmpty());
-        if (gap && !nakArmed)
-        {
-            nakArmed = true;
-            nakDeadlineNs = nowNs + config.nakDelayNs;
-        }
-        else if (!gap)
-        {
-            nakArmed = false;
-        }
-        if (state == State.MEMBER && nextDeliverSeq - 1 > lastAckedSeq)
-        {
-            if (config.orderAckDelayNs == 0 || nextDeliverSeq - 1 - lastAckedSeq >= Math.max(1, config.orderWindow / 2))
-            {
-                // Half the order window delivered unACKed: ACK now, before the leader's window fills.
-                sendOrderAck();
-            }
-            else if (!orderAckArmed)
-            {
-                // One cumulative ACK for whatever is delivered until then.
-                orderAckArmed = true;
-                orderAckDeadlineNs = nowNs + config.orderAckDelayNs;
-            }
-        }
+        gaps.check(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
+        acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         finishRecoveryWhenCaughtUp(nowNs);
     }
 
-    private boolean isOrderedUndelivered(final long key)
+    /** One request delivered, in order: it is finished, and goes to the application. */
+    private void delivered(final long orderSeq, final HeldRequest held)
     {
-        return orders.containsValue(key) || recoveredOrders.containsValue(key);
+        final int clientId = HeldRequest.clientId(held.key);
+        final int packetId = HeldRequest.packetId(held.key);
+        finished.finish(clientId, packetId);
+        cancels.onDelivered(held.key);
+        counters.delivered++;
+        handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
     }
 
-    private void sendNak()
+    private boolean isOrderedUndelivered(final long key)
     {
-        if (state != State.MEMBER && state != State.LEADER_RECOVERING)
-        {
-            return;
-        }
-        if (!orders.containsKey(nextDeliverSeq))
-        {
-            nak.wrap(out, 0);
-            nak.setOrderNak(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq);
-            counters.orderNaksSent++;
-            sender.send(nakTargetId, out, nak.packetSize());
-            return;
-        }
-        final int capacity = Math.min(0xFFFF, (config.maxPacketBytes - NakFlyweight.HEADER_LENGTH) / NakFlyweight.ENTRY_LENGTH);
-        final int packetId = nextPacketId();
-        nak.wrap(out, 0);
-        // Header first to fix the byte order, entries next, the count last once it is known.
-        nak.setRequestNak(WIRE_ORDER, config.selfId, packetId, 0);
-        int count = 0;
-        for (final long key : orders.values())
-        {
-            if (count == capacity)
-            {
-                break;
-            }
-            if (!received.containsKey(key))
-            {
-                nak.entry(count++, (int)(key >>> 32), (int)key);
-            }
-        }
-        nak.setRequestNak(WIRE_ORDER, config.selfId, packetId, count);
-        counters.requestNaksSent++;
-        sender.send(nakTargetId, out, nak.packetSize());
+        return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
     }
 
     private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -1118,7 +836,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(nak.packetId());
+        outbox.observe(nak.packetId());
         final int requester = nak.senderId();
         heard(requester, nowNs);
         if (state == State.JOINING || !isMember(requester))
@@ -1127,58 +845,7 @@ public final class MemberEngine
             tellRemoved(requester);
             return;
         }
-        // Any member serves from what it delivered: the leader normally, a survivor during failover.
-        if (isOrdering())
-        {
-            counters.naksServed++;
-        }
-        else
-        {
-            counters.naksServedAsMember++;
-        }
-        if (nak.nakType() == PacketType.MSG_ORDER)
-        {
-            sendOrders(requester, Math.max(nak.fromOrderSeq(), log.isEmpty() ? nextDeliverSeq : log.firstKey()));
-            return;
-        }
-        final int count = nak.entryCount();
-        for (int i = 0; i < count; i++)
-        {
-            final long key = key(nak.entrySenderId(i), nak.entryPacketId(i));
-            final Long seq = logSeqByKey.get(key);
-            final Held held = seq != null ? log.get(seq) : received.get(key);
-            if (held != null)
-            {
-                sendRequest(requester, held);
-            }
-        }
-    }
-
-    private void sendOrders(final int destinationId, final long fromSeq)
-    {
-        final long last = nextDeliverSeq - 1;
-        if (fromSeq > last || !log.containsKey(fromSeq))
-        {
-            // Nothing kept past what it asked: tell it where the order ends, so it stops asking.
-            keepAlive.wrap(out, 0);
-            keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), isOrdering() ? nextOrderSeq - 1 : last);
-            sender.send(destinationId, out, keepAlive.packetSize());
-            return;
-        }
-        final int count = (int)Math.min(last - fromSeq + 1, maxEntriesPerOrder());
-        writeOrders(fromSeq, count);
-        sender.send(destinationId, out, msgOrder.packetSize());
-    }
-
-    private void writeOrders(final long first, final int count)
-    {
-        msgOrder.wrap(out, 0);
-        msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), first, count);
-        for (int i = 0; i < count; i++)
-        {
-            final long key = log.get(first + i).key;
-            msgOrder.entry(i, (int)(key >>> 32), (int)key);
-        }
+        gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1189,158 +856,16 @@ public final class MemberEngine
         return state == State.LEADER_IDLE || state == State.LEADER_BATCHING;
     }
 
-    private void emitOrders(final long nowNs)
-    {
-        while (!pendingOrder.isEmpty())
-        {
-            final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
-            sendAloneWhatCannotBeCarried(count);
-            msgOrder.wrap(out, 0);
-            msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq, count);
-            for (int i = 0; i < count; i++)
-            {
-                final long key = pendingOrder.poll();
-                orderSentNs.put(nextOrderSeq, nowNs);
-                orders.put(nextOrderSeq++, key);
-                msgOrder.entry(i, (int)(key >>> 32), (int)key);
-                final Held held = received.get(key);
-                if (held != null && held.toCarry)
-                {
-                    held.toCarry = false;
-                    // Written after the entries (whose room set() reserved), with flags bit 2 clear.
-                    request.wrap(out, msgOrder.end());
-                    writeRequest(held);
-                    msgOrder.carried(request.packetSize());
-                    counters.requestsCarried++;
-                }
-            }
-            counters.ordersSent++;
-            counters.orderEntriesSent += count;
-            sender.send(GroupSender.GROUP, out, msgOrder.packetSize());
-            // The leader holds every request it orders, so it delivers them at once: after the
-            // order is on its way, so that the followers' copies are not held up by this ORB's work.
-            deliverInOrder(nowNs);
-        }
-        if (!retransmitArmed)
-        {
-            retransmitArmed = true;
-            retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        }
-    }
-
-    /**
-     * Sequencer: of the next {@code count} requests to order, those sent to it alone that would not
-     * fit in the MsgOrder go to the group by themselves first (a plain Request, as a NAK answer).
-     */
-    private void sendAloneWhatCannotBeCarried(final int count)
-    {
-        int room = config.maxPacketBytes - MsgOrderFlyweight.length(count);
-        final Iterator<Long> keys = pendingOrder.iterator();
-        for (int i = 0; i < count; i++)
-        {
-            final long key = keys.next();
-            final Held held = received.get(key);
-            if (held == null || !held.toCarry)
-            {
-                continue;
-            }
-            final int size = RequestFlyweight.HEADER_LENGTH + held.payload.length;
-            if (size <= room)
-            {
-                room -= size;
-            }
-            else
-            {
-                held.toCarry = false;
-                counters.requestsRelayedAlone++;
-                sendRequest(GroupSender.GROUP, held);
-            }
-        }
-    }
-
-    private void resendLaggingOrders(final long nowNs)
-    {
-        final long lowest = lowestDeliveredSeq();
-        if (lowest >= nextOrderSeq - 1)
-        {
-            retransmitArmed = false;
-            return;
-        }
-        final long from = Math.max(lowest + 1, forgottenSeq + 1);
-        final Long sentNs = orderSentNs.get(from);
-        if (sentNs != null && nowNs - sentNs < config.retransmitTimeoutNs)
-        {
-            // The oldest order someone lacks is younger than the timeout (the timer was armed for
-            // an earlier one, since ACKed): wait for its own time, do not resend it early.
-            retransmitDeadlineNs = sentNs + config.retransmitTimeoutNs;
-            return;
-        }
-        counters.orderRetransmits++;
-        sendOrders(GroupSender.GROUP, from);
-        for (final Map.Entry<Long, Long> e : orderSentNs.tailMap(from, true).headMap(from + maxEntriesPerOrder(), false).entrySet())
-        {
-            e.setValue(nowNs);
-        }
-        retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-    }
-
     private void onOrderAck(final int memberId, final long ackedSeq, final long nowNs)
     {
-        // Cumulative and capped: an ACK from a confused member cannot make us forget unsent orders.
-        final long seq = Math.min(ackedSeq, nextOrderSeq - 1);
-        final Long before = memberDeliveredSeq.get(memberId);
-        if (before == null || seq > before)
+        if (sequencer.onOrderAck(memberId, ackedSeq) && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
+            sequencer.hasQueued() && sequencer.roomInWindow())
         {
-            memberDeliveredSeq.put(memberId, seq);
-            forgetFullyDelivered();
-            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && roomInOrderWindow())
-            {
-                // An ACK made room in the window: what waits goes out now, as one batch.
-                counters.ordersAtOnceInBatching++;
-                emitOrders(nowNs);
-                transitionTo(State.LEADER_BATCHING, nowNs);
-            }
+            // An ACK made room in the window: what waits goes out now, as one batch.
+            counters.ordersAtOnceInBatching++;
+            sequencer.emit(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
         }
-    }
-
-    /** Leader: true when fewer than {@code orderWindow} orders sent are not yet delivered by every member. */
-    private boolean roomInOrderWindow()
-    {
-        return nextOrderSeq - 1 - lowestDeliveredSeq() < config.orderWindow;
-    }
-
-    private void forgetFullyDelivered()
-    {
-        final long lowest = lowestDeliveredSeq();
-        orderSentNs.headMap(lowest, true).clear();
-        while (forgottenSeq < lowest)
-        {
-            forgottenSeq++;
-            final Held held = log.remove(forgottenSeq);
-            if (held != null)
-            {
-                logSeqByKey.remove(held.key);
-            }
-        }
-    }
-
-    private long lowestDeliveredSeq()
-    {
-        long lowest = nextDeliverSeq - 1;
-        for (final int id : view)
-        {
-            if (id != config.selfId)
-            {
-                lowest = Math.min(lowest, memberDeliveredSeq.getOrDefault(id, 0L));
-            }
-        }
-        return lowest;
-    }
-
-    private int maxEntriesPerOrder()
-    {
-        return Math.min(config.maxOrderEntries,
-            Math.min(0xFFFF, (config.maxPacketBytes - MsgOrderFlyweight.HEADER_LENGTH) / MsgOrderFlyweight.ENTRY_LENGTH));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1352,66 +877,16 @@ public final class MemberEngine
         {
             return;
         }
-        observe(cancel.packetId());
+        outbox.observe(cancel.packetId());
         final int clientId = cancel.senderId();
         final int packetId = cancel.requestPacketId();
-        sendAck(clientId, PacketType.CANCEL, clientId, cancel.packetId());
+        outbox.ack(clientId, PacketType.CANCEL, clientId, cancel.packetId());
         replies.cancel(clientId, packetId, nowNs);
         if (state == State.JOINING || isMember(clientId))
         {
             return;
         }
-        final long key = key(clientId, packetId);
-        if (logSeqByKey.containsKey(key) || cancelledAtNs.containsKey(key))
-        {
-            counters.cancelsTooLate += logSeqByKey.containsKey(key) ? 1 : 0;
-            return;
-        }
-        if (finished.isFinished(clientId, packetId))
-        {
-            return;
-        }
-        if (isOrdering())
-        {
-            // The sequencer decides: a request it has not ordered is never ordered now.
-            // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
-            pendingOrder.remove(key);
-            received.remove(key);
-            finished.finish(clientId, packetId);
-            counters.requestsCancelled++;
-        }
-        else if (received.containsKey(key))
-        {
-            if (!isOrderedUndelivered(key))
-            {
-                cancelledAtNs.put(key, nowNs);
-            }
-        }
-        else
-        {
-            // Never arrives as new now; should the leader have ordered it first, the NAK answer is still taken.
-            finished.finish(clientId, packetId);
-            counters.requestsCancelled++;
-        }
-    }
-
-    private void dropCancelledHeld(final long nowNs)
-    {
-        for (final Iterator<Map.Entry<Long, Long>> it = cancelledAtNs.entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Long, Long> e = it.next();
-            if (e.getValue() + config.cancelHoldNs - nowNs > 0)
-            {
-                break;
-            }
-            it.remove();
-            final long key = e.getKey();
-            if (!isOrderedUndelivered(key) && received.remove(key) != null)
-            {
-                finished.finish((int)(key >>> 32), (int)key);
-                counters.requestsCancelled++;
-            }
-        }
+        cancels.onCancel(clientId, packetId, nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1423,7 +898,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(memberChange.packetId());
+        outbox.observe(memberChange.packetId());
         final int from = memberChange.senderId();
         final int subject = memberChange.memberId();
         heard(from, nowNs);
@@ -1457,7 +932,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        sendAck(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
+        outbox.ack(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
         if (memberChange.member(0) != from)
         {
             // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
@@ -1486,7 +961,7 @@ public final class MemberEngine
             return;
         }
         leaderId = from;
-        nakTargetId = from;
+        gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
         counters.viewChanges++;
@@ -1541,7 +1016,7 @@ public final class MemberEngine
             Arrays.sort(next);
             view = next;
             // It starts at the next order: the leader keeps nothing older for it.
-            memberDeliveredSeq.put(memberId, nextOrderSeq - 1);
+            sequencer.memberAdded(memberId);
             lastHeardNs.put(memberId, nowNs);
             counters.membersAdded++;
             announceView(nowNs);
@@ -1551,10 +1026,8 @@ public final class MemberEngine
         // comes. (Taken from the multicast LIST alone, it could ignore the start KeepAlive that
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
-        sender.send(memberId, ByteBuffer.wrap(pendingList != null ? pendingList : listPacket()), listLength());
-        keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), memberDeliveredSeq.getOrDefault(memberId, nextOrderSeq - 1));
-        sender.send(memberId, out, KeepAliveFlyweight.LENGTH);
+        outbox.send(memberId, pendingList != null ? pendingList : listPacket(), listLength());
+        outbox.keepAlive(memberId, sequencer.deliveredSeqOf(memberId));
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
@@ -1570,12 +1043,12 @@ public final class MemberEngine
     private void removeMember(final int memberId)
     {
         view = Arrays.stream(view).filter(id -> id != memberId).toArray();
-        memberDeliveredSeq.remove(memberId);
+        sequencer.memberRemoved(memberId);
         lastHeardNs.remove(memberId);
         counters.membersRemoved++;
         if (isOrdering())
         {
-            forgetFullyDelivered();
+            sequencer.forgetFullyDelivered();
         }
     }
 
@@ -1587,10 +1060,10 @@ public final class MemberEngine
         listAckedBy.clear();
         listFirstSentNs = nowNs;
         listDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        sender.send(GroupSender.GROUP, ByteBuffer.wrap(pendingList), pendingList.length);
+        outbox.send(GroupSender.GROUP, pendingList, pendingList.length);
         for (final int clientId : knownClients.keySet())
         {
-            sender.send(clientId, ByteBuffer.wrap(pendingList), pendingList.length);
+            outbox.send(clientId, pendingList, pendingList.length);
         }
     }
 
@@ -1608,12 +1081,12 @@ public final class MemberEngine
             if (!listAckedBy.contains(clientId) && !clientsGiveUp)
             {
                 clientsMissing = true;
-                sender.send(clientId, ByteBuffer.wrap(pendingList), pendingList.length);
+                outbox.send(clientId, pendingList, pendingList.length);
             }
         }
         if (membersMissing)
         {
-            sender.send(GroupSender.GROUP, ByteBuffer.wrap(pendingList), pendingList.length);
+            outbox.send(GroupSender.GROUP, pendingList, pendingList.length);
         }
         if (!membersMissing && !clientsMissing)
         {
@@ -1639,14 +1112,14 @@ public final class MemberEngine
     private void sendList(final int destinationId, final int subject)
     {
         writeList(subject);
-        sender.send(destinationId, out, memberChange.packetSize());
+        outbox.send(destinationId, memberChange.packetSize());
     }
 
     /** A LIST names the leader first, then the other members ascending. */
     private void writeList(final int subject)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), subject, MemberChangeFlyweight.STATUS_LIST, view.length);
+        memberChange.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, MemberChangeFlyweight.STATUS_LIST, view.length);
         memberChange.member(0, leaderId);
         int i = 1;
         for (final int id : view)
@@ -1656,13 +1129,6 @@ public final class MemberEngine
                 memberChange.member(i++, id);
             }
         }
-    }
-
-    private void sendMemberChange(final int destinationId, final int subject, final int status)
-    {
-        memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, config.selfId, nextPacketId(), subject, status, 0);
-        sender.send(destinationId, out, memberChange.packetSize());
     }
 
     private void membershipTick(final long nowNs)
@@ -1677,15 +1143,13 @@ public final class MemberEngine
                 }
                 else
                 {
-                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
                 }
             }
             case LEADER_IDLE, LEADER_BATCHING ->
             {
-                keepAlive.wrap(out, 0);
-                keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextOrderSeq - 1);
                 counters.keepAlivesSent++;
-                sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
                 final int silent = silentMembers(nowNs);
                 if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
@@ -1717,7 +1181,7 @@ public final class MemberEngine
                 }
                 if (onlineUntilNs - nowNs > 0 && Arrays.stream(view).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
                 {
-                    sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
             case LEADER_RECOVERING ->
@@ -1725,13 +1189,11 @@ public final class MemberEngine
                 if (recoveryTargetSeq >= 0)
                 {
                     // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
-                    keepAlive.wrap(out, 0);
-                    keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
-                    sender.send(GroupSender.GROUP, out, KeepAliveFlyweight.LENGTH);
+                    outbox.keepAlive(GroupSender.GROUP, delivery.deliveredSeq());
                 }
                 else
                 {
-                    sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+                    outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
                     // Only a majority of the view before the failure may go on: a minority side waits.
                     if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && (reports.size() + 1) * 2 > recoveryBaseSize)
                     {
@@ -1771,29 +1233,22 @@ public final class MemberEngine
     {
         view = new int[] {config.selfId};
         leaderId = config.selfId;
-        nextOrderSeq = nextDeliverSeq;
-        forgottenSeq = nextDeliverSeq - 1;
+        sequencer.startAt(delivery.nextDeliverSeq(), delivery.deliveredSeq());
         counters.leaderChanges++;
         transitionTo(State.LEADER_IDLE, nowNs);
     }
 
     private void rejoin(final long nowNs)
     {
-        orders.clear();
-        received.clear();
-        cancelledAtNs.clear();
-        pendingOrder.clear();
-        resetFifo();
-        memberDeliveredSeq.clear();
+        delivery.clear();
+        cancels.clear();
+        sequencer.reset();
+        fifo.reset();
         recoveredOrders.clear();
         reports.clear();
-        log.clear();
-        logSeqByKey.clear();
-        orderSentNs.clear();
         passedOver.clear();
         pendingList = null;
-        nakArmed = false;
-        retransmitArmed = false;
+        gaps.disarm();
         lastListPacketId = 0;
         groupHeard = true;
         view = Arrays.stream(view).filter(id -> id != config.selfId).toArray();
@@ -1802,7 +1257,7 @@ public final class MemberEngine
             leaderId = -1;
         }
         transitionTo(State.JOINING, nowNs);
-        sendMemberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+        outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1855,16 +1310,16 @@ public final class MemberEngine
             removeMember(failedLeaderId);
         }
         leaderId = config.selfId;
-        recoveredOrders.putAll(orders);
-        orders.clear();
-        nakArmed = false;
+        recoveredOrders.putAll(delivery.orders());
+        delivery.clearOrders();
+        gaps.disarm();
         reports.clear();
         recoveryTargetSeq = -1;
         recoveryStartNs = nowNs;
         counters.leaderChanges++;
         counters.recoveries++;
         transitionTo(State.LEADER_RECOVERING, nowNs);
-        sendMemberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+        outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
         decideWhenAllReported(nowNs);
     }
 
@@ -1874,14 +1329,13 @@ public final class MemberEngine
         {
             counters.leaderChanges++;
             reportedOrders.clear();
-            reportedOrders.putAll(orders);
+            reportedOrders.putAll(delivery.orders());
             reportedOrders.putAll(recoveredOrders);
             recoveredOrders.clear();
             reports.clear();
             recoveryTargetSeq = -1;
-            orders.clear();
-            highestKnownSeq = nextDeliverSeq - 1;
-            nakArmed = false;
+            delivery.forgetOrders();
+            gaps.disarm();
             if (isMember(failedId))
             {
                 removeMember(failedId);
@@ -1895,7 +1349,7 @@ public final class MemberEngine
             }
             passedOver.clear();
             leaderId = newLeaderId;
-            nakTargetId = newLeaderId;
+            gaps.target(newLeaderId);
             lastListPacketId = 0;
             lastHeardNs.put(newLeaderId, nowNs);
             transitionTo(State.MEMBER, nowNs);
@@ -1907,7 +1361,7 @@ public final class MemberEngine
     private void reportTo(final int newLeaderId)
     {
         counters.reportsSent++;
-        final int limit = maxEntriesPerOrder();
+        final int limit = outbox.maxEntriesPerOrder();
         final Iterator<Map.Entry<Long, Long>> it = reportedOrders.entrySet().iterator();
         Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
         while (next != null)
@@ -1921,20 +1375,18 @@ public final class MemberEngine
                 next = it.hasNext() ? it.next() : null;
             }
             msgOrder.wrap(out, 0);
-            msgOrder.set(WIRE_ORDER, config.selfId, nextPacketId(), first, count);
+            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), first, count);
             for (int i = 0; i < count; i++)
             {
                 msgOrder.entry(i, (int)(keys[i] >>> 32), (int)keys[i]);
             }
-            sender.send(newLeaderId, out, msgOrder.packetSize());
+            outbox.send(newLeaderId, msgOrder.packetSize());
         }
-        for (final Held held : received.values())
+        for (final HeldRequest held : delivery.heldByKey().values())
         {
-            sendRequest(newLeaderId, held);
+            outbox.request(newLeaderId, held);
         }
-        keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, config.selfId, nextPacketId(), nextDeliverSeq - 1);
-        sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
+        outbox.keepAlive(newLeaderId, delivery.deliveredSeq());
     }
 
     private void decideWhenAllReported(final long nowNs)
@@ -1943,7 +1395,7 @@ public final class MemberEngine
         {
             return;
         }
-        long target = nextDeliverSeq - 1;
+        long target = delivery.deliveredSeq();
         int holder = config.selfId;
         for (final int id : view)
         {
@@ -1969,32 +1421,31 @@ public final class MemberEngine
         }
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
-        nakTargetId = holder;
+        gaps.target(holder);
         for (final Iterator<Map.Entry<Long, Long>> it = recoveredOrders.headMap(target, true).entrySet().iterator(); it.hasNext(); )
         {
             final Map.Entry<Long, Long> e = it.next();
-            if (e.getKey() >= nextDeliverSeq)
+            if (e.getKey() >= delivery.nextDeliverSeq())
             {
-                orders.put(e.getKey(), e.getValue());
+                delivery.order(e.getKey(), e.getValue());
             }
             it.remove();
         }
-        highestKnownSeq = Math.max(highestKnownSeq, target);
+        delivery.knowUpTo(target);
         deliverInOrder(nowNs);
         finishRecoveryWhenCaughtUp(nowNs);
     }
 
     private void finishRecoveryWhenCaughtUp(final long nowNs)
     {
-        if (state != State.LEADER_RECOVERING || recoveryTargetSeq < 0 || nextDeliverSeq - 1 < recoveryTargetSeq)
+        if (state != State.LEADER_RECOVERING || recoveryTargetSeq < 0 || delivery.deliveredSeq() < recoveryTargetSeq)
         {
             return;
         }
-        nakArmed = false;
-        orders.clear();
-        nextOrderSeq = nextDeliverSeq;
-        forgottenSeq = log.isEmpty() ? nextDeliverSeq - 1 : log.firstKey() - 1;
-        memberDeliveredSeq.clear();
+        gaps.disarm();
+        delivery.clearOrders();
+        final long forgottenSeq = delivery.firstRetainedSeq() - 1;
+        sequencer.startAt(delivery.nextDeliverSeq(), forgottenSeq);
         for (final int id : view.clone())
         {
             if (id == config.selfId)
@@ -2008,51 +1459,39 @@ public final class MemberEngine
                 removeMember(id);
                 continue;
             }
-            memberDeliveredSeq.put(id, reported);
+            sequencer.memberReported(id, reported);
             lastHeardNs.put(id, nowNs);
         }
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
-        long seq = nextOrderSeq;
+        long seq = sequencer.lastOrderSeq() + 1;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && received.containsKey(key) && !pendingOrder.contains(key))
+        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
         {
-            pendingOrder.add(key);
-            cancelledAtNs.remove(key);
+            sequencer.queue(key);
+            cancels.keep(key);
             seq++;
         }
         recoveredOrders.clear();
         reports.clear();
-        for (final Map.Entry<Long, Held> e : received.entrySet())
+        for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();
-            if (pendingOrder.contains(k))
+            if (!sequencer.isQueued(k) && !cancels.isCancelled(k))
             {
-                continue;
+                sequencer.queue(k);
             }
-            if (cancelledAtNs.containsKey(k))
-            {
-                continue;
-            }
-            pendingOrder.add(k);
         }
-        for (final long k : cancelledAtNs.keySet())
-        {
-            received.remove(k);
-            finished.finish((int)(k >>> 32), (int)k);
-            counters.requestsCancelled++;
-        }
-        cancelledAtNs.clear();
+        cancels.dropAll();
         recoveryTargetSeq = -1;
-        resetFifo();
+        fifo.reset();
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
-        if (!pendingOrder.isEmpty())
+        if (sequencer.hasQueued())
         {
-            emitOrders(nowNs);
+            sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        retransmitArmed = true;
-        resendLaggingOrders(nowNs);
+        sequencer.resendNow(nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2064,7 +1503,7 @@ public final class MemberEngine
         {
             return;
         }
-        observe(ack.packetId());
+        outbox.observe(ack.packetId());
         final int from = ack.senderId();
         heard(from, nowNs);
         final PacketType acked = ack.ackedType();
@@ -2148,39 +1587,6 @@ public final class MemberEngine
         }
     }
 
-    private void sendRequest(final int destinationId, final Held held)
-    {
-        request.wrap(out, 0);
-        writeRequest(held);
-        sender.send(destinationId, out, request.packetSize());
-    }
-
-    /** Writes a held request as its client sent it (flags bit 2 clear) where {@code request} is wrapped. */
-    private void writeRequest(final Held held)
-    {
-        request.set(WIRE_ORDER, (int)(held.key >>> 32), (int)held.key, held.requestId, held.responseFlags, held.payload.length)
-            .clientSeq(held.clientSeq).payload(ByteBuffer.wrap(held.payload), 0, held.payload.length);
-    }
-
-    private void sendOrderAck()
-    {
-        if (state != State.MEMBER)
-        {
-            return;
-        }
-        orderAckArmed = false;
-        lastAckedSeq = nextDeliverSeq - 1;
-        counters.orderAcksSent++;
-        sendAck(leaderId, PacketType.MSG_ORDER, leaderId, lastAckedSeq);
-    }
-
-    private void sendAck(final int destinationId, final PacketType ackedType, final int ackedSenderId, final long ackedId)
-    {
-        ack.wrap(out, 0);
-        ack.set(WIRE_ORDER, config.selfId, nextPacketId(), ackedType, ackedSenderId, ackedId);
-        sender.send(destinationId, out, AckFlyweight.LENGTH);
-    }
-
     private void transitionTo(final State next, final long nowNs)
     {
         switch (next)
@@ -2194,47 +1600,8 @@ public final class MemberEngine
         state = next;
     }
 
-    /** Lamport rule (paper, section 4): a larger id seen anywhere raises the local counter. */
-    private void observe(final int packetId)
-    {
-        if (Integer.compareUnsigned(packetId, lamport) > 0)
-        {
-            lamport = packetId;
-        }
-    }
-
-    private int nextPacketId()
-    {
-        return ++lamport;
-    }
-
     static long key(final int senderId, final int packetId)
     {
-        return ((long)senderId << 32) | (packetId & 0xFFFF_FFFFL);
-    }
-
-    /** A received request, as its client sent it. */
-    private static final class Held
-    {
-        final long key;
-        final int requestId;
-        final int responseFlags;
-        final int clientSeq;
-        final byte[] payload;
-        /**
-         * Sequencer: sent to it alone (flags bit 2) and not yet carried to the group. Set only on
-         * arrival at an ordering member; carrying a request the others already have is harmless
-         * (a duplicate to them), so a leader that steps down need not clear it.
-         */
-        boolean toCarry;
-
-        Held(final long key, final int requestId, final int responseFlags, final int clientSeq, final byte[] payload)
-        {
-            this.key = key;
-            this.requestId = requestId;
-            this.responseFlags = responseFlags;
-            this.clientSeq = clientSeq;
-            this.payload = payload;
-        }
+        return HeldRequest.key(senderId, packetId);
     }
 }

@@ -37,6 +37,7 @@ final class GroupHarness
         this.seed = seed;
         this.net = new SimulatedGroupNetwork(seed, new int[0], drop, dup, 50_000L, 400_000L);
         this.random = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        TraceDigest.harnessCreated(this);
     }
 
     static GroupConfig tuned(final GroupConfig config)

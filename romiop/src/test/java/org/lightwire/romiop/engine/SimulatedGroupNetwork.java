@@ -45,6 +45,8 @@ public final class SimulatedGroupNetwork
     private LinkFilter linkFilter = (from, to) -> true;
     private long serial;
     private long nowNs;
+    /** Set while {@link SimulationDigestTest} runs this simulation on this thread. */
+    private final TraceDigest trace = TraceDigest.current();
     long sent;
     long dropped;
     long duplicated;
@@ -129,13 +131,23 @@ public final class SimulatedGroupNetwork
         if (random.nextDouble() < dropRate)
         {
             dropped++;
+            if (trace != null)
+            {
+                trace.sent(nowNs, from, to, bytes, new long[0]);
+            }
             return;
         }
         final int copies = random.nextDouble() < duplicateRate ? 2 : 1;
         duplicated += copies - 1;
+        final long[] arrivalsNs = new long[copies];
         for (int i = 0; i < copies; i++)
         {
-            queue.add(new InFlight(nowNs + baseLatencyNs + random.nextLong(jitterNs + 1), serial++, from, to, bytes));
+            arrivalsNs[i] = nowNs + baseLatencyNs + random.nextLong(jitterNs + 1);
+            queue.add(new InFlight(arrivalsNs[i], serial++, from, to, bytes));
+        }
+        if (trace != null)
+        {
+            trace.sent(nowNs, from, to, bytes, arrivalsNs);
         }
     }
 
@@ -168,6 +180,10 @@ public final class SimulatedGroupNetwork
         {
             final InFlight p = queue.poll();
             final Endpoint endpoint = endpoints.get(p.to);
+            if (trace != null)
+            {
+                trace.handled(nowNs, p.serial, p.from, p.to, endpoint != null);
+            }
             if (endpoint != null)
             {
                 endpoint.onPacket(ByteBuffer.wrap(p.bytes), 0, p.bytes.length, nowNs);

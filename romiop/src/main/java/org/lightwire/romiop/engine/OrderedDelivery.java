@@ -1,0 +1,244 @@
+package org.lightwire.romiop.engine;
+
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+
+/**
+ * Ordered delivery (paper, Figure 4 lines 33-39): the requests a member holds, the order entries it
+ * knows by order sequence number, and delivery strictly from the next expected number on, never
+ * past an order or a request it lacks. Delivered requests are retained, by order sequence number:
+ * the leader's until every member ACKs them ({@link #forget}), everyone else's the last
+ * {@code maxRetainedOrders} ({@link #retainAtMost}), so that any member can answer NAKs and hand
+ * them to a new leader ({@link #sendOrders}, {@link #find}).
+ */
+final class OrderedDelivery
+{
+    /** Hears each request as it is delivered, in order. */
+    interface Listener
+    {
+        void delivered(long orderSeq, HeldRequest held);
+    }
+
+    private final Outbox outbox;
+    private final Listener listener;
+    private final MsgOrderFlyweight msgOrder = new MsgOrderFlyweight();
+    /** Received, not yet delivered requests, by key, in arrival order. */
+    private final LinkedHashMap<Long, HeldRequest> received = new LinkedHashMap<>();
+    /** Known order entries not yet delivered: order sequence number to request key. */
+    private final TreeMap<Long, Long> orders = new TreeMap<>();
+    /** Delivered requests still kept, by order sequence number, and their numbers by key. */
+    private final TreeMap<Long, HeldRequest> log = new TreeMap<>();
+    private final Map<Long, Long> logSeqByKey = new HashMap<>();
+    private long nextDeliverSeq = 1;
+    private long highestKnownSeq;
+
+    OrderedDelivery(final Outbox outbox, final Listener listener)
+    {
+        this.outbox = outbox;
+        this.listener = listener;
+    }
+
+    // Held requests.
+
+    boolean isHeld(final long key)
+    {
+        return received.containsKey(key);
+    }
+
+    HeldRequest held(final long key)
+    {
+        return received.get(key);
+    }
+
+    void hold(final HeldRequest held)
+    {
+        received.put(held.key, held);
+    }
+
+    /** @return the held request dropped, or null when none was held. */
+    HeldRequest drop(final long key)
+    {
+        return received.remove(key);
+    }
+
+    /** @return the held requests, in arrival order (live: a caller may remove through it). */
+    Map<Long, HeldRequest> heldByKey()
+    {
+        return received;
+    }
+
+    // Orders.
+
+    long nextDeliverSeq()
+    {
+        return nextDeliverSeq;
+    }
+
+    /** @return the order sequence number of the last request delivered (0 before the first). */
+    long deliveredSeq()
+    {
+        return nextDeliverSeq - 1;
+    }
+
+    boolean hasOrder(final long orderSeq)
+    {
+        return orders.containsKey(orderSeq);
+    }
+
+    void order(final long orderSeq, final long key)
+    {
+        orders.put(orderSeq, key);
+    }
+
+    /** @return the known, undelivered order entries, by order sequence number (live). */
+    TreeMap<Long, Long> orders()
+    {
+        return orders;
+    }
+
+    /** @return the keys of the known, undelivered order entries, in order. */
+    Collection<Long> orderedKeys()
+    {
+        return orders.values();
+    }
+
+    boolean isOrderedUndelivered(final long key)
+    {
+        return orders.containsValue(key);
+    }
+
+    /** Some order up to {@code orderSeq} exists (a KeepAlive or a later MsgOrder said so). */
+    void knowUpTo(final long orderSeq)
+    {
+        highestKnownSeq = Math.max(highestKnownSeq, orderSeq);
+    }
+
+    /** @return true when something is missing: an order past the delivered one, known to exist or known itself. */
+    boolean misses()
+    {
+        return orders.containsKey(nextDeliverSeq) || highestKnownSeq >= nextDeliverSeq || !orders.isEmpty();
+    }
+
+    /** Delivers every request from the next order sequence number on, as far as orders and requests run without a gap. */
+    void deliverReady()
+    {
+        Long key;
+        while ((key = orders.get(nextDeliverSeq)) != null)
+        {
+            final HeldRequest held = received.remove(key);
+            if (held == null)
+            {
+                break;
+            }
+            orders.remove(nextDeliverSeq);
+            log.put(nextDeliverSeq, held);
+            logSeqByKey.put(key, nextDeliverSeq);
+            listener.delivered(nextDeliverSeq, held);
+            nextDeliverSeq++;
+        }
+        highestKnownSeq = Math.max(highestKnownSeq, nextDeliverSeq - 1);
+    }
+
+    /** A joiner starts after {@code orderSeq}: the order its leader named (no state transfer of earlier requests). */
+    void startAfter(final long orderSeq)
+    {
+        nextDeliverSeq = orderSeq + 1;
+        highestKnownSeq = orderSeq;
+    }
+
+    /** Drops the known, undelivered order entries (a new leader takes them over, or no longer needs them). */
+    void clearOrders()
+    {
+        orders.clear();
+    }
+
+    /** Forgets what is known of orders: a member that follows a new leader takes its orders only. */
+    void forgetOrders()
+    {
+        orders.clear();
+        highestKnownSeq = nextDeliverSeq - 1;
+    }
+
+    /** Forgets everything but the delivered sequence number (a rejoin). */
+    void clear()
+    {
+        orders.clear();
+        received.clear();
+        log.clear();
+        logSeqByKey.clear();
+    }
+
+    // Retained, delivered requests.
+
+    boolean isDelivered(final long key)
+    {
+        return logSeqByKey.containsKey(key);
+    }
+
+    /** @return a request retained or held, or null. */
+    HeldRequest find(final long key)
+    {
+        final Long seq = logSeqByKey.get(key);
+        return seq != null ? log.get(seq) : received.get(key);
+    }
+
+    int retainedCount()
+    {
+        return log.size();
+    }
+
+    /** @return the oldest order sequence number retained, or the next to deliver when none is. */
+    long firstRetainedSeq()
+    {
+        return log.isEmpty() ? nextDeliverSeq : log.firstKey();
+    }
+
+    /** Keeps the last {@code maxRetained} delivered requests (a member's tail for a new leader). */
+    void retainAtMost(final int maxRetained)
+    {
+        while (log.size() > maxRetained)
+        {
+            logSeqByKey.remove(log.pollFirstEntry().getValue().key);
+        }
+    }
+
+    /** Forgets the delivered request at {@code orderSeq} (every member has it). */
+    void forget(final long orderSeq)
+    {
+        final HeldRequest held = log.remove(orderSeq);
+        if (held != null)
+        {
+            logSeqByKey.remove(held.key);
+        }
+    }
+
+    /**
+     * Sends the retained orders from {@code fromSeq} on, as one MsgOrder of at most a packet's
+     * entries; when none is retained there, a KeepAlive naming {@code orderEndSeq}, where the order
+     * ends, so that the asker stops asking.
+     */
+    void sendOrders(final int destinationId, final long fromSeq, final long orderEndSeq)
+    {
+        final long last = nextDeliverSeq - 1;
+        if (fromSeq > last || !log.containsKey(fromSeq))
+        {
+            outbox.keepAlive(destinationId, orderEndSeq);
+            return;
+        }
+        final int count = (int)Math.min(last - fromSeq + 1, outbox.maxEntriesPerOrder());
+        final ByteBuffer out = outbox.buffer();
+        msgOrder.wrap(out, 0);
+        msgOrder.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), fromSeq, count);
+        for (int i = 0; i < count; i++)
+        {
+            final long key = log.get(fromSeq + i).key;
+            msgOrder.entry(i, HeldRequest.clientId(key), HeldRequest.packetId(key));
+        }
+        outbox.send(destinationId, msgOrder.packetSize());
+    }
+}

@@ -1,0 +1,116 @@
+package org.lightwire.romiop.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.lightwire.romiop.protocol.AckFlyweight;
+import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.RequestFlyweight;
+
+/**
+ * A member's way out: the one buffer every packet it sends is written into, the Lamport packet-id
+ * counter (paper, section 4: a larger id seen anywhere raises it; each packet sent takes the next),
+ * and the packets several parts send (ACK, KeepAlive, MemberChange, a held Request). A part that
+ * owns a packet type writes it with a flyweight of its own over {@link #buffer()} and sends it
+ * with {@link #send}. The buffer is lent to the {@link GroupSender} for the call only: a packet kept
+ * for resending is copied out of it.
+ */
+final class Outbox
+{
+    /** Every packet is written big-endian. */
+    static final ByteOrder WIRE_ORDER = ByteOrder.BIG_ENDIAN;
+
+    private final int selfId;
+    private final int maxEntriesPerOrder;
+    private final GroupSender sender;
+    private final ByteBuffer out;
+    private final AckFlyweight ack = new AckFlyweight();
+    private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
+    private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
+    private final RequestFlyweight request = new RequestFlyweight();
+    private int lamport;
+
+    Outbox(final GroupConfig config, final GroupSender sender)
+    {
+        this.selfId = config.selfId;
+        this.sender = sender;
+        this.out = ByteBuffer.allocate(config.maxPacketBytes);
+        this.maxEntriesPerOrder = Math.min(config.maxOrderEntries,
+            Math.min(0xFFFF, (config.maxPacketBytes - MsgOrderFlyweight.HEADER_LENGTH) / MsgOrderFlyweight.ENTRY_LENGTH));
+    }
+
+    int selfId()
+    {
+        return selfId;
+    }
+
+    /** @return the send buffer, to write a packet into at offset 0 and {@link #send}. */
+    ByteBuffer buffer()
+    {
+        return out;
+    }
+
+    /** @return order entries one MsgOrder holds: {@code maxOrderEntries}, and what fits in a packet. */
+    int maxEntriesPerOrder()
+    {
+        return maxEntriesPerOrder;
+    }
+
+    /** Lamport rule (paper, section 4): a larger id seen anywhere raises the local counter. */
+    void observe(final int packetId)
+    {
+        if (Integer.compareUnsigned(packetId, lamport) > 0)
+        {
+            lamport = packetId;
+        }
+    }
+
+    int nextPacketId()
+    {
+        return ++lamport;
+    }
+
+    /** Sends bytes {@code [0, length)} of the send buffer. */
+    void send(final int destinationId, final int length)
+    {
+        sender.send(destinationId, out, length);
+    }
+
+    /** Sends bytes {@code [0, length)} of a packet kept apart from the send buffer. */
+    void send(final int destinationId, final byte[] packet, final int length)
+    {
+        sender.send(destinationId, ByteBuffer.wrap(packet), length);
+    }
+
+    void ack(final int destinationId, final PacketType ackedType, final int ackedSenderId, final long ackedId)
+    {
+        ack.wrap(out, 0);
+        ack.set(WIRE_ORDER, selfId, nextPacketId(), ackedType, ackedSenderId, ackedId);
+        sender.send(destinationId, out, AckFlyweight.LENGTH);
+    }
+
+    void keepAlive(final int destinationId, final long lastOrderSeq)
+    {
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), lastOrderSeq);
+        sender.send(destinationId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /** A MemberChange with no member list: ADDED, ONLINE or REMOVED of {@code subject}. */
+    void memberChange(final int destinationId, final int subject, final int status)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), subject, status, 0);
+        sender.send(destinationId, out, memberChange.packetSize());
+    }
+
+    /** Sends a held request as its client sent it (a NAK answer, a relay, a recovery report). */
+    void request(final int destinationId, final HeldRequest held)
+    {
+        request.wrap(out, 0);
+        held.writeTo(request);
+        sender.send(destinationId, out, request.packetSize());
+    }
+}
