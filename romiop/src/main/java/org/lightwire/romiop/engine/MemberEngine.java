@@ -1,7 +1,6 @@
 package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -61,6 +60,11 @@ import org.lightwire.romiop.engine.view.Configuration;
  * held requests, and last its delivered sequence in a KeepAlive); it catches up to the highest
  * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
  * survivor holds them without a gap, then orders every other held request.
+ *
+ * <p>This class keeps the {@link State}, the view, failure detection and takeover, and composes
+ * the rest, each part with its own deadline: {@link Outbox}, {@link OrderedDelivery},
+ * {@link GapDetector}, {@link AckScheduler}, {@link CancelTracker}, {@link ClientFifo},
+ * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}.
  *
  * <p>Not yet: fragmentation, state transfer of the application, allocation-free steady state.
  */
@@ -148,25 +152,19 @@ public final class MemberEngine
     private final OrderedDelivery delivery;
     /** Reads the size of each Request a MsgOrder carries. */
     private final PacketHeader_1_0 carriedHeader = new PacketHeader_1_0();
-    /** Held requests their client cancelled, by key, to the time of the Cancel (oldest first). */
-    private final LinkedHashMap<Long, Long> cancelledAtNs = new LinkedHashMap<>();
+    /** Cancelled requests: dropped by the leader, held for a while by the others. */
+    private final CancelTracker cancels;
     /** When request ACKs and cumulative order ACKs go. */
     private final AckScheduler acks;
     /** What is missing, when to NAK it, and NAK answers. */
     private final GapDetector gaps;
 
     // Sequencer only.
-    private final ArrayDeque<Long> pendingOrder = new ArrayDeque<>();
     /** Leader: per-client FIFO admission of requests to the order. */
     private final ClientFifo fifo;
-    private final Map<Integer, Long> memberDeliveredSeq = new HashMap<>();
-    private long nextOrderSeq = 1;
-    private long forgottenSeq;
+    /** Leader: the order queue, MsgOrders, members' ACKs and order retransmission. */
+    private final Sequencer sequencer;
     private long batchDeadlineNs;
-    private boolean retransmitArmed;
-    /** Leader: when each order not yet delivered everywhere was last sent (by order sequence number). */
-    private final TreeMap<Long, Long> orderSentNs = new TreeMap<>();
-    private long retransmitDeadlineNs;
     private byte[] pendingList;
     private final Set<Integer> listAckedBy = new HashSet<>();
     private long listFirstSentNs;
@@ -200,17 +198,26 @@ public final class MemberEngine
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
-        this.delivery = new OrderedDelivery(outbox, (orderSeq, held) ->
+        this.delivery = new OrderedDelivery(outbox, this::delivered);
+        this.cancels = new CancelTracker(config, counters, delivery, finished, new CancelTracker.Orders()
         {
-            final int clientId = HeldRequest.clientId(held.key);
-            final int packetId = HeldRequest.packetId(held.key);
-            finished.finish(clientId, packetId);
-            if (cancelledAtNs.remove(held.key) != null)
+            @Override
+            public boolean ordering()
             {
-                counters.cancelsTooLate++;
+                return isOrdering();
             }
-            counters.delivered++;
-            handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
+
+            @Override
+            public boolean isOrderedUndelivered(final long key)
+            {
+                return MemberEngine.this.isOrderedUndelivered(key);
+            }
+
+            @Override
+            public void unqueue(final long key)
+            {
+                sequencer.unqueue(key);
+            }
         });
         this.gaps = new GapDetector(config, counters, outbox, delivery, config.leaderId);
         this.acks = new AckScheduler(config, counters, outbox, new AckScheduler.Position()
@@ -251,6 +258,29 @@ public final class MemberEngine
             public boolean isHeld(final long key)
             {
                 return delivery.isHeld(key);
+            }
+        });
+        this.sequencer = new Sequencer(config, counters, outbox, delivery, new Sequencer.Group()
+        {
+            @Override
+            public int[] view()
+            {
+                return view;
+            }
+
+            @Override
+            public void accepted(final long lastOrderSeq)
+            {
+                if (commits.ownAccepted(lastOrderSeq))
+                {
+                    stampCommit(commits.commit());
+                }
+            }
+
+            @Override
+            public void deliverOrdered(final long nowNs)
+            {
+                deliverInOrder(nowNs);
             }
         });
         this.view = config.memberIds.clone();
@@ -494,20 +524,17 @@ public final class MemberEngine
         gaps.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         if (state == State.LEADER_BATCHING && batchDeadlineNs - nowNs <= 0)
         {
-            if (pendingOrder.isEmpty())
+            if (!sequencer.hasQueued())
             {
                 transitionTo(State.LEADER_IDLE, nowNs);
             }
             else
             {
-                emitOrders(nowNs);
+                sequencer.emit(nowNs);
                 batchDeadlineNs = nowNs + config.orderIntervalNs;
             }
         }
-        if (retransmitArmed && retransmitDeadlineNs - nowNs <= 0)
-        {
-            resendLaggingOrders(nowNs);
-        }
+        sequencer.onTimer(nowNs);
         if (pendingList != null && listDeadlineNs - nowNs <= 0)
         {
             resendList(nowNs);
@@ -518,10 +545,7 @@ public final class MemberEngine
         {
             fifo.onTimer(nowNs);
         }
-        if (!cancelledAtNs.isEmpty() && cancelledAtNs.values().iterator().next() + config.cancelHoldNs - nowNs <= 0)
-        {
-            dropCancelledHeld(nowNs);
-        }
+        cancels.onTimer(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
         {
             tickDeadlineNs = nowNs + tickPeriodNs();
@@ -548,29 +572,19 @@ public final class MemberEngine
         {
             return Long.MAX_VALUE;
         }
-        long deadline = Long.MAX_VALUE;
-        final long nakDeadline = gaps.nextDeadlineNs();
-        deadline = earlier(deadline, nakDeadline != Long.MAX_VALUE, nakDeadline);
-        deadline = earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
-        deadline = earlier(deadline, retransmitArmed, retransmitDeadlineNs);
-        deadline = earlier(deadline, pendingList != null, listDeadlineNs);
-        deadline = earlier(deadline, replies.nextDeadlineNs() != Long.MAX_VALUE, replies.nextDeadlineNs());
-        deadline = earlier(deadline, !cancelledAtNs.isEmpty(),
-            cancelledAtNs.isEmpty() ? 0 : cancelledAtNs.values().iterator().next() + config.cancelHoldNs);
-        deadline = earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
-        final long ackDeadline = acks.nextDeadlineNs();
-        deadline = earlier(deadline, ackDeadline != Long.MAX_VALUE, ackDeadline);
+        long deadline = Deadlines.earlier(Deadlines.NONE, gaps.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
+        deadline = Deadlines.earlier(deadline, sequencer.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, pendingList != null, listDeadlineNs);
+        deadline = Deadlines.earlier(deadline, replies.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, cancels.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
+        deadline = Deadlines.earlier(deadline, acks.nextDeadlineNs());
         if (isOrdering())
         {
-            final long gap = fifo.nextDeadlineNs();
-            deadline = earlier(deadline, gap != Long.MAX_VALUE, gap);
+            deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
         }
         return deadline;
-    }
-
-    private static long earlier(final long deadline, final boolean armed, final long candidateNs)
-    {
-        return armed && (deadline == Long.MAX_VALUE || candidateNs - deadline < 0) ? candidateNs : deadline;
     }
 
     private long tickPeriodNs()
@@ -666,22 +680,22 @@ public final class MemberEngine
     /** Leader: queues one request for the next MsgOrder, sent at once when nothing is in flight. */
     private void orderSoon(final long key, final long nowNs)
     {
-        pendingOrder.add(key);
+        sequencer.queue(key);
         if (state == State.LEADER_IDLE)
         {
             if (config.orderAtOnceWhenIdle)
             {
-                emitOrders(nowNs);
+                sequencer.emit(nowNs);
             }
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        else if (config.orderAtOnceWhenIdle && roomInOrderWindow())
+        else if (config.orderAtOnceWhenIdle && sequencer.roomInWindow())
         {
             // Batching, but few orders are in flight: waiting for the interval's end would only
             // add latency (a client calling one call after another would wait out the interval
             // every time).
             counters.ordersAtOnceInBatching++;
-            emitOrders(nowNs);
+            sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
     }
@@ -884,12 +898,23 @@ public final class MemberEngine
         {
             // Its own delivery may be what every member waited for: alone in its group, no ACK
             // would ever come to make the leader forget.
-            forgetFullyDelivered();
+            sequencer.forgetFullyDelivered();
         }
         gaps.check(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         finishRecoveryWhenCaughtUp(nowNs);
+    }
+
+    /** One request delivered, in order: it is finished, and goes to the application. */
+    private void delivered(final long orderSeq, final HeldRequest held)
+    {
+        final int clientId = HeldRequest.clientId(held.key);
+        final int packetId = HeldRequest.packetId(held.key);
+        finished.finish(clientId, packetId);
+        cancels.onDelivered(held.key);
+        counters.delivered++;
+        handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
     }
 
     private boolean isOrderedUndelivered(final long key)
@@ -914,12 +939,7 @@ public final class MemberEngine
             tellRemoved(requester);
             return;
         }
-        gaps.answer(nak, requester, isOrdering(), isOrdering() ? nextOrderSeq - 1 : delivery.deliveredSeq());
-    }
-
-    private void sendOrders(final int destinationId, final long fromSeq)
-    {
-        delivery.sendOrders(destinationId, fromSeq, isOrdering() ? nextOrderSeq - 1 : delivery.deliveredSeq());
+        gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -930,160 +950,16 @@ public final class MemberEngine
         return state == State.LEADER_IDLE || state == State.LEADER_BATCHING;
     }
 
-    private void emitOrders(final long nowNs)
-    {
-        while (!pendingOrder.isEmpty())
-        {
-            final int count = Math.min(pendingOrder.size(), maxEntriesPerOrder());
-            sendAloneWhatCannotBeCarried(count);
-            // The leader holds every request it orders: it accepts them as it orders them (alone
-            // in a group of one or two, that commits them).
-            if (commits.ownAccepted(nextOrderSeq + count - 1))
-            {
-                stampCommit(commits.commit());
-            }
-            msgOrder.wrap(out, 0);
-            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), epoch, nextOrderSeq, count, commitSeq);
-            for (int i = 0; i < count; i++)
-            {
-                final long key = pendingOrder.poll();
-                orderSentNs.put(nextOrderSeq, nowNs);
-                delivery.order(nextOrderSeq++, key);
-                msgOrder.entry(i, (int)(key >>> 32), (int)key);
-                final HeldRequest held = delivery.held(key);
-                if (held != null && held.toCarry)
-                {
-                    held.toCarry = false;
-                    // Written after the entries (whose room set() reserved), with flags bit 2 clear.
-                    request.wrap(out, msgOrder.end());
-                    held.writeTo(request);
-                    msgOrder.carried(request.packetSize());
-                    counters.requestsCarried++;
-                }
-            }
-            counters.ordersSent++;
-            counters.orderEntriesSent += count;
-            outbox.send(GroupSender.GROUP, msgOrder.packetSize());
-            // The leader holds every request it orders, so it delivers them at once: after the
-            // order is on its way, so that the followers' copies are not held up by this ORB's work.
-            deliverInOrder(nowNs);
-        }
-        if (!retransmitArmed)
-        {
-            retransmitArmed = true;
-            retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        }
-    }
-
-    /**
-     * Sequencer: of the next {@code count} requests to order, those sent to it alone that would not
-     * fit in the MsgOrder go to the group by themselves first (a plain Request, as a NAK answer).
-     */
-    private void sendAloneWhatCannotBeCarried(final int count)
-    {
-        int room = config.maxPacketBytes - MsgOrderFlyweight.length(count);
-        final Iterator<Long> keys = pendingOrder.iterator();
-        for (int i = 0; i < count; i++)
-        {
-            final long key = keys.next();
-            final HeldRequest held = delivery.held(key);
-            if (held == null || !held.toCarry)
-            {
-                continue;
-            }
-            final int size = RequestFlyweight.HEADER_LENGTH + held.payload.length;
-            if (size <= room)
-            {
-                room -= size;
-            }
-            else
-            {
-                held.toCarry = false;
-                counters.requestsRelayedAlone++;
-                outbox.request(GroupSender.GROUP, held);
-            }
-        }
-    }
-
-    private void resendLaggingOrders(final long nowNs)
-    {
-        final long lowest = lowestDeliveredSeq();
-        if (lowest >= nextOrderSeq - 1)
-        {
-            retransmitArmed = false;
-            return;
-        }
-        final long from = Math.max(lowest + 1, forgottenSeq + 1);
-        final Long sentNs = orderSentNs.get(from);
-        if (sentNs != null && nowNs - sentNs < config.retransmitTimeoutNs)
-        {
-            // The oldest order someone lacks is younger than the timeout (the timer was armed for
-            // an earlier one, since ACKed): wait for its own time, do not resend it early.
-            retransmitDeadlineNs = sentNs + config.retransmitTimeoutNs;
-            return;
-        }
-        counters.orderRetransmits++;
-        sendOrders(GroupSender.GROUP, from);
-        for (final Map.Entry<Long, Long> e : orderSentNs.tailMap(from, true).headMap(from + maxEntriesPerOrder(), false).entrySet())
-        {
-            e.setValue(nowNs);
-        }
-        retransmitDeadlineNs = nowNs + config.retransmitTimeoutNs;
-    }
-
     private void onMemberDelivered(final int memberId, final long ackedSeq, final long nowNs)
     {
-        // Cumulative and capped: an ACK from a confused member cannot make us forget unsent orders.
-        final long seq = Math.min(ackedSeq, nextOrderSeq - 1);
-        final Long before = memberDeliveredSeq.get(memberId);
-        if (before == null || seq > before)
+        if (sequencer.onOrderAck(memberId, ackedSeq) && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
+            sequencer.hasQueued() && sequencer.roomInWindow())
         {
-            memberDeliveredSeq.put(memberId, seq);
-            forgetFullyDelivered();
-            if (state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle && !pendingOrder.isEmpty() && roomInOrderWindow())
-            {
-                // An ACK made room in the window: what waits goes out now, as one batch.
-                counters.ordersAtOnceInBatching++;
-                emitOrders(nowNs);
-                transitionTo(State.LEADER_BATCHING, nowNs);
-            }
+            // An ACK made room in the window: what waits goes out now, as one batch.
+            counters.ordersAtOnceInBatching++;
+            sequencer.emit(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
         }
-    }
-
-    /** Leader: true when fewer than {@code orderWindow} orders sent are not yet delivered by every member. */
-    private boolean roomInOrderWindow()
-    {
-        return nextOrderSeq - 1 - lowestDeliveredSeq() < config.orderWindow;
-    }
-
-    private void forgetFullyDelivered()
-    {
-        final long lowest = lowestDeliveredSeq();
-        orderSentNs.headMap(lowest, true).clear();
-        while (forgottenSeq < lowest)
-        {
-            forgottenSeq++;
-            delivery.forget(forgottenSeq);
-        }
-    }
-
-    private long lowestDeliveredSeq()
-    {
-        long lowest = delivery.deliveredSeq();
-        for (final int id : view)
-        {
-            if (id != config.selfId)
-            {
-                lowest = Math.min(lowest, memberDeliveredSeq.getOrDefault(id, 0L));
-            }
-        }
-        return lowest;
-    }
-
-    private int maxEntriesPerOrder()
-    {
-        return Math.min(config.maxOrderEntries,
-            Math.min(0xFFFF, (config.maxPacketBytes - MsgOrderFlyweight.HEADER_LENGTH) / MsgOrderFlyweight.ENTRY_LENGTH));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1104,63 +980,7 @@ public final class MemberEngine
         {
             return;
         }
-        final long key = key(clientId, packetId);
-        if (delivery.isDelivered(key) || cancelledAtNs.containsKey(key))
-        {
-            counters.cancelsTooLate += delivery.isDelivered(key) ? 1 : 0;
-            return;
-        }
-        if (finished.isFinished(clientId, packetId))
-        {
-            return;
-        }
-        if (isOrdering() && delivery.isOrderedUndelivered(key))
-        {
-            // Ordered, waiting for its commit: too late, as if delivered.
-            counters.cancelsTooLate++;
-            return;
-        }
-        if (isOrdering())
-        {
-            // The sequencer decides: a request it has not ordered is never ordered now.
-            // (Left in its client's FIFO queue, if it waits there: releasing passes over it.)
-            pendingOrder.remove(key);
-            delivery.drop(key);
-            finished.finish(clientId, packetId);
-            counters.requestsCancelled++;
-        }
-        else if (delivery.isHeld(key))
-        {
-            if (!isOrderedUndelivered(key))
-            {
-                cancelledAtNs.put(key, nowNs);
-            }
-        }
-        else
-        {
-            // Never arrives as new now; should the leader have ordered it first, the NAK answer is still taken.
-            finished.finish(clientId, packetId);
-            counters.requestsCancelled++;
-        }
-    }
-
-    private void dropCancelledHeld(final long nowNs)
-    {
-        for (final Iterator<Map.Entry<Long, Long>> it = cancelledAtNs.entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Long, Long> e = it.next();
-            if (e.getValue() + config.cancelHoldNs - nowNs > 0)
-            {
-                break;
-            }
-            it.remove();
-            final long key = e.getKey();
-            if (!isOrderedUndelivered(key) && delivery.drop(key) != null)
-            {
-                finished.finish((int)(key >>> 32), (int)key);
-                counters.requestsCancelled++;
-            }
-        }
+        cancels.onCancel(clientId, packetId, nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1297,7 +1117,7 @@ public final class MemberEngine
             view = next;
             configurationAdd(next);
             // It starts after the commit, and fetches the orders since: the leader keeps them for it.
-            memberDeliveredSeq.put(memberId, commitSeq);
+            sequencer.memberAdded(memberId, commitSeq);
             lastHeardNs.put(memberId, nowNs);
             counters.membersAdded++;
             announceView(nowNs);
@@ -1308,7 +1128,7 @@ public final class MemberEngine
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
         outbox.send(memberId, pendingList != null ? pendingList : listPacket(), listLength());
-        outbox.keepAlive(memberId, nextOrderSeq - 1);
+        outbox.keepAlive(memberId, sequencer.lastOrderSeq());
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
@@ -1324,12 +1144,12 @@ public final class MemberEngine
     private void removeMember(final int memberId)
     {
         view = Arrays.stream(view).filter(id -> id != memberId).toArray();
-        memberDeliveredSeq.remove(memberId);
+        sequencer.memberRemoved(memberId);
         lastHeardNs.remove(memberId);
         counters.membersRemoved++;
         if (isOrdering())
         {
-            forgetFullyDelivered();
+            sequencer.forgetFullyDelivered();
         }
     }
 
@@ -1430,7 +1250,7 @@ public final class MemberEngine
             case LEADER_IDLE, LEADER_BATCHING ->
             {
                 counters.keepAlivesSent++;
-                outbox.keepAlive(GroupSender.GROUP, nextOrderSeq - 1);
+                outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
                 final int silent = silentMembers(nowNs);
                 if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
@@ -1517,8 +1337,7 @@ public final class MemberEngine
         epochLeader = config.selfId;
         configurationSet(configurationOf(view));
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), delivery.deliveredSeq());
-        nextOrderSeq = delivery.nextDeliverSeq();
-        forgottenSeq = delivery.deliveredSeq();
+        sequencer.startAt(delivery.nextDeliverSeq(), delivery.deliveredSeq());
         counters.leaderChanges++;
         transitionTo(State.LEADER_IDLE, nowNs);
     }
@@ -1526,17 +1345,14 @@ public final class MemberEngine
     private void rejoin(final long nowNs)
     {
         delivery.clear();
-        cancelledAtNs.clear();
-        pendingOrder.clear();
+        cancels.clear();
+        sequencer.reset();
         fifo.reset();
-        memberDeliveredSeq.clear();
         recoveredOrders.clear();
         reports.clear();
-        orderSentNs.clear();
         passedOver.clear();
         pendingList = null;
         gaps.disarm();
-        retransmitArmed = false;
         lastListPacketId = 0;
         groupHeard = true;
         view = Arrays.stream(view).filter(id -> id != config.selfId).toArray();
@@ -1650,7 +1466,7 @@ public final class MemberEngine
     private void reportTo(final int newLeaderId)
     {
         counters.reportsSent++;
-        final int limit = maxEntriesPerOrder();
+        final int limit = outbox.maxEntriesPerOrder();
         final Iterator<Map.Entry<Long, Long>> it = reportedOrders.entrySet().iterator();
         Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
         while (next != null)
@@ -1746,9 +1562,8 @@ public final class MemberEngine
         }
         gaps.disarm();
         delivery.clearOrders();
-        nextOrderSeq = delivery.nextDeliverSeq();
-        forgottenSeq = delivery.firstRetainedSeq() - 1;
-        memberDeliveredSeq.clear();
+        final long forgottenSeq = delivery.firstRetainedSeq() - 1;
+        sequencer.startAt(delivery.nextDeliverSeq(), forgottenSeq);
         for (final int id : view.clone())
         {
             if (id == config.selfId)
@@ -1762,16 +1577,16 @@ public final class MemberEngine
                 removeMember(id);
                 continue;
             }
-            memberDeliveredSeq.put(id, reported);
+            sequencer.memberReported(id, reported);
             lastHeardNs.put(id, nowNs);
         }
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
-        long seq = nextOrderSeq;
+        long seq = sequencer.lastOrderSeq() + 1;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !pendingOrder.contains(key))
+        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
         {
-            pendingOrder.add(key);
-            cancelledAtNs.remove(key);
+            sequencer.queue(key);
+            cancels.keep(key);
             seq++;
         }
         recoveredOrders.clear();
@@ -1779,36 +1594,24 @@ public final class MemberEngine
         for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();
-            if (pendingOrder.contains(k))
+            if (!sequencer.isQueued(k) && !cancels.isCancelled(k))
             {
-                continue;
+                sequencer.queue(k);
             }
-            if (cancelledAtNs.containsKey(k))
-            {
-                continue;
-            }
-            pendingOrder.add(k);
         }
-        for (final long k : cancelledAtNs.keySet())
-        {
-            delivery.drop(k);
-            finished.finish((int)(k >>> 32), (int)k);
-            counters.requestsCancelled++;
-        }
-        cancelledAtNs.clear();
+        cancels.dropAll();
         recoveryTargetSeq = -1;
         fifo.reset();
         stampCommit(delivery.deliveredSeq());
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
-        if (!pendingOrder.isEmpty())
+        if (sequencer.hasQueued())
         {
-            emitOrders(nowNs);
+            sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
-        retransmitArmed = true;
-        resendLaggingOrders(nowNs);
+        sequencer.resendNow(nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1887,7 +1690,7 @@ public final class MemberEngine
             counters.staleEpochPackets++;
             return;
         }
-        if (orderAck.accepted() > nextOrderSeq - 1)
+        if (orderAck.accepted() > sequencer.lastOrderSeq())
         {
             // A member holds more of this epoch's order than this leader ever gave: it follows an
             // earlier incarnation of this id, and this process, restarted, knows nothing of it.
@@ -1896,11 +1699,11 @@ public final class MemberEngine
             return;
         }
         // Capped: an OrderAck from a confused member cannot commit or forget orders not yet sent.
-        if (commits.onAccepted(from, epoch, Math.min(orderAck.accepted(), nextOrderSeq - 1)))
+        if (commits.onAccepted(from, epoch, Math.min(orderAck.accepted(), sequencer.lastOrderSeq())))
         {
             commitAdvanced(nowNs);
         }
-        onMemberDelivered(from, Math.min(orderAck.delivered(), nextOrderSeq - 1), nowNs);
+        onMemberDelivered(from, orderAck.delivered(), nowNs);
     }
 
     /**
@@ -1914,7 +1717,7 @@ public final class MemberEngine
         if (!pairCommits())
         {
             counters.commitKeepAlives++;
-            outbox.keepAlive(GroupSender.GROUP, nextOrderSeq - 1);
+            outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
         }
     }
 

@@ -124,6 +124,36 @@ class MemberEngineTest
     }
 
     @Test
+    void everyOrderCarriesTheEpochAndTheCommitAndAStaleEpochIsDropped()
+    {
+        final MemberEngine leader = engine(LEADER, 0, true);
+        feed(leader, request(1), 0);
+        assertEquals(1, ordersSent().get(0).epoch());
+        assertEquals(0, ordersSent().get(0).commit(), "nothing committed when order 1 leaves");
+        feed(leader, orderAck(2, 1), 1 * MS);
+        assertEquals(1, leader.deliveredSeq(), "member 2's acceptance committed order 1");
+        feed(leader, orderAck(3, 1), 1 * MS);
+        feed(leader, request(2), 2 * MS);
+        assertEquals(1, ordersSent().get(1).commit(), "the next order tells the commit");
+        final ByteBuffer stale = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(stale, 0)).set(ByteOrder.BIG_ENDIAN, 3, 61, 2, 2, 2);
+        feed(leader, stale, 3 * MS);
+        assertEquals(1, leader.counters().staleEpochPackets(), "an OrderAck of another epoch counts for nothing");
+        assertEquals(1, leader.deliveredSeq());
+
+        final MemberEngine member = engine(MEMBER, 0, true);
+        feed(member, request(1), 0);
+        final ByteBuffer older = order(1, 1);
+        older.putInt(12 + MsgOrderFlyweight.EPOCH_OFFSET, 1);
+        final ByteBuffer newer = committedOrder(0, 1, 1);
+        newer.putInt(12 + MsgOrderFlyweight.EPOCH_OFFSET, 2);
+        feed(member, newer, 1 * MS);
+        assertEquals(1, member.deliveredSeq(), "epoch 2 entered from its leader");
+        feed(member, older, 2 * MS);
+        assertEquals(1, member.counters().staleEpochPackets(), "epoch 1 is over for it");
+    }
+
+    @Test
     void paperModeWaitsTheWholeIntervalEvenWhenIdle()
     {
         final MemberEngine leader = engine(LEADER, 10 * MS, false);
