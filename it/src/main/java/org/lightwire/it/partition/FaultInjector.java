@@ -1,0 +1,219 @@
+package org.lightwire.it.partition;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.lightwire.it.HostCommands;
+
+/**
+ * Breaks a {@link NetnsNetwork}: cuts links with iptables in the members' namespaces, and stops,
+ * resumes or kills member processes with signals.
+ *
+ * <p>A cut is a set of directed links {@code from -> to}; each is dropped in both namespaces, on
+ * {@code to}'s INPUT by source address (which catches {@code from}'s multicasts as well as its
+ * unicasts) and on {@code from}'s OUTPUT by destination address. Each change replaces every
+ * namespace's filter table at once ({@code iptables-restore}, one process per namespace, all
+ * namespaces in parallel), so a cut or a heal lands within a few tens of milliseconds everywhere.
+ * Before each replacement the DROP rules' packet counters are read and added up
+ * ({@link #droppedPackets()}): a cut that dropped nothing did not act, and a run must say so.
+ * Traffic with the bridge's own address (clients, probes) is never cut.
+ *
+ * <p>{@link #close()} heals every link and resumes every process it stopped.
+ */
+public final class FaultInjector implements AutoCloseable
+{
+    /** A directed link: datagrams from member {@code from} to member {@code to}. */
+    public record Link(int from, int to)
+    {
+    }
+
+    private final NetnsNetwork network;
+    private final ExecutorService pool;
+    private final Set<Long> stopped = new HashSet<>();
+    private Set<Link> cut = Set.of();
+    private long droppedPackets;
+    private int changes;
+
+    public FaultInjector(final NetnsNetwork network)
+    {
+        this.network = network;
+        this.pool = Executors.newFixedThreadPool(network.members(), r ->
+        {
+            final Thread t = new Thread(r, "fault-injector");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** @return the links between the two sides, both ways: a symmetric partition. */
+    public static Set<Link> partition(final Set<Integer> side, final int members)
+    {
+        final Set<Link> links = new LinkedHashSet<>();
+        for (int a = 1; a <= members; a++)
+        {
+            for (int b = 1; b <= members; b++)
+            {
+                if (side.contains(a) != side.contains(b))
+                {
+                    links.add(new Link(a, b));
+                }
+            }
+        }
+        return links;
+    }
+
+    /** Drops exactly {@code links} from now on (earlier cuts not in it are healed). */
+    public synchronized void cut(final Set<Link> links) throws IOException, InterruptedException
+    {
+        final List<Future<Long>> results = new ArrayList<>();
+        for (int id = 1; id <= network.members(); id++)
+        {
+            final String table = table(id, links);
+            final int member = id;
+            results.add(pool.submit(() -> replaceTable(member, table)));
+        }
+        for (final Future<Long> f : results)
+        {
+            try
+            {
+                droppedPackets += f.get(HostCommands.LIMIT_SECONDS * 2L, TimeUnit.SECONDS);
+            }
+            catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e)
+            {
+                throw new IOException("iptables in a member's namespace failed: " + e.getMessage(), e);
+            }
+        }
+        cut = Set.copyOf(links);
+        changes++;
+    }
+
+    /** Heals every link. */
+    public void heal() throws IOException, InterruptedException
+    {
+        cut(Set.of());
+    }
+
+    /** @return the links dropped now. */
+    public synchronized Set<Link> currentCut()
+    {
+        return cut;
+    }
+
+    /** @return packets the DROP rules dropped so far, counted at each change (so: up to the last heal). */
+    public synchronized long droppedPackets()
+    {
+        return droppedPackets;
+    }
+
+    /** @return how many times the cut changed (cuts and heals). */
+    public synchronized int changes()
+    {
+        return changes;
+    }
+
+    /** Stops a process (SIGSTOP): it keeps its sockets and state but does nothing, as a long pause would. */
+    public void stop(final long pid) throws IOException, InterruptedException
+    {
+        synchronized (stopped)
+        {
+            stopped.add(pid);
+        }
+        HostCommands.must(List.of("kill", "-STOP", Long.toString(pid)));
+    }
+
+    /** Resumes a process {@link #stop}ped. */
+    public void resume(final long pid) throws IOException, InterruptedException
+    {
+        HostCommands.must(List.of("kill", "-CONT", Long.toString(pid)));
+        synchronized (stopped)
+        {
+            stopped.remove(pid);
+        }
+    }
+
+    /** Kills a process at once (SIGKILL, {@code kill -9}): it sends nothing more, not even a goodbye. */
+    public void kill(final long pid) throws IOException, InterruptedException
+    {
+        HostCommands.must(List.of("kill", "-9", Long.toString(pid)));
+        synchronized (stopped)
+        {
+            stopped.remove(pid);
+        }
+    }
+
+    /** Heals every link and resumes every stopped process; never throws. */
+    @Override
+    public void close()
+    {
+        synchronized (stopped)
+        {
+            for (final long pid : stopped)
+            {
+                HostCommands.run(List.of("kill", "-CONT", Long.toString(pid)));
+            }
+            stopped.clear();
+        }
+        try
+        {
+            heal();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // The namespaces may be gone already; deleting them removes their rules anyway.
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        pool.shutdownNow();
+    }
+
+    /** @return the iptables-restore input that makes member {@code id} drop its side of {@code links}. */
+    private String table(final int id, final Set<Link> links)
+    {
+        final StringBuilder t = new StringBuilder("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n");
+        for (final Link l : links)
+        {
+            if (l.to() == id)
+            {
+                t.append("-A INPUT -s ").append(network.address(l.from())).append("/32 -j DROP\n");
+            }
+            if (l.from() == id)
+            {
+                t.append("-A OUTPUT -d ").append(network.address(l.to())).append("/32 -j DROP\n");
+            }
+        }
+        return t.append("COMMIT\n").toString();
+    }
+
+    /** @return packets member {@code id}'s DROP rules had dropped, read just before the table is replaced. */
+    private long replaceTable(final int id, final String table) throws IOException, InterruptedException
+    {
+        final long dropped = droppedBy(network.inside(id, "iptables", "-w", "-L", "-v", "-x", "-n"));
+        network.insideWithInput(id, table, "iptables-restore", "-w");
+        return dropped;
+    }
+
+    /** @return the packet counts of the DROP rules in {@code iptables -L -v -x -n} output. */
+    public static long droppedBy(final String listing)
+    {
+        long total = 0;
+        for (final String line : listing.split("\n"))
+        {
+            final String[] f = line.trim().split("\\s+");
+            if (f.length > 2 && "DROP".equals(f[2]) && f[0].matches("\\d+"))
+            {
+                total += Long.parseLong(f[0]);
+            }
+        }
+        return total;
+    }
+}
