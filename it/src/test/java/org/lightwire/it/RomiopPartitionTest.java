@@ -21,13 +21,14 @@ import org.lightwire.it.partition.PartitionScenario;
  * The ROMIOP nemesis ({@link PartitionScenario}): five replica JVMs in network namespaces of their
  * own, two clients appending unique entries all the time with a fixed quorum of 3 and
  * {@code majority} consistency, and with {@code atomic} consolidation; one fault per run, bounded
- * and healed; then every replica's log is checked (identical, nothing acknowledged lost, no
- * double execution, liveness after the heal, only TRANSIENT NO_QUORUM errors, the fault acted,
- * every log read). Each check is reported; the test fails with the run's whole report.
+ * and healed; then every replica's log is checked (identical, nothing acknowledged lost, replies
+ * that are each append's place in the log, no double execution, liveness after the heal, only
+ * TRANSIENT NO_QUORUM errors, the fault acted, every log read). Each check is reported; the test
+ * fails with the run's whole report.
  *
  * <p>Opt in with {@code -Dromiop.partition=true}: the current engine orders with a fixed sequencer
- * and per-member views, and is expected to fail several of these (docs/romiop.md, "Failure
- * model"). {@code -Dromiop.partition.faults=partition,oneway} and
+ * and per-member views, and fails several of these (docs/romiop.md, "Nemesis with a checker",
+ * has the results per fault). {@code -Dromiop.partition.faults=partition,oneway} and
  * {@code -Dromiop.partition.consolidation=majority} choose runs. Needs root, {@code ip} and
  * {@code iptables}; skipped with the reason otherwise. About a minute per run.
  */

@@ -18,7 +18,10 @@ public enum Fault
         void inject(final FaultContext c) throws IOException, InterruptedException
         {
             c.cutFor(FaultInjector.partition(Set.of(1, 2), c.group.members()), CUT, "{1,2} | {3,4,5} for " + CUT.toSeconds() + " s");
-            c.evidence(c.injector.droppedPackets() > 0, c.injector.droppedPackets() + " packets dropped");
+            // Each side must have dropped the other's packets: a cut that held on one side only was a one-way link.
+            final long minority = c.injector.droppedIn(Set.of(1, 2));
+            final long majority = c.injector.droppedIn(Set.of(3, 4, 5));
+            c.evidence(minority > 0 && majority > 0, "packets dropped by {1,2}: " + minority + ", by {3,4,5}: " + majority);
         }
     },
     /** Everything from the leader to member 2 dropped for 8 s (member 3 when 2 leads); member 2 still sends. */
@@ -30,7 +33,7 @@ public enum Fault
             final int leader = c.group.leader();
             final int victim = leader == 2 ? 3 : 2;
             c.cutFor(Set.of(new FaultInjector.Link(leader, victim)), CUT, "leader " + leader + " -> " + victim + " for " + CUT.toSeconds() + " s");
-            c.evidence(c.injector.droppedPackets() > 0, c.injector.droppedPackets() + " packets dropped");
+            c.evidence(c.injector.droppedPackets() > 0, c.injector.droppedPackets() + " packets from " + leader + " to " + victim + " dropped");
         }
     },
     /** For 10 s, a random minority (one or two members) cut off both ways for 0.5-1 s, then 0.5-1 s healed, again and again. */

@@ -23,6 +23,8 @@ import java.util.TreeSet;
  * entries. After the run every live replica ends at the same place, with the same digest;</li>
  * <li><b>lost</b>: every acknowledged append is in that sequence, and no live replica skipped one
  * within its stretch;</li>
+ * <li><b>replies</b>: every acknowledged append's reply, the log's length, is its place in the
+ * sequence (so the replies a quorum agreed on came from replicas that agree with it);</li>
  * <li><b>double</b>: no replica executed an entry twice (no entry is ever appended twice);</li>
  * <li><b>liveness</b>: after the last heal appends are acknowledged again within the bound, counted
  * from when a client could try (its first append made after the heal), and every live replica
@@ -76,6 +78,7 @@ public final class HistoryChecker
         final List<Verdict.Check> checks = new ArrayList<>();
         final String divergedAt = identical(reference, alignments, checks);
         final long lost = lost(h, reference, sequence, position, alignments, checks);
+        replies(h, reference, position, checks);
         final long doubles = doubles(h.logs(), checks);
         final long stalledNs = liveness(h, finals, checks);
         final Map<String, Integer> errors = errors(h, checks);
@@ -274,6 +277,38 @@ public final class HistoryChecker
         }
         checks.add(new Verdict.Check("lost", lost.isEmpty(), f));
         return lost.size();
+    }
+
+    /**
+     * Each acknowledged append's reply is the log's length after it: on replicas that ran from the
+     * start and agree with the sequence, its index in the sequence plus one. A reply that says
+     * otherwise was agreed by replicas whose logs departed from the sequence.
+     */
+    private static void replies(final History h, final ReplicaLog reference, final Map<Long, Integer> position,
+        final List<Verdict.Check> checks)
+    {
+        if (reference == null || !reference.fromStart())
+        {
+            checks.add(new Verdict.Check("replies", true, List.of("not checked: no replica ran from the group's start")));
+            return;
+        }
+        long wrong = 0;
+        String example = null;
+        for (final Append a : h.appends())
+        {
+            final Integer p = position.get(a.entry());
+            if (a.acked() && p != null && a.length() != p + 1L)
+            {
+                wrong++;
+                if (example == null)
+                {
+                    example = Entries.text(a.entry()) + " was acknowledged with length " + a.length() + ", but it is at sequence index " + p;
+                }
+            }
+        }
+        checks.add(new Verdict.Check("replies", wrong == 0, List.of(wrong == 0 ?
+            "every acknowledged append's reply is its place in the sequence" :
+            wrong + " acknowledged appends got a reply that is not their place in the sequence, first " + example)));
     }
 
     private static long doubles(final List<ReplicaLog> logs, final List<Verdict.Check> checks)

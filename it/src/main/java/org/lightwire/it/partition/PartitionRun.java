@@ -1,5 +1,7 @@
 package org.lightwire.it.partition;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -23,7 +25,9 @@ import org.lightwire.it.HostCommands;
  *
  * <p>Arguments: {@code [fault|all] [runs] [majority|atomic|both]} (defaults: all, 1, both). Exits 1
  * when a run failed, 0 otherwise; without root, {@code ip} or {@code iptables} it says why and
- * exits 0.
+ * exits 0. {@code clean} instead of a fault deletes what runs whose JVM is gone left behind
+ * (namespaces and the processes in them, veths, bridges; {@link NetnsNetwork#removeStale()}): the
+ * script does that after every run, however it ended.
  */
 public final class PartitionRun
 {
@@ -37,6 +41,14 @@ public final class PartitionRun
         final int runs = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         final String consolidationArg = args.length > 2 ? args[2] : "both";
         final String missing = missingTools();
+        if ("clean".equals(faultArg))
+        {
+            if (missing == null)
+            {
+                NetnsNetwork.removeStale().forEach(s -> System.out.println("romiop-partition: removed " + s + ", left by a run that was killed"));
+            }
+            return;
+        }
         if (missing != null)
         {
             System.out.println("romiop-partition: skipped: " + missing);
@@ -71,8 +83,8 @@ public final class PartitionRun
                     catch (final Exception e)
                     {
                         line = "PARTITION " + name + ": ERROR " + String.valueOf(e.getMessage()).replace('\n', ' ');
-                        final java.io.StringWriter w = new java.io.StringWriter();
-                        e.printStackTrace(new java.io.PrintWriter(w));
+                        final StringWriter w = new StringWriter();
+                        e.printStackTrace(new PrintWriter(w));
                         report = w.toString();
                         failed++;
                     }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.lightwire.it.Orbs;
 import org.lightwire.it.RomiopGroupFixture;
@@ -26,6 +27,8 @@ public final class PartitionScenario
     static final Duration STEADY = Duration.ofSeconds(3);
     /** Appending goes on this long after the last heal. */
     static final Duration AFTER_HEAL = Duration.ofSeconds(12);
+    /** When after the last heal each replica's engine state goes into the timeline. */
+    static final Duration SETTLE = Duration.ofSeconds(3);
     /** After the last heal, an append must be acknowledged within this. */
     public static final Duration LIVENESS_BOUND = Duration.ofSeconds(10);
     static final Duration STOP_LIMIT = Duration.ofSeconds(45);
@@ -89,7 +92,11 @@ public final class PartitionScenario
 
             final FaultContext context = new FaultContext(injector, group, seed);
             fault.inject(context);
-            Thread.sleep(AFTER_HEAL.toMillis());
+            // Where each replica stands a while after the heal: a replica that is stuck, behind or
+            // in a group of its own shows here, before the end's reading blurs it.
+            sleepUntil(context.lastHealNs() + SETTLE.toNanos());
+            group.states().forEach((id, state) -> context.note("replica " + id + ": " + state));
+            sleepUntil(context.lastHealNs() + AFTER_HEAL.toNanos());
             final List<Integer> stuck = workload.stop(STOP_LIMIT);
             context.note("appending stopped" + (stuck.isEmpty() ? "" : "; clients " + stuck + " still in a call after " + STOP_LIMIT.toSeconds() + " s"));
             final boolean quiet = group.awaitQuiet(Duration.ofSeconds(3), Duration.ofSeconds(30));
@@ -167,6 +174,15 @@ public final class PartitionScenario
         }
         return "appends made / acknowledged: before the fault " + made[0] + " / " + acked[0] + ", during it " + made[1] + " / " + acked[1] +
             ", after the last heal " + made[2] + " / " + acked[2] + "\n";
+    }
+
+    private static void sleepUntil(final long deadlineNs) throws InterruptedException
+    {
+        final long leftNs = deadlineNs - System.nanoTime();
+        if (leftNs > 0)
+        {
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(leftNs));
+        }
     }
 
     private static String lastLines(final String text, final int lines)

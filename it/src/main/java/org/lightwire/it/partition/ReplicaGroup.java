@@ -39,6 +39,8 @@ public final class ReplicaGroup implements AutoCloseable
     private static final String GROUP = "partition";
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Pattern LEADER = Pattern.compile("engine (\\w+), leader (-?\\d+)");
+    private static final Pattern DELIVERED = Pattern.compile("delivered=(\\d+)");
+    private static final Pattern STATE = Pattern.compile("engine (\\w+, leader -?\\d+, view \\[[^]]*], deliveredSeq \\d+)");
 
     private final NetnsNetwork network;
     private final Map<String, String> settings;
@@ -201,6 +203,22 @@ public final class ReplicaGroup implements AutoCloseable
             }
         }
         return votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(1);
+    }
+
+    /**
+     * @return each replica's engine in brief, e.g. {@code MEMBER, leader 1, view [1, 2, 3, 4, 5],
+     * deliveredSeq 1850, delivered 1850} (the two differ when it skipped orders), or why it has none.
+     */
+    public Map<Integer, String> states()
+    {
+        final Map<Integer, String> s = new LinkedHashMap<>();
+        counters().forEach((id, c) ->
+        {
+            final Matcher state = STATE.matcher(c);
+            final Matcher delivered = DELIVERED.matcher(c);
+            s.put(id, state.find() && delivered.find() ? state.group(1) + ", delivered " + delivered.group(1) : c);
+        });
+        return s;
     }
 
     /** @return the plug-in's counters of every live replica, one line each ("member: ..."). */

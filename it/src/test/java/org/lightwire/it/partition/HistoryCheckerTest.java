@@ -100,7 +100,7 @@ class HistoryCheckerTest
         logs.set(2, log(3, other));
         final Verdict v = check(appends(), logs);
         onlyFailed(v, "identical");
-        assertEquals("120", v.divergedAt());
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=120 double=0 stalled=0.05s errors=none failed=identical", v.line("x"));
         assertTrue(named(v, "identical").findings().contains(
             "replica 3 diverges at its index 120 (sequence index 120): it executed 1:121 where replica 1 executed 1:120"), v.report());
     }
@@ -130,9 +130,15 @@ class HistoryCheckerTest
         {
             logs.add(log(id, without));
         }
-        final Verdict v = check(appends(), logs);
+        // The replies after the lost one say what the logs say.
+        final List<Append> appends = new ArrayList<>();
+        for (final Append a : appends())
+        {
+            appends.add(a.seq() > 150 ? new Append(1, a.seq(), a.startNs(), a.endNs(), a.seq(), null) : a);
+        }
+        final Verdict v = check(appends, logs);
         onlyFailed(v, "lost");
-        assertEquals(1, v.lost());
+        assertEquals("PARTITION x: FAIL acked=300 lost=1 diverged_at=none double=0 stalled=0.05s errors=none failed=lost", v.line("x"));
         assertEquals("1 acknowledged appends are not in the sequence (replica 1), first 1:150", named(v, "lost").findings().get(0));
     }
 
@@ -143,11 +149,26 @@ class HistoryCheckerTest
         final List<ReplicaLog> logs = fiveIdentical();
         logs.set(1, log(2, LongStream.concat(LongStream.range(0, 100), LongStream.range(180, APPENDS)).map(seq -> Entries.of(1, (int)seq)).toArray()));
         final Verdict v = check(appends(), logs);
-        assertEquals(80, v.lost());
+        assertEquals("PARTITION x: FAIL acked=300 lost=80 diverged_at=100 double=0 stalled=0.05s errors=none failed=identical,lost", v.line("x"));
         assertTrue(named(v, "lost").findings().contains(
             "replica 2 skipped 80 acknowledged appends within its stretch, first 1:100 at sequence index 100, last at 179"), v.report());
         // Entry by entry its log departs where the jump is.
-        assertEquals("100", v.divergedAt());
+        assertTrue(named(v, "identical").findings().contains(
+            "replica 2 diverges at its index 100 (sequence index 100): it executed 1:180 where replica 1 executed 1:100"), v.report());
+    }
+
+    @Test
+    void aReplyThatIsNotTheEntrysPlaceInTheSequenceFailsReplies()
+    {
+        // Three replicas that had departed from the sequence agreed on 1:150's reply.
+        final List<Append> appends = new ArrayList<>(appends());
+        final Append a = appends.get(150);
+        appends.set(150, new Append(1, 150, a.startNs(), a.endNs(), 140, null));
+        final Verdict v = check(appends, fiveIdentical());
+        onlyFailed(v, "replies");
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=none double=0 stalled=0.05s errors=none failed=replies", v.line("x"));
+        assertEquals(List.of("1 acknowledged appends got a reply that is not their place in the sequence, first 1:150 was acknowledged " +
+            "with length 140, but it is at sequence index 150"), named(v, "replies").findings());
     }
 
     @Test
@@ -161,7 +182,7 @@ class HistoryCheckerTest
         }
         final Verdict v = check(appends(), logs);
         onlyFailed(v, "double");
-        assertEquals(5, v.doubles());
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=none double=5 stalled=0.05s errors=none failed=double", v.line("x"));
         assertTrue(named(v, "double").findings().contains("replica 1 executed 1 entries again, first 1:299 at its indexes 299 and 300"), v.report());
     }
 
@@ -182,10 +203,18 @@ class HistoryCheckerTest
         {
             logs.add(log(id, e));
         }
-        final Verdict v = check(appends, logs);
+        // Each acknowledged append's reply is its place in the logs.
+        final List<Append> replied = new ArrayList<>();
+        int place = 0;
+        for (final Append a : appends)
+        {
+            replied.add(a.acked() ? new Append(1, a.seq(), a.startNs(), a.endNs(), ++place, null) : a);
+        }
+        final Verdict v = check(replied, logs);
         onlyFailed(v, "liveness");
         assertEquals(12 * S + S / 20, v.stalledNs(), v.report());
-        assertTrue(v.line("x").contains(" stalled=12.05s "), v.line("x"));
+        assertEquals("PARTITION x: FAIL acked=180 lost=0 diverged_at=none double=0 stalled=12.05s errors=TRANSIENT/0x4C570021/NO_QUORUM:220 " +
+            "failed=liveness", v.line("x"));
     }
 
     @Test
@@ -204,7 +233,10 @@ class HistoryCheckerTest
         final Verdict v = check(appends, logs);
         onlyFailed(v, "liveness");
         assertEquals(-1, v.stalledNs());
-        assertTrue(v.line("x").contains(" stalled=never "), v.line("x"));
+        assertEquals("PARTITION x: FAIL acked=100 lost=0 diverged_at=none double=0 stalled=never errors=TRANSIENT/0x4C570021/NO_QUORUM:200 " +
+            "failed=liveness", v.line("x"));
+        assertTrue(named(v, "liveness").findings().contains("replica 3 executed none of the appends made after the heal (100 entries in all)"),
+            v.report());
     }
 
     @Test
@@ -228,7 +260,8 @@ class HistoryCheckerTest
         }
         final Verdict v = check(appends, logs);
         onlyFailed(v, "liveness");
-        assertEquals(-1, v.stalledNs(), v.report());
+        assertEquals("PARTITION x: FAIL acked=191 lost=0 diverged_at=none double=0 stalled=never errors=TRANSIENT/0x4C570021/NO_QUORUM:1 " +
+            "failed=liveness", v.line("x"));
         assertTrue(named(v, "liveness").findings().contains("client 1: first append after the heal made 0.01s after it, none acknowledged"),
             v.report());
     }
@@ -239,7 +272,8 @@ class HistoryCheckerTest
         final List<ReplicaLog> logs = fiveIdentical();
         logs.set(4, log(5, entries(0, 199)));
         final Verdict v = check(appends(), logs);
-        onlyFailed(v, "identical", "liveness");
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=none double=0 stalled=0.05s errors=none failed=identical,liveness",
+            v.line("x"));
         assertTrue(named(v, "liveness").findings().contains("replica 5 executed none of the appends made after the heal (199 entries in all)"),
             v.report());
     }
@@ -258,9 +292,8 @@ class HistoryCheckerTest
 
         failed.add(new Append(1, 302, 14 * S, 24 * S, 0, TIMEOUT));
         final Verdict v = check(failed, fiveIdentical());
-        onlyFailed(v, "errors");
-        assertTrue(v.line("oneway/atomic").endsWith("errors=TRANSIENT/0x4C570021/NO_QUORUM:2,TIMEOUT/0x4C570020/TIMEOUT:1 failed=errors"),
-            v.line("oneway/atomic"));
+        assertEquals("PARTITION oneway/atomic: FAIL acked=300 lost=0 diverged_at=none double=0 stalled=0.05s " +
+            "errors=TRANSIENT/0x4C570021/NO_QUORUM:2,TIMEOUT/0x4C570020/TIMEOUT:1 failed=errors", v.line("oneway/atomic"));
         assertTrue(named(v, "errors").findings().get(0).equals("failed appends: 0 before the fault, 1 during it, 2 after the last heal"),
             v.report());
     }
@@ -284,8 +317,8 @@ class HistoryCheckerTest
         final List<ReplicaLog> logs = fiveIdentical();
         logs.set(0, replicaLog(1, 2, true, new long[] {Entries.of(2, 5000), Entries.of(2, 5001)}));
         final Verdict v = check(appends(), logs);
-        onlyFailed(v, "identical", "liveness");
-        assertEquals("start", v.divergedAt());
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=start double=0 stalled=0.05s errors=none failed=identical,liveness",
+            v.line("x"));
         assertTrue(named(v, "identical").findings().contains("replica 1 (incarnation 2) begins with 2:5000, which replica 2 never executed"),
             v.report());
     }
@@ -299,7 +332,7 @@ class HistoryCheckerTest
         logs.add(replicaLog(1, 1, false, e));
         logs.set(0, replicaLog(1, 2, true, entries(150, APPENDS)));
         final Verdict v = check(appends(), logs);
-        onlyFailed(v, "identical");
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=99 double=0 stalled=0.05s errors=none failed=identical", v.line("x"));
         assertTrue(named(v, "identical").findings().contains(
             "replica 1 before its kill diverges at its index 99 (sequence index 99): it executed 2:99 where replica 2 executed 1:99"), v.report());
     }
@@ -310,6 +343,7 @@ class HistoryCheckerTest
         final Verdict v = checker.check(new History(appends(), fiveIdentical(), Map.of(), FAULT, HEAL, false, "0 packets dropped"));
         onlyFailed(v, "fault");
         assertEquals(List.of("0 packets dropped"), named(v, "fault").findings());
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=none double=0 stalled=0.05s errors=none failed=fault", v.line("x"));
     }
 
     @Test
@@ -320,7 +354,8 @@ class HistoryCheckerTest
         final ReplicaLog l = logs.get(3);
         logs.set(3, new ReplicaLog(4, 1, true, true, l.entries(), "00" + l.digest().substring(2), l.executed(), ""));
         final Verdict v = checker.check(new History(appends(), logs, Map.of(5, "org.omg.CORBA.TIMEOUT"), FAULT, HEAL, true, "dropped"));
-        assertEquals(List.of("identical", "liveness", "collected"), v.failedChecks(), v.report());
+        assertEquals("PARTITION x: FAIL acked=300 lost=0 diverged_at=none double=0 stalled=0.05s errors=none " +
+            "failed=identical,liveness,collected", v.line("x"), v.report());
         assertTrue(named(v, "collected").findings().contains("replica 5 could not be read: org.omg.CORBA.TIMEOUT"), v.report());
         assertTrue(named(v, "collected").findings().contains("replica 4: 300 entries read, 300 executed, its digest is not that of the entries read"),
             v.report());
