@@ -10,13 +10,21 @@ import java.util.TreeSet;
 /**
  * A seeded in-memory multicast network for group engines: {@link GroupSender#GROUP} fans out to
  * every attached member but the sender (as IP multicast reaches every host on the group address), each copy independently dropped, duplicated and delayed by a random
- * jitter (which reorders). The same seed gives the same run, packet for packet.
+ * jitter (which reorders). The same seed gives the same run, packet for packet. A {@link LinkFilter}
+ * may block directed links (a partition, a one-way link failure): a copy it refuses when sent is lost.
  */
-final class SimulatedGroupNetwork
+public final class SimulatedGroupNetwork
 {
-    interface Endpoint
+    public interface Endpoint
     {
         void onPacket(ByteBuffer buffer, int offset, int length, long nowNs);
+    }
+
+    /** Which directed links carry packets now; asked once for each copy as it is sent. */
+    @FunctionalInterface
+    public interface LinkFilter
+    {
+        boolean passes(int from, int to);
     }
 
     private record InFlight(long atNs, long serial, int from, int to, byte[] bytes)
@@ -34,13 +42,15 @@ final class SimulatedGroupNetwork
     private final java.util.Set<Integer> detached = new java.util.HashSet<>();
     private final PriorityQueue<InFlight> queue = new PriorityQueue<>(
         (a, b) -> a.atNs != b.atNs ? Long.compare(a.atNs, b.atNs) : Long.compare(a.serial, b.serial));
+    private LinkFilter linkFilter = (from, to) -> true;
     private long serial;
     private long nowNs;
     long sent;
     long dropped;
     long duplicated;
+    long blocked;
 
-    SimulatedGroupNetwork(final long seed, final int[] memberIds, final double dropRate, final double duplicateRate,
+    public SimulatedGroupNetwork(final long seed, final int[] memberIds, final double dropRate, final double duplicateRate,
         final long baseLatencyNs, final long jitterNs)
     {
         this.random = new SplittableRandom(seed);
@@ -54,13 +64,18 @@ final class SimulatedGroupNetwork
         this.jitterNs = jitterNs;
     }
 
-    void attach(final int id, final Endpoint endpoint)
+    public void linkFilter(final LinkFilter filter)
+    {
+        this.linkFilter = filter;
+    }
+
+    public void attach(final int id, final Endpoint endpoint)
     {
         endpoints.put(id, endpoint);
     }
 
     /** Attaches a host on the group address: it receives what is sent to GROUP. */
-    void attachMember(final int id, final Endpoint endpoint)
+    public void attachMember(final int id, final Endpoint endpoint)
     {
         memberIds.add(id);
         endpoints.put(id, endpoint);
@@ -68,7 +83,7 @@ final class SimulatedGroupNetwork
     }
 
     /** A crash or a cut: nothing reaches the node and nothing it sends from now on leaves; what is in flight still arrives. */
-    void detach(final int id)
+    public void detach(final int id)
     {
         memberIds.remove(id);
         endpoints.remove(id);
@@ -76,7 +91,7 @@ final class SimulatedGroupNetwork
     }
 
     /** The sender for node {@code from}; it reads the network's clock, which {@link #deliverDue} advances. */
-    GroupSender senderFor(final int from)
+    public GroupSender senderFor(final int from)
     {
         return (destinationId, packet, length) ->
         {
@@ -106,6 +121,11 @@ final class SimulatedGroupNetwork
             return;
         }
         sent++;
+        if (!linkFilter.passes(from, to))
+        {
+            blocked++;
+            return;
+        }
         if (random.nextDouble() < dropRate)
         {
             dropped++;
@@ -129,7 +149,7 @@ final class SimulatedGroupNetwork
         this.nowNs = nowNs;
     }
 
-    long nextDeliveryNs()
+    public long nextDeliveryNs()
     {
         final InFlight head = queue.peek();
         return head == null ? Long.MAX_VALUE : head.atNs;
@@ -141,7 +161,7 @@ final class SimulatedGroupNetwork
     }
 
     /** Delivers every packet due by {@code nowNs}, in time order. */
-    void deliverDue(final long nowNs)
+    public void deliverDue(final long nowNs)
     {
         this.nowNs = nowNs;
         while (!queue.isEmpty() && queue.peek().atNs <= nowNs)

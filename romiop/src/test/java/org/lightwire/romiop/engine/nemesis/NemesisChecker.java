@@ -1,0 +1,283 @@
+package org.lightwire.romiop.engine.nemesis;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.lightwire.romiop.engine.nemesis.History.Completion;
+import org.lightwire.romiop.engine.nemesis.History.Delivery;
+import org.lightwire.romiop.engine.nemesis.History.Incarnation;
+import org.lightwire.romiop.engine.nemesis.History.Reply;
+
+/**
+ * Checks a run's history against the group's promises (docs/romiop.md, "Failure model"), in the
+ * manner of Jepsen's total-order checker: every member's delivered sequence is a prefix of one
+ * sequence, no incarnation delivers a request twice, every reply a client accepted and every call
+ * it saw succeed is in that sequence at the place the reply names, and after the last heal every
+ * live member and every client make progress within a bound. Agreement, duplicates and order are
+ * checked as each delivery happens; the rest at the end. Each violation is counted by kind.
+ */
+final class NemesisChecker
+{
+    /** What a run can violate, each counted apart. */
+    enum Violation
+    {
+        /** Two incarnations, both alive at the time, delivered different requests at one order number: split brain. */
+        ORDER_DIVERGED,
+        /**
+         * An incarnation delivered a request at an order number and crashed; the group later ordered
+         * another request there (docs/romiop.md: a crashed leader's deliveries past what a survivor
+         * delivered "bind nobody").
+         */
+        CRASHED_TAIL_REORDERED,
+        /** One incarnation delivered the same request twice (across its rejoins too). */
+        DUPLICATE_DELIVERY,
+        /** An incarnation delivered at an order number at or below one it had delivered. */
+        SEQ_NOT_INCREASING,
+        /** A delivered payload does not match the request it is delivered as. */
+        CORRUPT_DELIVERY,
+        /** A client accepted a member's reply naming an order number where the final sequence has another request. */
+        ACCEPTED_REPLY_UNADOPTED,
+        /** A call whose consolidation decided SUCCESS names an order number where the final sequence has another request. */
+        COMPLETED_CALL_LOST,
+        /** After the last heal, a live member delivered no new request within the bound. */
+        MEMBER_STUCK,
+        /** After the last heal, a client saw none of its new calls succeed within the bound. */
+        CLIENT_STUCK,
+        /** An engine threw out of onPacket, onTimer or start (they must never throw). */
+        ENGINE_THREW
+    }
+
+    /** Violations of one run: counts by kind and the first few examples of each. */
+    static final class Verdict
+    {
+        private static final int EXAMPLES = 3;
+        private final EnumMap<Violation, Integer> counts = new EnumMap<>(Violation.class);
+        private final EnumMap<Violation, List<String>> examples = new EnumMap<>(Violation.class);
+
+        void add(final Violation v, final String example)
+        {
+            counts.merge(v, 1, Integer::sum);
+            final List<String> list = examples.computeIfAbsent(v, k -> new ArrayList<>());
+            if (list.size() < EXAMPLES)
+            {
+                list.add(example);
+            }
+        }
+
+        boolean ok()
+        {
+            return counts.isEmpty();
+        }
+
+        Map<Violation, Integer> counts()
+        {
+            return counts;
+        }
+
+        /** @return one line per kind: its count and its first few examples. */
+        String summary()
+        {
+            final StringBuilder sb = new StringBuilder();
+            counts.forEach((v, n) -> sb.append(v).append(" x").append(n).append(": ").append(String.join(" | ", examples.get(v))).append('\n'));
+            return sb.toString().stripTrailing();
+        }
+
+        @Override
+        public String toString()
+        {
+            if (ok())
+            {
+                return "no violation";
+            }
+            final StringBuilder sb = new StringBuilder();
+            counts.forEach((v, n) ->
+            {
+                sb.append(v).append(" x").append(n).append(':');
+                for (final String e : examples.get(v))
+                {
+                    sb.append("\n    ").append(e);
+                }
+                sb.append('\n');
+            });
+            return sb.toString().stripTrailing();
+        }
+    }
+
+    private final History history;
+    private final Verdict verdict = new Verdict();
+    /** Per incarnation: the last order number delivered, and every request delivered with its order number. */
+    private final Map<Incarnation, Long> lastSeq = new HashMap<>();
+    private final Map<Incarnation, Map<String, Long>> requestsDelivered = new HashMap<>();
+    /** Per order number: each distinct request delivered there, with the incarnations that delivered it. */
+    private final Map<Long, Map<String, List<Incarnation>>> bySeq = new HashMap<>();
+    /** For the liveness probe: the newest send time of a request each incarnation delivered, of a call each client completed. */
+    private final Map<Incarnation, Long> newestSentDelivered = new HashMap<>();
+    private final Map<Integer, Long> newestSentCompleted = new HashMap<>();
+
+    NemesisChecker(final History history)
+    {
+        this.history = history;
+    }
+
+    Verdict verdict()
+    {
+        return verdict;
+    }
+
+    void violation(final Violation v, final String example)
+    {
+        verdict.add(v, example);
+    }
+
+    /** Agreement, duplicates and order, as the delivery happens. */
+    void onDelivery(final Delivery d)
+    {
+        final Incarnation by = d.by();
+        final Long last = lastSeq.put(by, d.orderSeq());
+        if (last != null && d.orderSeq() <= last)
+        {
+            violation(Violation.SEQ_NOT_INCREASING, by + " delivered order " + d.orderSeq() + " after " + last + " at " + ms(d.atNs()));
+        }
+        final Long before = requestsDelivered.computeIfAbsent(by, k -> new HashMap<>()).putIfAbsent(d.request(), d.orderSeq());
+        if (before != null)
+        {
+            violation(Violation.DUPLICATE_DELIVERY, by + " delivered " + d.request() + " at order " + before + " and again at order " +
+                d.orderSeq() + " at " + ms(d.atNs()));
+        }
+        final Map<String, List<Incarnation>> here = bySeq.computeIfAbsent(d.orderSeq(), k -> new LinkedHashMap<>(2));
+        if (!here.isEmpty() && !here.containsKey(d.request()))
+        {
+            boolean othersAllCrashed = true;
+            final StringBuilder others = new StringBuilder();
+            for (final Map.Entry<String, List<Incarnation>> e : here.entrySet())
+            {
+                for (final Incarnation i : e.getValue())
+                {
+                    othersAllCrashed &= history.endedNs(i) <= d.atNs();
+                    others.append(' ').append(i).append('=').append(e.getKey());
+                }
+            }
+            violation(othersAllCrashed ? Violation.CRASHED_TAIL_REORDERED : Violation.ORDER_DIVERGED,
+                "order " + d.orderSeq() + ": " + by + "=" + d.request() + " at " + ms(d.atNs()) + ", before it" + others);
+        }
+        here.computeIfAbsent(d.request(), k -> new ArrayList<>(2)).add(by);
+        newestSentDelivered.merge(by, history.sentNs(d.request()), Math::max);
+    }
+
+    void onCompletion(final Completion c)
+    {
+        newestSentCompleted.merge(c.clientId(), history.sentNs(c.request()), Math::max);
+    }
+
+    /** @return true once every live incarnation delivered, and every client completed, a request sent at or after {@code sinceNs}. */
+    boolean progressedSince(final long sinceNs, final Collection<Incarnation> live, final Collection<Integer> clientIds)
+    {
+        for (final Incarnation i : live)
+        {
+            if (newestSentDelivered.getOrDefault(i, -1L) < sinceNs)
+            {
+                return false;
+            }
+        }
+        for (final int c : clientIds)
+        {
+            if (newestSentCompleted.getOrDefault(c, -1L) < sinceNs)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The final sequence: at each order number, the request that the most incarnations delivered
+     * there (the earliest delivered on a tie). Where they disagree, {@link #onDelivery} has
+     * counted it already; this picks the order the group adopted, against which replies and
+     * successful calls are judged.
+     */
+    Map<Long, String> finalSequence()
+    {
+        final TreeMap<Long, String> sequence = new TreeMap<>();
+        bySeq.forEach((seq, requests) ->
+        {
+            String best = null;
+            int votes = 0;
+            for (final Map.Entry<String, List<Incarnation>> e : requests.entrySet())
+            {
+                if (e.getValue().size() > votes)
+                {
+                    best = e.getKey();
+                    votes = e.getValue().size();
+                }
+            }
+            sequence.put(seq, best);
+        });
+        return sequence;
+    }
+
+    /**
+     * The checks that need the whole run: replies and completions against the final sequence, and
+     * liveness after the heal.
+     *
+     * @param live     incarnations alive at the end.
+     * @param healNs   when the last fault was healed.
+     * @param boundNs  how long after the heal progress may take.
+     * @param describe the state of a live incarnation, for the report.
+     */
+    Verdict checkEnd(final Collection<Incarnation> live, final Collection<Integer> clientIds, final long healNs, final long boundNs,
+        final Function<Incarnation, String> describe)
+    {
+        final Map<Long, String> sequence = finalSequence();
+        for (final Reply r : history.replies())
+        {
+            final String there = sequence.get(r.orderSeq());
+            if (!r.request().equals(there))
+            {
+                violation(Violation.ACCEPTED_REPLY_UNADOPTED, "client " + r.clientId() + " accepted member " + r.memberId() + "'s reply to " +
+                    r.request() + " at order " + r.orderSeq() + " (" + ms(r.atNs()) + "); the sequence has " + there + " there");
+            }
+        }
+        for (final Completion c : history.completions())
+        {
+            final String there = sequence.get(c.orderSeq());
+            if (!c.request().equals(there))
+            {
+                violation(Violation.COMPLETED_CALL_LOST, "client " + c.clientId() + "'s call " + c.request() + " succeeded at order " +
+                    c.orderSeq() + " (" + ms(c.atNs()) + "); the sequence has " + there + " there");
+            }
+        }
+        final long deadlineNs = healNs + boundNs;
+        for (final Incarnation i : live)
+        {
+            final boolean progressed = history.deliveries().getOrDefault(i, List.of()).stream()
+                .anyMatch(d -> d.atNs() <= deadlineNs && history.sentNs(d.request()) >= healNs);
+            if (!progressed)
+            {
+                violation(Violation.MEMBER_STUCK, i + " delivered no request sent after the heal at " + ms(healNs) + " within " + ms(boundNs) +
+                    ": " + describe.apply(i));
+            }
+        }
+        for (final int clientId : clientIds)
+        {
+            final boolean progressed = history.completions().stream()
+                .anyMatch(c -> c.clientId() == clientId && c.atNs() <= deadlineNs && history.sentNs(c.request()) >= healNs);
+            if (!progressed)
+            {
+                violation(Violation.CLIENT_STUCK, "client " + clientId + ": no call made after the heal at " + ms(healNs) + " succeeded within " +
+                    ms(boundNs));
+            }
+        }
+        return verdict;
+    }
+
+    static String ms(final long ns)
+    {
+        return String.format("%.3f ms", ns / 1e6);
+    }
+}

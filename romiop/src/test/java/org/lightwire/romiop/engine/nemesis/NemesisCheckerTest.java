@@ -1,0 +1,144 @@
+package org.lightwire.romiop.engine.nemesis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.engine.nemesis.History.Completion;
+import org.lightwire.romiop.engine.nemesis.History.Incarnation;
+import org.lightwire.romiop.engine.nemesis.History.Reply;
+import org.lightwire.romiop.engine.nemesis.NemesisChecker.Violation;
+
+/** Tier 1: the checker and the link filter on hand-made histories, so that each kind of violation is seen to be caught. */
+class NemesisCheckerTest
+{
+    private static final long MS = NemesisCluster.MS;
+    private static final long BOUND = 1_000 * MS;
+
+    private final History history = new History();
+    private final NemesisChecker checker = new NemesisChecker(history);
+    private final Incarnation a = new Incarnation(1, 1);
+    private final Incarnation b = new Incarnation(2, 1);
+
+    NemesisCheckerTest()
+    {
+        history.started(a);
+        history.started(b);
+        for (int r = 0; r < 10; r++)
+        {
+            history.sent("101/" + r, r * 100 * MS);
+        }
+    }
+
+    private void deliver(final Incarnation by, final long seq, final String request, final long atNs)
+    {
+        checker.onDelivery(history.delivered(by, seq, request, atNs));
+    }
+
+    private void complete(final int clientId, final String request, final long seq, final long atNs)
+    {
+        final Completion c = new Completion(clientId, request, seq, atNs);
+        history.completed(c);
+        checker.onCompletion(c);
+    }
+
+    private Map<Violation, Integer> end(final long healNs)
+    {
+        return checker.checkEnd(List.of(a, b), List.of(101), healNs, BOUND, i -> i.toString()).counts();
+    }
+
+    /** Both members deliver 0..2 in one order; after the heal at 150 ms both deliver request 2 (sent at 200 ms) and the call succeeds. */
+    private void agreeingRun()
+    {
+        for (int r = 0; r < 3; r++)
+        {
+            deliver(a, r + 1, "101/" + r, (r * 100 + 10) * MS);
+            deliver(b, r + 1, "101/" + r, (r * 100 + 20) * MS);
+        }
+        history.replied(new Reply(101, 1, "101/2", 3, 215 * MS));
+        complete(101, "101/2", 3, 225 * MS);
+    }
+
+    @Test
+    void anAgreeingRunThatProgressesAfterTheHealPasses()
+    {
+        agreeingRun();
+        assertTrue(checker.progressedSince(150 * MS, List.of(a, b), List.of(101)));
+        assertEquals(Map.of(), end(150 * MS));
+    }
+
+    @Test
+    void twoLiveMembersDeliveringDifferentRequestsAtOneOrderIsSplitBrain()
+    {
+        agreeingRun();
+        deliver(a, 4, "101/3", 310 * MS);
+        deliver(b, 4, "101/4", 410 * MS);
+        assertEquals(Map.of(Violation.ORDER_DIVERGED, 1), checker.verdict().counts());
+    }
+
+    @Test
+    void aCrashedMembersUnadoptedDeliveryIsCountedApart()
+    {
+        agreeingRun();
+        deliver(a, 4, "101/3", 310 * MS);
+        history.ended(a, 320 * MS);
+        deliver(b, 4, "101/4", 410 * MS);
+        assertEquals(Map.of(Violation.CRASHED_TAIL_REORDERED, 1), checker.verdict().counts());
+    }
+
+    @Test
+    void aRequestDeliveredTwiceAndAnOrderNumberGoingBackAreCaught()
+    {
+        agreeingRun();
+        // A rejoin that jumps back: order 2 again, with request 0 again.
+        deliver(a, 2, "101/0", 400 * MS);
+        final Map<Violation, Integer> counts = checker.verdict().counts();
+        assertEquals(1, counts.get(Violation.DUPLICATE_DELIVERY));
+        assertEquals(1, counts.get(Violation.SEQ_NOT_INCREASING));
+        assertEquals(1, counts.get(Violation.ORDER_DIVERGED), "order 2 holds 101/1 elsewhere");
+    }
+
+    @Test
+    void aReplyOrSuccessNamingAnotherOrderThanTheFinalOneIsCaught()
+    {
+        agreeingRun();
+        history.replied(new Reply(101, 2, "101/1", 3, 300 * MS));
+        complete(101, "101/0", 2, 310 * MS);
+        final Map<Violation, Integer> counts = end(150 * MS);
+        assertEquals(1, counts.get(Violation.ACCEPTED_REPLY_UNADOPTED));
+        assertEquals(1, counts.get(Violation.COMPLETED_CALL_LOST));
+    }
+
+    @Test
+    void noProgressAfterTheHealWithinTheBoundIsCaughtPerMemberAndClient()
+    {
+        agreeingRun();
+        // Healed at 250 ms: nothing sent after it is delivered or completed in time; b delivers 101/3 too late.
+        deliver(b, 4, "101/3", 250 * MS + BOUND + 1);
+        assertFalse(checker.progressedSince(250 * MS, List.of(a, b), List.of(101)));
+        final Map<Violation, Integer> counts = end(250 * MS);
+        assertEquals(2, counts.get(Violation.MEMBER_STUCK));
+        assertEquals(1, counts.get(Violation.CLIENT_STUCK));
+    }
+
+    @Test
+    void linkCutsBlockOneDirectionOrEveryLinkAcrossSidesUntilHealed()
+    {
+        final LinkCuts links = new LinkCuts();
+        links.cutOneWay("one", 1, 2);
+        assertFalse(links.passes(1, 2));
+        assertTrue(links.passes(2, 1));
+        links.partition("p", List.of(List.of(1, 101), List.of(2, 3)));
+        assertFalse(links.passes(3, 101));
+        assertFalse(links.passes(101, 2));
+        assertTrue(links.passes(2, 3));
+        assertTrue(links.heal("p"));
+        assertFalse(links.passes(1, 2), "the one-way cut is still in force");
+        assertTrue(links.passes(3, 101));
+        links.healAll();
+        assertTrue(links.passes(1, 2));
+    }
+}

@@ -1,0 +1,53 @@
+package org.lightwire.romiop.engine.nemesis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
+
+/**
+ * Tier 2, nemesis: {@link NemesisRun} over many seeds per nemesis, each run checked by
+ * {@link NemesisChecker} (one order, no duplicate, accepted replies and successful calls in the
+ * order, progress after the heal). Every build runs the nemeses the engine passes, 150 seeds
+ * each, on a thread per core; those it fails run only with {@code -Dromiop.nemesis.failing=true}
+ * (their disabled reasons say what they find). A failure lists each failing seed's verdict and the
+ * command that replays it. {@code scripts/romiop-nemesis.sh} runs the same over 10,000 seeds.
+ */
+class NemesisSimulationTest
+{
+    private static final String FAILING = "romiop.nemesis.failing";
+
+    private static void passes(final Nemesis nemesis)
+    {
+        final long first = Long.getLong("romiop.nemesis.first", 1L);
+        final long seeds = Long.getLong("romiop.nemesis.seeds", 150L);
+        final List<Result> failed = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis))
+            .filter(r -> !r.ok()).sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
+        assertEquals(List.of(), failed.stream().map(Result::seed).toList(), () -> failed.size() + " of " + seeds + " seeds of nemesis " + nemesis +
+            " failed:\n" + failed.stream().limit(5).map(Result::report).collect(Collectors.joining("\n")));
+    }
+
+    /** The engine passes these: background and heavy loss, duplication and reordering. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS"})
+    void passing(final Nemesis nemesis)
+    {
+        passes(nemesis);
+    }
+
+    /** The engine fails these today; docs/romiop.md ("Tests") lists what each finds, with a seed. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Nemesis.class, names = {"PARTITION", "FLAP", "ONE_WAY", "CRASH", "RESTART_FOUNDING", "PAUSE", "MIXED"})
+    @EnabledIfSystemProperty(named = FAILING, matches = "true", disabledReason = "the engine fails these nemeses: split brain under " +
+        "partitions and one-way link failures, a restarted leader founding a second group under its id, double delivery after a rejoin, " +
+        "members stuck after the heal (docs/romiop.md, Tests); -Dromiop.nemesis.failing=true runs them")
+    void failing(final Nemesis nemesis)
+    {
+        passes(nemesis);
+    }
+}
