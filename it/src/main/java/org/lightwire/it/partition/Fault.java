@@ -54,11 +54,11 @@ public enum Fault
                 }
                 c.began();
                 c.injector.cut(FaultInjector.partition(side, c.group.members()));
-                c.note("cut " + side + " off");
+                c.note("cut " + side + " off, " + c.injector.lastChangeTook());
                 cuts++;
                 Thread.sleep(500 + c.random.nextInt(501));
                 c.injector.heal();
-                c.note("healed");
+                c.note("healed, " + c.injector.lastChangeTook());
                 Thread.sleep(500 + c.random.nextInt(501));
             }
             c.healed(cuts + " cuts");

@@ -73,10 +73,10 @@ public final class FaultContext
     {
         began();
         injector.cut(links);
-        note("cut " + what);
+        note("cut " + what + ", " + injector.lastChangeTook());
         Thread.sleep(duration.toMillis());
         injector.heal();
-        healed("links");
+        healed("links, " + injector.lastChangeTook());
     }
 
     /** Reads member {@code id}'s log before it is killed; a replica that does not answer is noted. */

@@ -55,6 +55,7 @@ public final class FaultInjector implements AutoCloseable
     /** Packets each member's DROP rules dropped, index = member id. */
     private final long[] droppedIn;
     private int changes;
+    private long lastChangeNs;
 
     public FaultInjector(final NetnsNetwork network) throws IOException
     {
@@ -103,6 +104,7 @@ public final class FaultInjector implements AutoCloseable
     /** Drops exactly {@code links} from now on (earlier cuts not in it are healed). */
     public synchronized void cut(final Set<Link> links) throws IOException, InterruptedException
     {
+        final long startNs = System.nanoTime();
         final List<Future<Long>> results = new ArrayList<>();
         for (int id = 1; id <= network.members(); id++)
         {
@@ -125,6 +127,13 @@ public final class FaultInjector implements AutoCloseable
         }
         cut = Set.copyOf(links);
         changes++;
+        lastChangeNs = System.nanoTime() - startNs;
+    }
+
+    /** @return how long the last change took to land in every namespace, for the timeline (a cut is only as sharp as this). */
+    public synchronized String lastChangeTook()
+    {
+        return "applied in " + Verdict.seconds(lastChangeNs);
     }
 
     /** Heals every link. */

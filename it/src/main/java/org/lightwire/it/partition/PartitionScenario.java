@@ -93,9 +93,13 @@ public final class PartitionScenario
             final FaultContext context = new FaultContext(injector, group, seed);
             fault.inject(context);
             // Where each replica stands a while after the heal: a replica that is stuck, behind or
-            // in a group of its own shows here, before the end's reading blurs it.
+            // in a group of its own shows here, before the end's reading blurs it. Each is noted
+            // when it answers: probes wait for the POA thread that executes the group's requests.
             sleepUntil(context.lastHealNs() + SETTLE.toNanos());
-            group.states().forEach((id, state) -> context.note("replica " + id + ": " + state));
+            for (int id = 1; id <= REPLICAS; id++)
+            {
+                context.note("replica " + id + ": " + group.state(id));
+            }
             sleepUntil(context.lastHealNs() + AFTER_HEAL.toNanos());
             final List<Integer> stuck = workload.stop(STOP_LIMIT);
             context.note("appending stopped" + (stuck.isEmpty() ? "" : "; clients " + stuck + " still in a call after " + STOP_LIMIT.toSeconds() + " s"));

@@ -206,19 +206,15 @@ public final class ReplicaGroup implements AutoCloseable
     }
 
     /**
-     * @return each replica's engine in brief, e.g. {@code MEMBER, leader 1, view [1, 2, 3, 4, 5],
+     * @return member {@code id}'s engine in brief, e.g. {@code MEMBER, leader 1, view [1, 2, 3, 4, 5],
      * deliveredSeq 1850, delivered 1850} (the two differ when it skipped orders), or why it has none.
      */
-    public Map<Integer, String> states()
+    public String state(final int id)
     {
-        final Map<Integer, String> s = new LinkedHashMap<>();
-        counters().forEach((id, c) ->
-        {
-            final Matcher state = STATE.matcher(c);
-            final Matcher delivered = DELIVERED.matcher(c);
-            s.put(id, state.find() && delivered.find() ? state.group(1) + ", delivered " + delivered.group(1) : c);
-        });
-        return s;
+        final String c = counters(id);
+        final Matcher state = STATE.matcher(c);
+        final Matcher delivered = DELIVERED.matcher(c);
+        return state.find() && delivered.find() ? state.group(1) + ", delivered " + delivered.group(1) : c;
     }
 
     /** @return the plug-in's counters of every live replica, one line each ("member: ..."). */
@@ -227,16 +223,21 @@ public final class ReplicaGroup implements AutoCloseable
         final Map<Integer, String> c = new LinkedHashMap<>();
         for (int id = 1; id < replicas.length; id++)
         {
-            try
-            {
-                c.put(id, alive(id) ? probe(id).counters() : "(not running)");
-            }
-            catch (final org.omg.CORBA.SystemException e)
-            {
-                c.put(id, "(no answer: " + e + ")");
-            }
+            c.put(id, counters(id));
         }
         return c;
+    }
+
+    private String counters(final int id)
+    {
+        try
+        {
+            return alive(id) ? probe(id).counters() : "(not running)";
+        }
+        catch (final org.omg.CORBA.SystemException e)
+        {
+            return "(no answer: " + e + ")";
+        }
     }
 
     /**
