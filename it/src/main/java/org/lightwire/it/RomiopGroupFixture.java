@@ -67,6 +67,18 @@ public final class RomiopGroupFixture
     public static ProcessHarness startReplicaUnder(final List<String> commandPrefix, final Map<String, String> shared, final String group,
         final String groupAddress, final String members, final int id, final Map<String, String> extra) throws IOException
     {
+        return startReplicaUnder(commandPrefix, List.of("-Xmx512m"), Duration.ofSeconds(60), shared, group, groupAddress, members, id,
+            extra);
+    }
+
+    /**
+     * As {@link #startReplicaUnder(List, Map, String, String, String, int, Map)}, with the replica
+     * JVM's options (its heap, for example) and how long it may take to be ready.
+     */
+    public static ProcessHarness startReplicaUnder(final List<String> commandPrefix, final List<String> jvmArgs, final Duration readyTimeout,
+        final Map<String, String> shared, final String group, final String groupAddress, final String members, final int id,
+        final Map<String, String> extra) throws IOException
+    {
         final Map<String, String> p = new LinkedHashMap<>(shared);
         p.put("jacorb.implname", "romiop-" + group);
         p.put("jacorb.poa.thread_pool_max", "1");
@@ -77,7 +89,7 @@ public final class RomiopGroupFixture
         p.put("jacorb.lightwire.romiop.members", members);
         p.put("jacorb.lightwire.romiop.member_id", Integer.toString(id));
         p.putAll(extra);
-        return ProcessHarness.startUnder(commandPrefix, RomiopReplica.class, List.of("-Xmx512m"), args(p), Duration.ofSeconds(60));
+        return ProcessHarness.startUnder(commandPrefix, RomiopReplica.class, jvmArgs, args(p), readyTimeout);
     }
 
     /** @return {@code -p key=value} arguments of a {@link TestServer}-style main. */

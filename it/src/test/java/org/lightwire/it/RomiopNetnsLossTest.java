@@ -3,7 +3,6 @@ package org.lightwire.it;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +16,8 @@ import org.lightwire.it.idl.lwtest.replica_probe;
 import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.lightwire.it.partition.FaultInjector;
+import org.lightwire.it.partition.NetnsNetwork;
 import org.lightwire.it.servant.ReplicatedLogServant;
 import org.lightwire.it.servant.TtcpPattern;
 import org.lightwire.romiop.RomiopConfig;
@@ -30,8 +31,8 @@ import org.omg.CORBA.ORB;
  * then requests of five pieces each (larger than a packet), then calls whose replies come in five
  * pieces from each replica: every two-way call gets its reply (byte for byte), and every replica executes every call once, in the client's order, every byte intact (its
  * execution log's digest equals the one the test computes). Needs root, {@code ip} and {@code iptables}; skipped with the reason
- * otherwise. Addresses 10.204.x.y exist only on the bridge and veths this test makes; the
- * namespaces (and with them the veths and rules) and the bridge are deleted afterwards. Run twice:
+ * otherwise. The network is a {@link NetnsNetwork}: its addresses exist only on the bridge and veths
+ * it makes, and it deletes them, the namespaces and their rules afterwards. Run twice:
  * with the client multicasting its requests (Figure 4), and sending them to the sequencer alone
  * ({@code requests_to_sequencer}), which carries them in its orders.
  */
@@ -49,46 +50,24 @@ class RomiopNetnsLossTest
     private static final int REPLY_WINDOW_BYTES = 131_072;
     private static final String DROP_PROBABILITY = "0.05";
 
-    private final long pid = ProcessHandle.current().pid();
-    private final String bridge = "lwrb" + pid % 100000;
-    private final String subnet = "10.204." + (pid % 200 + 1);
-
-    private String namespace(final int id)
-    {
-        return "lwrns" + pid + "x" + id;
-    }
-
     @ParameterizedTest(name = "requests_to_sequencer={0}")
     @ValueSource(booleans = {false, true})
     void replicasOnSeparateHostsWithFivePercentLossStayIdentical(final boolean toSequencer) throws Exception
     {
         Shell.assumeRootNetworking("network namespaces, a bridge and iptables rules");
+        final long pid = ProcessHandle.current().pid();
         final List<ProcessHarness> replicas = new ArrayList<>();
         ORB client = null;
         ORB probeOrb = null;
+        NetnsNetwork network = null;
         try
         {
-            must("ip", "link", "add", bridge, "type", "bridge");
-            must("ip", "link", "set", bridge, "type", "bridge", "mcast_snooping", "0");
-            must("ip", "addr", "add", subnet + ".1/24", "dev", bridge);
-            must("ip", "link", "set", bridge, "up");
+            network = NetnsNetwork.create(REPLICAS);
             for (int id = 1; id <= REPLICAS; id++)
             {
-                final String ns = namespace(id);
-                final String outer = "lwr" + pid % 10000 + "a" + id;
-                final String inner = "lwr" + pid % 10000 + "b" + id;
-                must("ip", "netns", "add", ns);
-                must("ip", "link", "add", outer, "type", "veth", "peer", "name", inner);
-                must("ip", "link", "set", inner, "netns", ns);
-                must("ip", "link", "set", outer, "master", bridge);
-                must("ip", "link", "set", outer, "up");
-                must("ip", "netns", "exec", ns, "ip", "addr", "add", subnet + "." + (10 + id) + "/24", "dev", inner);
-                must("ip", "netns", "exec", ns, "ip", "link", "set", inner, "up");
-                must("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
-                must("ip", "netns", "exec", ns, "ip", "route", "add", "224.0.0.0/4", "dev", inner);
                 for (final String chain : new String[] {"INPUT", "OUTPUT"})
                 {
-                    must("ip", "netns", "exec", ns, "iptables", "-A", chain, "-p", "udp", "-m", "statistic", "--mode", "random",
+                    network.inside(id, "iptables", "-A", chain, "-p", "udp", "-m", "statistic", "--mode", "random",
                         "--probability", DROP_PROBABILITY, "-j", "DROP");
                 }
             }
@@ -96,21 +75,21 @@ class RomiopNetnsLossTest
             final String members = RomiopGroupFixture.memberList("multicast", REPLICAS);
             for (int id = 1; id <= REPLICAS; id++)
             {
-                final String address = subnet + "." + (10 + id);
+                final String address = network.address(id);
                 final Map<String, String> p = RomiopGroupFixture.orbProperties("multicast");
-                p.put("jacorb.lightwire.romiop.interface", "lwr" + pid % 10000 + "b" + id);
+                p.put("jacorb.lightwire.romiop.interface", network.device(id));
                 p.put("jacorb.lightwire.romiop.host", address);
                 p.put(Orbs.LISTEN_ADDRESS, address);
                 // A FIFO wait long enough for many retransmissions: at 5% loss a request lost 25
                 // times in a row is beyond this test, so the client's order must hold exactly.
-                replicas.add(RomiopGroupFixture.startReplicaUnder(List.of("ip", "netns", "exec", namespace(id)), p, "lossy", groupAddress,
+                replicas.add(RomiopGroupFixture.startReplicaUnder(network.prefix(id), p, "lossy", groupAddress,
                     members, id, Map.of("jacorb.lightwire.romiop.fifo_wait_ms", "500",
                         // Two pieces of 65,000 bytes in flight: each 5-piece reply goes through the window.
                         RomiopConfig.REPLY_WINDOW_BYTES, Integer.toString(REPLY_WINDOW_BYTES))));
             }
             final Map<String, String> c = RomiopGroupFixture.orbProperties("multicast");
-            c.put("jacorb.lightwire.romiop.interface", bridge);
-            c.put("jacorb.lightwire.romiop.host", subnet + ".1");
+            c.put("jacorb.lightwire.romiop.interface", network.bridge());
+            c.put("jacorb.lightwire.romiop.host", network.bridgeAddress());
             c.put("jacorb.lightwire.romiop.requests_to_sequencer", Boolean.toString(toSequencer));
             client = Orbs.init(c);
             probeOrb = Orbs.init(Map.of());
@@ -173,8 +152,8 @@ class RomiopNetnsLossTest
                 org.junit.jupiter.api.Assertions.assertTrue(RomiopGroupFixture.counter(counters, "replyFragmentsHeld") >= 3 * LARGE_REPLY_CALLS, counters);
                 assertEquals(all, probes.get(i).in_order(), "replica " + (i + 1) + " ran the client's calls in the order it made them");
                 // The loss must really have happened, or the test proves nothing.
-                final long dropped = droppedPackets(namespace(i + 1));
-                org.junit.jupiter.api.Assertions.assertTrue(dropped > 0, "no datagram dropped in " + namespace(i + 1));
+                final long dropped = FaultInjector.droppedBy(network.inside(i + 1, "iptables", "-L", "-v", "-x", "-n"));
+                org.junit.jupiter.api.Assertions.assertTrue(dropped > 0, "no datagram dropped in " + network.namespace(i + 1));
             }
             final String leader = probes.get(0).counters();
             final boolean carried = leader.matches("(?s).*\\brequestsCarried=[1-9].*");
@@ -191,44 +170,11 @@ class RomiopNetnsLossTest
                 probeOrb.shutdown(false);
             }
             replicas.forEach(ProcessHarness::close);
-            for (int id = 1; id <= REPLICAS; id++)
+            if (network != null)
             {
-                // Deleting a namespace deletes its veth end, and so the pair and its rules.
-                run(List.of("ip", "netns", "del", namespace(id)));
-            }
-            run(List.of("ip", "link", "del", bridge));
-        }
-    }
-
-    /** @return datagrams the namespace's two DROP rules dropped (iptables' packet counters). */
-    private static long droppedPackets(final String ns) throws IOException, InterruptedException
-    {
-        long total = 0;
-        for (final String chain : new String[] {"INPUT", "OUTPUT"})
-        {
-            final Process p = new ProcessBuilder("ip", "netns", "exec", ns, "iptables", "-L", chain, "-v", "-x", "-n")
-                .redirectErrorStream(true).start();
-            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(30, TimeUnit.SECONDS);
-            for (final String line : out.split("\n"))
-            {
-                final String[] f = line.trim().split("\\s+");
-                if (f.length > 2 && "DROP".equals(f[2]))
-                {
-                    total += Long.parseLong(f[0]);
-                }
+                // Deleting the namespaces deletes their veths and rules.
+                network.close();
             }
         }
-        return total;
-    }
-
-    private static void must(final String... command) throws IOException, InterruptedException
-    {
-        Shell.must(command);
-    }
-
-    private static int run(final List<String> command)
-    {
-        return Shell.run(command);
     }
 }

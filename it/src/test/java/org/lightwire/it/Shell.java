@@ -1,9 +1,7 @@
 package org.lightwire.it;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** Runs the commands (ip, iptables) that the root-only network tests set up and tear down with. */
 final class Shell
@@ -30,26 +28,12 @@ final class Shell
     /** Runs a command that must succeed. @throws IllegalStateException with its output otherwise. */
     static void must(final String... command) throws IOException, InterruptedException
     {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0)
-        {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
-        }
+        HostCommands.must(List.of(command));
     }
 
     /** @return the command's exit code, or -1 when it could not run or took over 30 s. */
     static int run(final List<String> command)
     {
-        try
-        {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
-        }
-        catch (final IOException | InterruptedException e)
-        {
-            return -1;
-        }
+        return HostCommands.run(command);
     }
 }
