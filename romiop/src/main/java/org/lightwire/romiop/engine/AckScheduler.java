@@ -31,6 +31,12 @@ final class AckScheduler
         /** @return how far this member holds every order of its epoch and every request they name. */
         long acceptedSeq();
 
+        /**
+         * @return true when the leader needs this member's acceptance at once to commit (one of
+         *     the members it commits with first); the others tell it with the delayed OrderAck.
+         */
+        boolean acceptsAtOnce();
+
         int leaderId();
     }
 
@@ -113,12 +119,24 @@ final class AckScheduler
         }
     }
 
-    /** Orders or requests came: when this member now holds more of the order, the leader hears it at once. */
-    void onAccepted()
+    /**
+     * Orders or requests came: when this member now holds more of the order, the leader hears it
+     * at once if it commits with this member first, otherwise with the delayed OrderAck.
+     */
+    void onAccepted(final long nowNs)
     {
-        if (position.acksOrders() && position.acceptedSeq() > lastAckedAccepted)
+        if (!position.acksOrders() || position.acceptedSeq() <= lastAckedAccepted)
+        {
+            return;
+        }
+        if (position.acceptsAtOnce() || orderAckDelayNs == 0)
         {
             sendOrderAck();
+        }
+        else if (!orderAckArmed)
+        {
+            orderAckArmed = true;
+            orderAckDeadlineNs = nowNs + orderAckDelayNs;
         }
     }
 
@@ -167,7 +185,7 @@ final class AckScheduler
         if (orderAckArmed && orderAckDeadlineNs - nowNs <= 0)
         {
             orderAckArmed = false;
-            if (position.acksOrders() && position.deliveredSeq() > lastAckedSeq)
+            if (position.acksOrders() && (position.deliveredSeq() > lastAckedSeq || position.acceptedSeq() > lastAckedAccepted))
             {
                 sendOrderAck();
             }

@@ -241,6 +241,12 @@ public final class MemberEngine
             }
 
             @Override
+            public boolean acceptsAtOnce()
+            {
+                return MemberEngine.this.acceptsAtOnce();
+            }
+
+            @Override
             public int leaderId()
             {
                 return leaderId;
@@ -887,8 +893,8 @@ public final class MemberEngine
             return;
         }
         delivery.deliverReady(deliverLimit());
-        // Acceptance goes to the leader at once (it commits by it), with the delivery it allowed.
-        acks.onAccepted();
+        // Acceptance goes to the leader (it commits by it), with the delivery it allowed.
+        acks.onAccepted(nowNs);
         if (!isOrdering())
         {
             // The leader forgets by its members' ACKs; everyone else keeps a bounded tail for recovery.
@@ -1786,6 +1792,25 @@ public final class MemberEngine
     private boolean pairCommits()
     {
         return configuration.commitQuorum() <= 2 && configuration.contains(config.selfId) && configuration.contains(leaderId);
+    }
+
+    /**
+     * @return true when this member is one of the first {@code commitQuorum - 1} members of the
+     *     view after the leader, by id: the leader commits with these, so they tell it their
+     *     acceptance at once (one OrderAck a call in a group of three, not two); the others'
+     *     delayed OrderAcks cover a prompt one that is lost, slow or gone.
+     */
+    private boolean acceptsAtOnce()
+    {
+        int rank = 0;
+        for (final int id : view)
+        {
+            if (id != leaderId && id < config.selfId)
+            {
+                rank++;
+            }
+        }
+        return rank < configuration.commitQuorum() - 1;
     }
 
     /** @return how far this member may deliver: what it knows to be committed. */

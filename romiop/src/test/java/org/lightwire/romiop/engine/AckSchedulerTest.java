@@ -21,6 +21,7 @@ class AckSchedulerTest
     private boolean member = true;
     private long deliveredSeq;
     private long acceptedSeq;
+    private boolean atOnce = true;
 
     private AckScheduler acks(final GroupConfig config)
     {
@@ -42,6 +43,12 @@ class AckSchedulerTest
             public long acceptedSeq()
             {
                 return Math.max(acceptedSeq, deliveredSeq);
+            }
+
+            @Override
+            public boolean acceptsAtOnce()
+            {
+                return atOnce;
             }
 
             @Override
@@ -199,13 +206,13 @@ class AckSchedulerTest
     void acceptanceIsToldAtOnceSinceTheLeaderCommitsByIt()
     {
         final AckScheduler acks = acks(config());
-        acks.onAccepted();
+        acks.onAccepted(0);
         assertEquals(List.of(), acceptedAcks(), "nothing accepted yet");
         acceptedSeq = 3;
-        acks.onAccepted();
+        acks.onAccepted(0);
         assertEquals(List.of(3L), acceptedAcks());
         assertEquals(List.of(0L), orderAcks(), "nothing delivered");
-        acks.onAccepted();
+        acks.onAccepted(0);
         assertEquals(1, sent.orderAcks().size(), "told once");
         deliveredSeq = 3;
         acks.onDelivered(1 * MS);
@@ -214,7 +221,23 @@ class AckSchedulerTest
         assertEquals(List.of(3L, 3L), acceptedAcks());
         assertEquals(List.of(0L, 3L), orderAcks());
         acks.newEpoch();
-        acks.onAccepted();
+        acks.onAccepted(0);
         assertEquals(List.of(3L, 3L, 3L), acceptedAcks(), "a new epoch is told what is held again");
+    }
+
+    @Test
+    void aMemberTheLeaderDoesNotCommitWithFirstTellsItsAcceptanceAfterTheDelay()
+    {
+        final AckScheduler acks = acks(config());
+        atOnce = false;
+        acceptedSeq = 2;
+        acks.onAccepted(1 * MS);
+        assertEquals(List.of(), acceptedAcks(), "not at once");
+        assertEquals(6 * MS, acks.nextDeadlineNs());
+        acceptedSeq = 3;
+        acks.onAccepted(2 * MS);
+        acks.onTimer(6 * MS);
+        assertEquals(List.of(3L), acceptedAcks(), "one OrderAck for both");
+        assertEquals(Deadlines.NONE, acks.nextDeadlineNs());
     }
 }
