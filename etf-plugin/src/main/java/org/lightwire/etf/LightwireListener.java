@@ -186,6 +186,9 @@ public final class LightwireListener extends ListenerBase
         c.put("lanes_open", (long)(lanes == null ? 0 : lanes.laneCount()));
         c.put("lanes_opened", counters.lanesOpened());
         c.put("lanes_closed", counters.lanesClosed());
+        c.put("lanes_solo", (long)(lanes == null ? 0 : lanes.soloLaneCount()));
+        c.put("solo_starts", counters.soloStarts());
+        c.put("solo_lanes_shared", counters.soloLanesShared());
         c.put("requests_handed_off", counters.requestsHandedOff());
         c.put("hand_offs_refused", counters.handOffsRefused());
         c.put("hand_off_memory_used", handOffMemory == null ? 0 : handOffMemory.usedBytes());

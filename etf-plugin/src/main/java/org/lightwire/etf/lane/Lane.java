@@ -62,6 +62,14 @@ public final class Lane extends MessageConnection
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Thread readerThread;
     /**
+     * The connection the pool gave this lane to read alone (a solo lane), or null. Set by the pool
+     * under its lock, only while null; cleared under the pool's lock once the lane's thread no
+     * longer waits on that connection alone ({@link LanePool#soloEnded}).
+     */
+    private volatile Route solo;
+    /** Set by the pool when new connections crowd the shared lanes: a solo lane turns shared at its next step. */
+    private volatile boolean shareRequested;
+    /**
      * The lane id of the request presented last, when a call awaits its reply (else {@link #NONE}):
      * a MessageError JacORB writes on its reader thread answers that request. Reader thread only.
      */
@@ -108,6 +116,36 @@ public final class Lane extends MessageConnection
     Set<Route> members()
     {
         return members;
+    }
+
+    /** @return the connection this lane reads alone (it is a solo lane), or null. */
+    Route solo()
+    {
+        return solo;
+    }
+
+    /** Makes this lane solo for {@code r}, or ends that (null); the pool's, under its lock. */
+    void solo(final Route r)
+    {
+        solo = r;
+        shareRequested = false;
+    }
+
+    /** The pool asks this solo lane to turn shared: its thread does so at its next step (it cannot be woken while it waits alone). */
+    void requestShare()
+    {
+        shareRequested = true;
+    }
+
+    boolean shareRequested()
+    {
+        return shareRequested;
+    }
+
+    /** The lane's thread no longer waits on its solo connection alone; {@code shared}: because it now selects it with others to come. */
+    void soloEnded(final Route r, final boolean shared)
+    {
+        pool.soloEnded(this, r, shared);
     }
 
     /** @return calls presented and not yet answered by JacORB. */
@@ -184,7 +222,19 @@ public final class Lane extends MessageConnection
     }
 
     /**
-     * A request of one of this lane's connections, completed by the datagram {@link #poll} read:
+     * Waits for one datagram of {@code r}, the connection this solo lane reads alone, and handles
+     * it; on the reader thread. Only a datagram of {@code r} or the close of its socket (the
+     * connection's close, or this lane's, which closes its connections) ends the wait.
+     *
+     * @return false once the connection is closed.
+     */
+    boolean receiveAlone(final Route r)
+    {
+        return !closed.get() && r.reader.readOnce();
+    }
+
+    /**
+     * A request of one of this lane's connections, completed by the datagram {@link #poll} or {@link #receiveAlone} read:
      * on the reader thread, in place.
      */
     void onPolledRequest(final Route r, final ServerCall call)

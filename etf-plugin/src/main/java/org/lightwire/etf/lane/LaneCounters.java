@@ -32,6 +32,10 @@ public final class LaneCounters
     final AtomicLong lanesClosed = new AtomicLong();
     /** Lanes closed at the cap because no connection was left on them, to make room for other code sets (counted in lanesClosed too). */
     final AtomicLong lanesRetired = new AtomicLong();
+    /** Transport connections given a lane to read alone (a solo lane) as they opened. */
+    final LongAdder soloStarts = new LongAdder();
+    /** Solo lanes that turned shared because new connections had to join lanes with others. */
+    final LongAdder soloLanesShared = new LongAdder();
     /** Requests handed to a lane by another thread (no own socket, AAL5, a move): each was copied once. */
     final LongAdder requestsHandedOff = new LongAdder();
     /** Requests answered NO_RESOURCES because their copy did not fit the budget of requests queued for the lanes. */
@@ -127,6 +131,16 @@ public final class LaneCounters
         return lanesRetired.get();
     }
 
+    public long soloStarts()
+    {
+        return soloStarts.sum();
+    }
+
+    public long soloLanesShared()
+    {
+        return soloLanesShared.sum();
+    }
+
     public long requestsHandedOff()
     {
         return requestsHandedOff.sum();
@@ -144,6 +158,7 @@ public final class LaneCounters
         final StringBuilder sb = new StringBuilder();
         sb.append("lanesOpened=").append(lanesOpened()).append(" lanesClosed=").append(lanesClosed())
             .append(" lanesRetired=").append(lanesRetired())
+            .append(" soloStarts=").append(soloStarts()).append(" soloLanesShared=").append(soloLanesShared())
             .append(" connectionsMoved=").append(connectionsMoved()).append(" connectionsRefused=").append(connectionsRefused())
             .append(" requestsHandedOff=").append(requestsHandedOff()).append(" handOffsRefused=").append(handOffsRefused())
             .append(" protocolErrors=").append(protocolErrors())

@@ -23,12 +23,29 @@ import org.omg.CORBA.NO_RESOURCES;
  * and its place taken. So no client, however many connections and code sets it tries, makes the
  * server hold more than {@code reader_threads + 8} of JacORB's reader threads.
  *
+ * <p>Solo lanes: a new connection with a socket of its own that finds a lane with no connection
+ * gets it alone, and the lane's thread waits on that socket in a blocking receive
+ * ({@link LaneReader}) rather than a selector, while fewer than {@link #maxSoloLanes} lanes are
+ * solo: at least half of {@code reader_threads} always remain to be shared. The pool gives a solo
+ * lane nothing else, since nothing but its connection's datagrams can wake it; when a connection
+ * has to join a lane that already carries others, the solo lanes are asked to turn shared, which
+ * each does at its connection's next datagram (an idle one keeps its lane alone until it closes).
+ *
  * <p>A lane JacORB closes leaves the pool; the next connection that needs one gets a new lane.
  */
 public final class LanePool
 {
     /** Lanes beyond {@code reader_threads} for code sets that no lane has. */
     public static final int EXTRA_LANES_FOR_CODE_SETS = 8;
+
+    /**
+     * @return how many lanes may be solo at once: half of {@code readerThreads}, rounded down, so
+     *     that idle connections holding solo lanes leave at least half the lanes to be shared.
+     */
+    public static int maxSoloLanes(final int readerThreads)
+    {
+        return readerThreads / 2;
+    }
 
     /** Hands a new lane to JacORB: configures it, marks it connected, {@code deliverConnection}. */
     @FunctionalInterface
@@ -40,6 +57,7 @@ public final class LanePool
 
     private final int readerThreads;
     private final int maxLanes;
+    private final int maxSoloLanes;
     private final Delivery delivery;
     private final Supplier<LightwireProfile> profile;
     private final LaneCounters counters;
@@ -57,6 +75,7 @@ public final class LanePool
     {
         this.readerThreads = readerThreads;
         this.maxLanes = readerThreads + EXTRA_LANES_FOR_CODE_SETS;
+        this.maxSoloLanes = maxSoloLanes(readerThreads);
         this.delivery = delivery;
         this.profile = profile;
         this.counters = counters;
@@ -64,38 +83,82 @@ public final class LanePool
 
     /**
      * Puts a new transport connection on a lane: the one with the fewest connections, or a new
-     * one while there are fewer than {@code reader_threads} and every lane has a connection.
+     * one while there are fewer than {@code reader_threads} and every lane has a connection; never
+     * on a solo lane. A lane with no connection is made solo for it when {@code alone} allows it
+     * and fewer than {@link #maxSoloLanes} lanes are solo; a connection that joins a lane with
+     * others asks the solo lanes to turn shared.
      *
+     * @param alone the caller registers {@code r}'s own socket with the lane ({@link Lane#register}),
+     *     so the lane may read it alone.
      * @return the lane, or null when there is none and JacORB refused a new one.
      */
-    Lane assign(final Route r)
+    synchronized Lane assign(final Route r, final boolean alone)
     {
-        final Lane lane;
-        synchronized (this)
+        Lane best = null;
+        int soloLanes = 0;
+        for (final Lane l : lanes)
         {
-            Lane best = null;
-            for (final Lane l : lanes)
+            if (l.solo() != null)
             {
-                if (best == null || l.members().size() < best.members().size())
-                {
-                    best = l;
-                }
+                soloLanes++;
             }
-            if (lanes.size() < readerThreads && (best == null || !best.members().isEmpty()))
+            else if (best == null || l.members().size() < best.members().size())
             {
-                final Lane fresh = create();
-                lane = fresh != null ? fresh : best;
-            }
-            else
-            {
-                lane = best;
+                best = l;
             }
         }
-        if (lane == null || !r.moveTo(lane))
+        final Lane lane;
+        if (lanes.size() < readerThreads && (best == null || !best.members().isEmpty()))
+        {
+            final Lane fresh = create();
+            lane = fresh != null ? fresh : best;
+        }
+        else
+        {
+            lane = best;
+        }
+        if (lane == null)
         {
             return null;
         }
+        final boolean empty = lane.members().isEmpty();
+        // Joined under this lock: no other assignment or move sees the lane empty meanwhile.
+        if (!r.moveTo(lane))
+        {
+            return null;
+        }
+        if (empty && alone && r.reader != null && soloLanes < maxSoloLanes)
+        {
+            lane.solo(r);
+            counters.soloStarts.increment();
+        }
+        else if (!empty && soloLanes > 0)
+        {
+            for (final Lane l : lanes)
+            {
+                if (l.solo() != null)
+                {
+                    l.requestShare();
+                }
+            }
+        }
         return lane;
+    }
+
+    /**
+     * The lane's thread no longer waits on {@code r} alone: the connection closed or moved, or the
+     * lane turned shared ({@code shared}). A lane that is solo for another connection is left so.
+     */
+    synchronized void soloEnded(final Lane lane, final Route r, final boolean shared)
+    {
+        if (lane.solo() == r)
+        {
+            lane.solo(null);
+            if (shared)
+            {
+                counters.soloLanesShared.increment();
+            }
+        }
     }
 
     /**
@@ -112,6 +175,7 @@ public final class LanePool
     {
         Lane target = null;
         String refusal = null;
+        boolean joined = false;
         synchronized (this)
         {
             if (shutDown)
@@ -148,6 +212,12 @@ public final class LanePool
                         refusal = lastRefusal;
                     }
                 }
+                else
+                {
+                    // Joined under this lock, as in an assignment: no assignment sees the target empty and makes it solo meanwhile.
+                    counters.connectionsMoved.increment();
+                    joined = r.moveTo(target, new LaneReader.HandOff(r, call, request, true));
+                }
             }
         }
         if (target == null)
@@ -162,8 +232,7 @@ public final class LanePool
             }
             return;
         }
-        counters.connectionsMoved.increment();
-        if (r.moveTo(target, new LaneReader.HandOff(r, call, request, true)))
+        if (joined)
         {
             target.failHandOffsIfClosed();
         }
@@ -183,7 +252,7 @@ public final class LanePool
         Lane best = null;
         for (final Lane l : lanes)
         {
-            if (l != from && l.isOpen() && wanted.equals(l.key()) && (best == null || l.members().size() < best.members().size()))
+            if (l != from && l.isOpen() && l.solo() == null && wanted.equals(l.key()) && (best == null || l.members().size() < best.members().size()))
             {
                 best = l;
             }
@@ -194,7 +263,7 @@ public final class LanePool
         }
         for (final Lane l : lanes)
         {
-            if (l != from && l.isOpen() && l.key() == null && (best == null || l.members().size() < best.members().size()))
+            if (l != from && l.isOpen() && l.solo() == null && l.key() == null && (best == null || l.members().size() < best.members().size()))
             {
                 best = l;
             }
@@ -227,7 +296,7 @@ public final class LanePool
     {
         for (final Lane l : lanes)
         {
-            if (l != from && l.isOpen() && l.members().isEmpty() && l.pending() == 0)
+            if (l != from && l.isOpen() && l.solo() == null && l.members().isEmpty() && l.pending() == 0)
             {
                 retire(l, wanted);
                 return true;
@@ -313,6 +382,20 @@ public final class LanePool
     public synchronized int laneCount()
     {
         return lanes.size();
+    }
+
+    /** @return the open lanes that read a connection alone now. */
+    public synchronized int soloLaneCount()
+    {
+        int n = 0;
+        for (final Lane l : lanes)
+        {
+            if (l.solo() != null)
+            {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** @return the transport connections of each open lane, in the order the lanes were made. */

@@ -27,6 +27,13 @@ import org.lightwire.transport.channel.ServerCall;
  * keeps requests in place: the lane reads the next datagram only after JacORB took the request
  * before it (see {@link Lane#read}), so every reader of the lane shares one receive buffer.
  *
+ * <p>Solo: while the pool gives the lane a single connection to read alone ({@link Lane#solo()}),
+ * the thread waits on that connection's socket in one blocking receive instead, as a thread per
+ * connection would: one system call per datagram, not a selection and a receive. Nothing can wake
+ * that wait but a datagram of the connection or its socket's close, so the pool queues nothing for a
+ * solo lane; when it wants the lane to take others ({@link Lane#shareRequested()}), the thread
+ * registers the socket with its selector at its next step, and the lane is shared from then on.
+ *
  * <p>Thread-safety: {@link #step}, registration and deregistration run on the lane's reader
  * thread only; {@link #handOff}, {@link #register} and {@link #close} may be called by any
  * thread (they wake the selector).
@@ -89,6 +96,8 @@ final class LaneReader
     private int readyNext;
     /** True while this round still owes the hand-off queue its turn. */
     private boolean handOffTurn;
+    /** The connection this thread reads with blocking receives (the lane is solo), or null while it selects. Lane thread only. */
+    private Route alone;
     private volatile boolean closed;
 
     LaneReader(final Lane lane) throws IOException
@@ -131,8 +140,19 @@ final class LaneReader
     {
         try
         {
+            if (alone != null)
+            {
+                stepAlone();
+                return;
+            }
             if (readyNext == readyCount && !handOffTurn)
             {
+                registerWaiting();
+                if (alone != null)
+                {
+                    // Made solo: its connection is read alone from the next step on, never selected.
+                    return;
+                }
                 select();
             }
             if (readyNext < readyCount)
@@ -165,9 +185,34 @@ final class LaneReader
         }
     }
 
+    /**
+     * One blocking receive of the solo connection, unless the lane is to turn shared (asked by the
+     * pool, or something was queued for it all the same): then its socket joins the selector.
+     */
+    private void stepAlone()
+    {
+        final Route r = alone;
+        if (closed)
+        {
+            // The lane's inbound stream is closed too: read() fails before the next step.
+            return;
+        }
+        if (lane.shareRequested() || !handOffs.isEmpty() || !registrations.isEmpty())
+        {
+            alone = null;
+            lane.soloEnded(r, true);
+            registerNow(r);
+            return;
+        }
+        if (!lane.receiveAlone(r))
+        {
+            // Closed: the router learns of it from the transport.
+            deregister(r);
+        }
+    }
+
     private void select()
     {
-        registerWaiting();
         readyCount = 0;
         readyNext = 0;
         try
@@ -203,7 +248,8 @@ final class LaneReader
     private void registerWaiting()
     {
         Route r;
-        while ((r = registrations.poll()) != null)
+        // Once solo, the thread stops: anything still queued makes the lane shared at its next step.
+        while (alone == null && (r = registrations.poll()) != null)
         {
             registerNow(r);
         }
@@ -219,10 +265,28 @@ final class LaneReader
         final ConnectionReader reader = r.reader;
         if (reader == null || r.closed() || r.settledLane() != lane || r.selectionKey != null)
         {
+            if (lane.solo() == r)
+            {
+                lane.soloEnded(r, false);
+            }
             return;
         }
         try
         {
+            if (lane.solo() == r)
+            {
+                // A socket never selected yet: blocking already, unless closed meanwhile.
+                if (reader.useBlockingReads())
+                {
+                    reader.shareReceiveBuffer(scratch);
+                    alone = r;
+                }
+                else
+                {
+                    lane.soloEnded(r, false);
+                }
+                return;
+            }
             final SelectableChannel channel = reader.selectableChannel();
             if (channel == null)
             {
@@ -248,9 +312,17 @@ final class LaneReader
         }
     }
 
-    /** Takes the connection's socket out of this lane's selector; on the lane's thread. */
+    /** Takes the connection's socket out of this lane's selector, or ends its solo reading; on the lane's thread. */
     void deregister(final Route r)
     {
+        if (alone == r)
+        {
+            alone = null;
+        }
+        if (lane.solo() == r)
+        {
+            lane.soloEnded(r, false);
+        }
         final SelectionKey k = r.selectionKey;
         if (k != null)
         {

@@ -57,7 +57,7 @@ public final class LaneRouter implements RequestHandler
     {
         final Route r = new Route(connection, reader);
         routes.put(connection, r);
-        final Lane lane = pool.assign(r);
+        final Lane lane = pool.assign(r, true);
         if (lane == null)
         {
             routes.remove(connection, r);
@@ -108,7 +108,7 @@ public final class LaneRouter implements RequestHandler
         Lane lane = r.lane();
         if (lane == null || !lane.isOpen())
         {
-            lane = pool.assign(r);
+            lane = pool.assign(r, false);
         }
         if (lane == null)
         {

@@ -9,14 +9,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,9 +26,7 @@ import org.lightwire.transport.channel.RequestMemoryBudget;
 import org.lightwire.transport.engine.EngineConfig;
 import org.lightwire.transport.link.memory.Faults;
 import org.lightwire.transport.link.memory.MemoryLink;
-import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.NO_RESOURCES;
-import org.omg.ETF.BufferHolder;
 
 /**
  * Lanes, pool and router without JacORB: transport connections over in-memory links (each served
@@ -51,94 +44,6 @@ class LaneTest
     private static final byte[] KEY = "impl/POA/oid".getBytes(StandardCharsets.ISO_8859_1);
     private static final int UTF8 = 0x05010001;
     private static final int UTF16 = 0x00010109;
-
-    /** What the fake ORB's reader thread read from a lane. */
-    private static final class Presented
-    {
-        final Lane lane;
-        final byte[] message;
-
-        Presented(final Lane lane, final byte[] message)
-        {
-            this.lane = lane;
-            this.message = message;
-        }
-
-        int laneId()
-        {
-            return (int)GiopMessage.requestId(message, message.length);
-        }
-    }
-
-    /** JacORB as a lane sees it: a reader thread per delivered lane, and writes of whole messages. */
-    private static final class FakeOrb implements LanePool.Delivery
-    {
-        final List<Lane> lanes = new CopyOnWriteArrayList<>();
-        final BlockingQueue<Presented> presented = new LinkedBlockingQueue<>();
-        volatile RuntimeException refusal;
-        /** Runs on a lane's reader thread right after it read a message, as JacORB's MessageError does. */
-        volatile BiConsumer<Lane, byte[]> onReaderThread = (l, m) -> { };
-
-        @Override
-        public void deliver(final Lane lane)
-        {
-            if (refusal != null)
-            {
-                lane.close();
-                throw refusal;
-            }
-            lane.markConnected();
-            lanes.add(lane);
-            final Thread reader = new Thread(() -> readLoop(lane), "fake-receptor-" + lane.index());
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        private void readLoop(final Lane lane)
-        {
-            try
-            {
-                while (true)
-                {
-                    final BufferHolder h = new BufferHolder(new byte[GiopMessage.HEADER_LENGTH]);
-                    lane.read(h, 0, GiopMessage.HEADER_LENGTH, GiopMessage.HEADER_LENGTH, 0);
-                    final int size = GiopMessage.bodySize(h.value);
-                    h.value = Arrays.copyOf(h.value, GiopMessage.HEADER_LENGTH + size);
-                    lane.read(h, GiopMessage.HEADER_LENGTH, size, size, 0);
-                    onReaderThread.accept(lane, h.value);
-                    presented.add(new Presented(lane, h.value));
-                }
-            }
-            catch (final COMM_FAILURE e)
-            {
-                // The lane closed: JacORB's reader would end here too.
-            }
-        }
-
-        Presented next() throws InterruptedException
-        {
-            final Presented p = presented.poll(20, TimeUnit.SECONDS);
-            if (p == null)
-            {
-                throw new AssertionError("no message reached the fake ORB");
-            }
-            return p;
-        }
-
-        /** Writes a GIOP 1.2 Reply (NO_EXCEPTION, 4 body bytes) for lane id {@code laneId} on {@code lane}, as a POA thread would. */
-        static void reply(final Lane lane, final int laneId, final int body)
-        {
-            final byte[] reply = GiopBytes.message(2, GiopMessage.REPLY, false).ulong(laneId).ulong(0).ulong(0).align(8).ulong(body).bytes();
-            write(lane, reply);
-        }
-
-        static void write(final Lane lane, final byte[] message)
-        {
-            lane.write(false, false, message, 0, 12, 0);
-            lane.write(false, false, message, 12, message.length - 12, 0);
-            lane.flush();
-        }
-    }
 
     private final FakeOrb orb = new FakeOrb();
     private final LaneCounters counters = new LaneCounters();
@@ -208,9 +113,9 @@ class LaneTest
         final ClientConnection a = connect("a");
         final ClientConnection b = connect("b");
         a.startCall(ByteBuffer.wrap(request(5, UTF8)));
-        final Presented first = orb.next();
+        final FakeOrb.Presented first = orb.next();
         b.startCall(ByteBuffer.wrap(request(5, UTF8)));
-        final Presented second = orb.next();
+        final FakeOrb.Presented second = orb.next();
         assertEquals(first.lane, second.lane, "one lane");
         assertNotEquals(first.laneId(), second.laneId(), "two lane ids for the clients' one id");
         // Answered in the other order, each with a body naming its caller.
@@ -232,7 +137,7 @@ class LaneTest
         start(1);
         final ClientConnection a = connect("a");
         a.startCall(ByteBuffer.wrap(request(9, UTF8)));
-        final Presented p = orb.next();
+        final FakeOrb.Presented p = orb.next();
         FakeOrb.reply(p.lane, p.laneId() + 1000, 1);
         FakeOrb.write(p.lane, GiopBytes.message(2, GiopMessage.CLOSE_CONNECTION, false).bytes());
         FakeOrb.reply(p.lane, p.laneId(), 2);
@@ -262,7 +167,7 @@ class LaneTest
         start(1);
         final ClientConnection a = connect("a");
         a.startCall(ByteBuffer.wrap(request(77, UTF8)));
-        final Presented p = orb.next();
+        final FakeOrb.Presented p = orb.next();
         p.lane.close();
         final byte[] r = bytes(a.awaitReply(TIMEOUT_NS));
         assertEquals(GiopMessage.REPLY, GiopMessage.type(r));
@@ -276,7 +181,7 @@ class LaneTest
 
         final ClientConnection b = connect("b");
         b.startCall(ByteBuffer.wrap(request(78, UTF8)));
-        final Presented q = orb.next();
+        final FakeOrb.Presented q = orb.next();
         assertNotEquals(p.lane, q.lane, "a new lane");
         FakeOrb.reply(q.lane, q.laneId(), 1);
         assertEquals(78, GiopMessage.requestId(bytes(b.awaitReply(TIMEOUT_NS)), 24));
@@ -330,7 +235,7 @@ class LaneTest
         final ClientConnection[] callers = {a, b, c};
         for (int i = 0; i < 3; i++)
         {
-            final Presented p = orb.next();
+            final FakeOrb.Presented p = orb.next();
             FakeOrb.reply(p.lane, p.laneId(), 100 + i);
         }
         for (int i = 0; i < 3; i++)
@@ -358,7 +263,7 @@ class LaneTest
         orb.refusal = null;
         final byte[] again = request(13, UTF8);
         a.startCall(ByteBuffer.wrap(again));
-        final Presented p = orb.next();
+        final FakeOrb.Presented p = orb.next();
         FakeOrb.reply(p.lane, p.laneId(), 1);
         assertEquals(13, GiopMessage.requestId(bytes(a.awaitReply(TIMEOUT_NS)), 24), "a lane is made once JacORB takes it");
     }
@@ -369,7 +274,7 @@ class LaneTest
         start(1);
         final ClientConnection a = connect("a");
         a.startCall(ByteBuffer.wrap(request(1, UTF8)));
-        final Presented pa = orb.next();
+        final FakeOrb.Presented pa = orb.next();
         FakeOrb.reply(pa.lane, pa.laneId(), 1);
         a.awaitReply(TIMEOUT_NS);
         // Nine more code sets: lanes 2 to 9 are the eight beyond reader_threads; the tenth finds none.
@@ -377,7 +282,7 @@ class LaneTest
         {
             final ClientConnection c = connect("c" + i);
             c.startCall(ByteBuffer.wrap(request(100 + i, 0x00010001 + i)));
-            final Presented p = orb.next();
+            final FakeOrb.Presented p = orb.next();
             assertNotEquals(pa.lane, p.lane);
             assertEquals(CodeSetKey.of(0x00010001 + i, UTF16), p.lane.key());
             FakeOrb.reply(p.lane, p.laneId(), 1);
@@ -395,7 +300,7 @@ class LaneTest
         router.onConnectionClosed("c3", "the test closed it");
         final ClientConnection later = connect("later");
         later.startCall(ByteBuffer.wrap(request(400, 0x00030001)));
-        final Presented pl = orb.next();
+        final FakeOrb.Presented pl = orb.next();
         assertEquals(CodeSetKey.of(0x00030001, UTF16), pl.lane.key());
         FakeOrb.reply(pl.lane, pl.laneId(), 1);
         assertEquals(400, GiopMessage.requestId(bytes(later.awaitReply(TIMEOUT_NS)), 24));
@@ -405,7 +310,7 @@ class LaneTest
         // A connection of the first lane's code sets is still served there.
         final ClientConnection same = connect("same");
         same.startCall(ByteBuffer.wrap(request(300, UTF8)));
-        final Presented ps = orb.next();
+        final FakeOrb.Presented ps = orb.next();
         assertEquals(pa.lane, ps.lane);
         FakeOrb.reply(ps.lane, ps.laneId(), 1);
         assertEquals(300, GiopMessage.requestId(bytes(same.awaitReply(TIMEOUT_NS)), 24));

@@ -91,12 +91,27 @@ public final class ConnectionReader
      * @return the connection's socket in non-blocking mode, for a thread that waits on the
      *     sockets of many connections with one {@link java.nio.channels.Selector} and then calls
      *     {@link #poll()}; null when the connection is closed. Once this is called, read the
-     *     connection with {@link #poll()} only.
+     *     connection with {@link #poll()} only, until {@link #useBlockingReads()}.
      * @throws java.io.IOException the socket could not be switched to non-blocking mode.
      */
     public java.nio.channels.SelectableChannel selectableChannel() throws java.io.IOException
     {
         return connection.ownSocketChannel();
+    }
+
+    /**
+     * Puts the connection's socket in blocking mode, so that {@link #readOnce()} waits in one
+     * receive: for a thread that stops selecting the socket (or never did) and reads it alone.
+     * A socket registered with a selector must have left it first (its key cancelled, and a
+     * selection made since).
+     *
+     * @return false when the connection is closed.
+     * @throws java.io.IOException the socket could not be switched (it was closed meanwhile).
+     * @throws java.nio.channels.IllegalBlockingModeException the socket is still registered with a selector.
+     */
+    public boolean useBlockingReads() throws java.io.IOException
+    {
+        return connection.blockingOwnSocket();
     }
 
     /** Reads and handles the datagram waiting on the connection's socket, if any, without blocking. One thread at a time. */

@@ -310,6 +310,26 @@ public final class UdpServerConnection
         return socket.channel;
     }
 
+    /**
+     * Puts the connection's own socket (back) in blocking mode, for {@link #receiveOnOwnSocket}:
+     * for a thread that read it through a selector and now waits on it alone. Its key must have
+     * left every selector (cancelled, and a selection made since).
+     *
+     * @return false when it has no socket of its own.
+     * @throws IOException the mode could not be changed (the socket is closed).
+     * @throws java.nio.channels.IllegalBlockingModeException the socket is still registered with a selector.
+     */
+    public boolean blockingOwnSocket() throws IOException
+    {
+        final ConnectionSocket socket = ownSocket.get();
+        if (socket == null)
+        {
+            return false;
+        }
+        socket.channel.configureBlocking(true);
+        return true;
+    }
+
     @Override
     public String toString()
     {
