@@ -144,11 +144,6 @@ public final class MemberEngine
     private Configuration configuration;
     /** Leader: how far its order is held by a commit quorum of the configuration. */
     private final CommitTracker commits;
-    /**
-     * Leader: members it added, to the order they start after. A joiner holds nothing before its
-     * start, so its acceptance does not count for commits until the commit has passed it.
-     */
-    private final Map<Integer, Long> joinedAfter = new HashMap<>();
     /** The highest commit known in this epoch: the leader's own, or the one its leader announced. */
     private long commitSeq;
 
@@ -826,20 +821,21 @@ public final class MemberEngine
                 }
                 else if (from == leaderId && isMember(config.selfId))
                 {
-                    // The leader's word on where this member starts: after its last order (no state
-                    // transfer of earlier requests; the leader does not count this member's
-                    // acceptance until its commit passes that point). What it delivered before
-                    // was committed: it never delivers those numbers again.
+                    // The leader's word on where this member starts: after what is committed (no
+                    // state transfer of earlier requests); the orders up to the KeepAlive's end it
+                    // fetches, since its acceptance may be needed to commit them. What it
+                    // delivered before was committed: it never delivers those numbers again.
                     if (keepAlive.epoch() != epoch)
                     {
                         enterEpoch(keepAlive.epoch());
                     }
                     epochLeader = from;
                     leaderHeardNs = nowNs;
-                    final long start = Math.max(keepAlive.lastOrderSeq(), delivery.deliveredSeq());
+                    final long start = Math.max(keepAlive.commit(), delivery.deliveredSeq());
                     delivery.startAfter(start);
+                    delivery.knowUpTo(keepAlive.lastOrderSeq());
                     acks.startAt(start);
-                    stampCommit(keepAlive.commit());
+                    stampCommit(start);
                     gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
                     acks.sendOrderAck();
@@ -1126,10 +1122,8 @@ public final class MemberEngine
             Arrays.sort(next);
             view = next;
             configurationAdd(next);
-            // It starts at the next order: the leader keeps nothing older for it, and counts its
-            // acceptance, which covers orders it never held, only once the commit passes its start.
-            sequencer.memberAdded(memberId, sequencer.lastOrderSeq());
-            joinedAfter.put(memberId, sequencer.lastOrderSeq());
+            // It starts after the commit, and fetches the orders since: the leader keeps them for it.
+            sequencer.memberAdded(memberId, commitSeq);
             lastHeardNs.put(memberId, nowNs);
             counters.membersAdded++;
             announceView(nowNs);
@@ -1157,7 +1151,6 @@ public final class MemberEngine
     {
         view = Arrays.stream(view).filter(id -> id != memberId).toArray();
         sequencer.memberRemoved(memberId);
-        joinedAfter.remove(memberId);
         lastHeardNs.remove(memberId);
         counters.membersRemoved++;
         if (isOrdering())
@@ -1357,7 +1350,6 @@ public final class MemberEngine
 
     private void rejoin(final long nowNs)
     {
-        joinedAfter.clear();
         delivery.clear();
         cancels.clear();
         sequencer.reset();
@@ -1712,14 +1704,8 @@ public final class MemberEngine
             rejoin(nowNs);
             return;
         }
-        final Long start = joinedAfter.get(from);
-        if (start != null && commits.commit() >= start)
-        {
-            joinedAfter.remove(from);
-        }
         // Capped: an OrderAck from a confused member cannot commit or forget orders not yet sent.
-        // A joiner's acceptance counts once the commit has passed where it started.
-        if (!joinedAfter.containsKey(from) && commits.onAccepted(from, epoch, Math.min(orderAck.accepted(), sequencer.lastOrderSeq())))
+        if (commits.onAccepted(from, epoch, Math.min(orderAck.accepted(), sequencer.lastOrderSeq())))
         {
             commitAdvanced(nowNs);
         }

@@ -11,7 +11,6 @@ import java.util.List;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.FragmentHeader;
 import org.lightwire.romiop.protocol.Invalid;
-import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.OrderAckFlyweight;
@@ -152,28 +151,6 @@ class MemberEngineTest
         assertEquals(1, member.deliveredSeq(), "epoch 2 entered from its leader");
         feed(member, older, 2 * MS);
         assertEquals(1, member.counters().staleEpochPackets(), "epoch 1 is over for it");
-    }
-
-    @Test
-    void aJoinersAcceptanceCountsOnlyOnceTheCommitHasPassedItsStart()
-    {
-        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1, 2, 3)
-            .orderInterval(0, true).retransmitTimeoutNs(20 * MS).keepAlive(0, 0).requestAckDelayNs(0).orderWindow(64));
-        feed(leader, request(1), 0);
-        feed(leader, request(2), 0);
-        assertEquals(0, leader.deliveredSeq());
-        final ByteBuffer added = ByteBuffer.allocate(MemberChangeFlyweight.length(0));
-        ((MemberChangeFlyweight)new MemberChangeFlyweight().wrap(added, 0))
-            .set(ByteOrder.BIG_ENDIAN, 4, 50, 4, MemberChangeFlyweight.STATUS_ADDED, 0);
-        feed(leader, added, 1 * MS);
-        assertEquals(1, leader.counters().membersAdded());
-        feed(leader, orderAck(4, 2), 2 * MS);
-        assertEquals(0, leader.deliveredSeq(), "member 4 started after order 2: it holds neither");
-        feed(leader, orderAck(2, 2), 3 * MS);
-        assertEquals(2, leader.deliveredSeq(), "member 2 holds both: with the leader, two of four commit");
-        feed(leader, request(3), 4 * MS);
-        feed(leader, orderAck(4, 3), 5 * MS);
-        assertEquals(3, leader.deliveredSeq(), "past its start, member 4's acceptance counts");
     }
 
     @Test
