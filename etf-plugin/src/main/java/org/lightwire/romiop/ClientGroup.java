@@ -272,9 +272,10 @@ final class ClientGroup implements AutoCloseable
     }
 
     /**
-     * The leader lacks a majority and orders nothing: every open call fails now, not at its
-     * consolidation timeout, and its request is cancelled so that the leader does not order it
-     * once the majority is back. Driver thread.
+     * The leader lacks a majority and orders nothing: every open call no member has replied to
+     * fails now, not at its consolidation timeout, and its request is cancelled so that the
+     * leader does not order it once the majority is back. A call with a reply was ordered: it is
+     * left to its consolidation. Driver thread.
      */
     private void onUnavailable(final Unavailability notice)
     {
@@ -283,8 +284,14 @@ final class ClientGroup implements AutoCloseable
             return;
         }
         final SystemException e = RomiopExceptions.groupUnavailable(address.group(), notice);
-        for (final Call call : calls.values())
+        for (final java.util.Iterator<Call> it = calls.values().iterator(); it.hasNext(); )
         {
+            final Call call = it.next();
+            if (call.consolidator.replied() > 0)
+            {
+                continue;
+            }
+            it.remove();
             cancel(call);
             unavailableFailures.incrementAndGet();
             final ReplySink s = decided(call);
@@ -295,7 +302,6 @@ final class ClientGroup implements AutoCloseable
                     org.jacorb.orb.dsi.ServerRequest.createExceptionDetailMessage(e.getMessage()).context_data));
             }
         }
-        calls.clear();
     }
 
     /** Members drop the call's request if it is not yet ordered (best effort: once ordered, it runs). */
