@@ -27,8 +27,8 @@ import org.lightwire.romiop.engine.Unavailability;
  *       {@code jacorb.lightwire.romiop.max_reply_bytes} (or would go in more pieces than {@code max_pending_replies} keeps):
  *       each replica answers with this exception instead, its message naming the reply's size and the setting</td></tr>
  *   <tr><td>0x4C570107</td><td>TRANSIENT</td><td>the group's leader hears fewer members than a majority of its view (its lease is
- *       lost) and orders nothing: it answered the call's request with an UNAVAILABLE notice; the call was not ordered and is
- *       cancelled</td></tr>
+ *       lost) and orders nothing: it answered the call's request with an UNAVAILABLE notice; the call is cancelled,
+ *       COMPLETED_MAYBE (the leader may have ordered it before the cancel reached it)</td></tr>
  * </table>
  */
 public final class RomiopExceptions
@@ -90,9 +90,10 @@ public final class RomiopExceptions
     static TRANSIENT groupUnavailable(final String group, final Unavailability notice)
     {
         return new TRANSIENT("ROMIOP: group " + group + " is unavailable: its leader, member " + notice.leaderId() +
-            ", hears too few members to order calls (" + notice.describe() + "); the call was not ordered. Check the network " +
+            ", hears too few members to order calls (" + notice.describe() + "); the call was cancelled, but may still run " +
+            "if the leader ordered it before the cancel reached it, so it completed MAYBE. Check the network " +
             "between the replicas, and that " + RomiopConfig.KEEPALIVE_TIMEOUT_MS + " is well above the KeepAlive period and the " +
-            "replicas' pauses", MINOR_GROUP_UNAVAILABLE, CompletionStatus.COMPLETED_NO);
+            "replicas' pauses", MINOR_GROUP_UNAVAILABLE, CompletionStatus.COMPLETED_MAYBE);
     }
 
     static BAD_PARAM badCallPolicy(final String connection, final IllegalArgumentException why)
