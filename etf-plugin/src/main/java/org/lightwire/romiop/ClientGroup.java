@@ -19,9 +19,11 @@ import org.lightwire.romiop.consolidation.ReplyConsolidator;
 import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.GroupClientEngine;
+import org.lightwire.romiop.engine.Unavailability;
 import org.lightwire.romiop.link.UdpGroupLink;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 import org.lightwire.romiop.protocol.FragmentHeader;
+import org.omg.CORBA.SystemException;
 
 /**
  * One client ORB's end of one group: its link, its {@link GroupClientEngine} on a
@@ -38,7 +40,8 @@ import org.lightwire.romiop.protocol.FragmentHeader;
  * policy ({@code jacorb.lightwire.romiop.consolidation.*}); a membership change from the leader
  * reaches every open call, and the policy's timeout is a deadline of the driver. The decision
  * becomes one GIOP Reply for the ORB: the chosen member's reply, or a system exception reply
- * whose message says what happened.
+ * whose message says what happened. A leader's UNAVAILABLE notice (it lacks a majority and orders
+ * nothing) fails every open call at once with {@code TRANSIENT} and cancels its request.
  */
 final class ClientGroup implements AutoCloseable
 {
@@ -71,6 +74,8 @@ final class ClientGroup implements AutoCloseable
     final AtomicLong consolidationFailures = new AtomicLong();
     final AtomicLong membershipChanges = new AtomicLong();
     final AtomicLong cancelsSent = new AtomicLong();
+    /** Calls failed by a leader's UNAVAILABLE notice. */
+    final AtomicLong unavailableFailures = new AtomicLong();
     private final ConsolidationPolicy policy;
 
     private static final class Outgoing
@@ -162,7 +167,7 @@ final class ClientGroup implements AutoCloseable
         }
         this.policy = config.consolidation(address.group());
         this.engine = new GroupClientEngine(config.engine(clientId, address.leaderId(), address.memberIds()), link, this::onReply,
-            this::onMembers);
+            this::onMembers, this::onUnavailable);
         if (resume != null)
         {
             engine.resumeAfter(resume[0], resume[1]);
@@ -266,6 +271,67 @@ final class ClientGroup implements AutoCloseable
         decideOpenCalls(c -> c.onMembersChanged(memberIds));
     }
 
+    /**
+     * The leader lacks a majority and orders nothing: every open call no member has replied to
+     * fails now, not at its consolidation timeout, and its request is cancelled so that the
+     * leader does not order it once the majority is back. A call with a reply was ordered: it is
+     * left to its consolidation. Driver thread.
+     */
+    private void onUnavailable(final Unavailability notice)
+    {
+        if (calls.isEmpty())
+        {
+            return;
+        }
+        final SystemException e = RomiopExceptions.groupUnavailable(address.group(), notice);
+        for (final java.util.Iterator<Call> it = calls.values().iterator(); it.hasNext(); )
+        {
+            final Call call = it.next();
+            if (call.consolidator.replied() > 0)
+            {
+                continue;
+            }
+            it.remove();
+            cancel(call);
+            unavailableFailures.incrementAndGet();
+            final ReplySink s = decided(call);
+            if (s != null)
+            {
+                s.onReply(SystemExceptionReply.build(call.giopMinor, call.requestId & 0xFFFF_FFFFL,
+                    org.lightwire.etf.CorbaExceptions.repositoryId(e), e.minor, e.completed.value(),
+                    org.jacorb.orb.dsi.ServerRequest.createExceptionDetailMessage(e.getMessage()).context_data));
+            }
+        }
+    }
+
+    /** Members drop the call's request if it is not yet ordered (best effort: once ordered, it runs). */
+    private void cancel(final Call call)
+    {
+        final long now = System.nanoTime();
+        for (final int packetId : call.packetIds)
+        {
+            engine.cancel(packetId, now);
+        }
+        cancelsSent.incrementAndGet();
+    }
+
+    /**
+     * The call is decided: replies still to come for it are not wanted (the group's calls-done ACK
+     * may cover it).
+     *
+     * @return where its GIOP Reply goes, or null when the connection is gone (counted).
+     */
+    private ReplySink decided(final Call call)
+    {
+        engine.callDone(call.packetId);
+        final ReplySink s = sink;
+        if (s == null)
+        {
+            unknownReplies.incrementAndGet();
+        }
+        return s;
+    }
+
     /** Gives every open call's consolidator an input, and delivers the calls it decides. Driver thread. */
     private void decideOpenCalls(final java.util.function.Function<ReplyConsolidator, Decision> input)
     {
@@ -355,12 +421,9 @@ final class ClientGroup implements AutoCloseable
     /** The call's one GIOP Reply for the ORB: the chosen reply, or a system exception reply. */
     private void deliver(final Call call, final Decision d)
     {
-        // Replies still to come for it are not wanted: the group's calls-done ACK may cover it.
-        engine.callDone(call.packetId);
-        final ReplySink s = sink;
+        final ReplySink s = decided(call);
         if (s == null)
         {
-            unknownReplies.incrementAndGet();
             return;
         }
         if (d.succeeded())
@@ -373,14 +436,8 @@ final class ClientGroup implements AutoCloseable
         final Outcome o = d.outcome();
         if (o == Outcome.TIMEOUT)
         {
-            // No member answered in time: the caller gives up, so the group should too. Members
-            // drop the request if it is not yet ordered (best effort: once ordered, it runs).
-            final long now = System.nanoTime();
-            for (final int packetId : call.packetIds)
-            {
-                engine.cancel(packetId, now);
-            }
-            cancelsSent.incrementAndGet();
+            // No member answered in time: the caller gives up, so the group should too.
+            cancel(call);
         }
         final int completion = "COMPLETED_YES".equals(o.completion()) ? org.omg.CORBA.CompletionStatus._COMPLETED_YES :
             org.omg.CORBA.CompletionStatus._COMPLETED_MAYBE;
@@ -394,7 +451,8 @@ final class ClientGroup implements AutoCloseable
     {
         return "group " + address.group() + ": requestsSent=" + requestsSent + ", onewaysSent=" + onewaysSent + ", fragmentsSent=" + fragmentsSent +
             ", repliesDelivered=" + repliesDelivered + ", lateReplies=" + lateReplies + ", unknownReplies=" + unknownReplies +
-            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent + ", reply pieces: " + engine.replyPieceCounters() + ", policy " + policy + ", driverFailures=" +
+            ", consolidationFailures=" + consolidationFailures + ", membershipChanges=" + membershipChanges + ", cancelsSent=" + cancelsSent +
+            ", unavailableFailures=" + unavailableFailures + ", reply pieces: " + engine.replyPieceCounters() + ", policy " + policy + ", driverFailures=" +
             driver.failures() + (driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") + ", " + driver + ", link " + link.counters() +
             ", engine " + engine.counters();
     }

@@ -8,6 +8,8 @@ import org.omg.CORBA.CompletionStatus;
 import org.omg.CORBA.IMP_LIMIT;
 import org.omg.CORBA.TRANSIENT;
 
+import org.lightwire.romiop.engine.Unavailability;
+
 /**
  * The one place where the ROMIOP plug-in turns a failure into a CORBA system exception, each with
  * a minor code of its own (vendor set 0x4C57, codes 0x4C570101 and up, next to Lightwire's
@@ -24,6 +26,9 @@ import org.omg.CORBA.TRANSIENT;
  *   <tr><td>0x4C570106</td><td>IMP_LIMIT</td><td>the replicas executed the call, but its reply is longer than
  *       {@code jacorb.lightwire.romiop.max_reply_bytes} (or would go in more pieces than {@code max_pending_replies} keeps):
  *       each replica answers with this exception instead, its message naming the reply's size and the setting</td></tr>
+ *   <tr><td>0x4C570107</td><td>TRANSIENT</td><td>the group's leader hears fewer members than a majority of its view (its lease is
+ *       lost) and orders nothing: it answered the call's request with an UNAVAILABLE notice; the call is cancelled,
+ *       COMPLETED_MAYBE (the leader may have ordered it before the cancel reached it)</td></tr>
  * </table>
  */
 public final class RomiopExceptions
@@ -34,6 +39,7 @@ public final class RomiopExceptions
     public static final int MINOR_BAD_ADDRESS = org.lightwire.etf.CorbaExceptions.VMCID | 0x104;
     public static final int MINOR_BAD_CALL_POLICY = org.lightwire.etf.CorbaExceptions.VMCID | 0x105;
     public static final int MINOR_REPLY_TOO_LARGE = org.lightwire.etf.CorbaExceptions.VMCID | 0x106;
+    public static final int MINOR_GROUP_UNAVAILABLE = org.lightwire.etf.CorbaExceptions.VMCID | 0x107;
 
     private RomiopExceptions()
     {
@@ -75,6 +81,19 @@ public final class RomiopExceptions
     {
         return new IMP_LIMIT("ROMIOP: " + refusal + ": the call was executed and its result replaced by this exception",
             MINOR_REPLY_TOO_LARGE, CompletionStatus.COMPLETED_YES);
+    }
+
+    /**
+     * A leader's UNAVAILABLE notice: it hears too few members to order. Completed NO: the leader
+     * held the request unordered, and the client cancels it.
+     */
+    static TRANSIENT groupUnavailable(final String group, final Unavailability notice)
+    {
+        return new TRANSIENT("ROMIOP: group " + group + " is unavailable: its leader, member " + notice.leaderId() +
+            ", hears too few members to order calls (" + notice.describe() + "); the call was cancelled, but may still run " +
+            "if the leader ordered it before the cancel reached it, so it completed MAYBE. Check the network " +
+            "between the replicas, and that " + RomiopConfig.KEEPALIVE_TIMEOUT_MS + " is well above the KeepAlive period and the " +
+            "replicas' pauses", MINOR_GROUP_UNAVAILABLE, CompletionStatus.COMPLETED_MAYBE);
     }
 
     static BAD_PARAM badCallPolicy(final String connection, final IllegalArgumentException why)

@@ -23,7 +23,7 @@ import org.lightwire.it.partition.PartitionScenario;
  * {@code majority} consistency, and with {@code atomic} consolidation; one fault per run, bounded
  * and healed; then every replica's log is checked (identical, nothing acknowledged lost, replies
  * that are each append's place in the log, no double execution, liveness after the heal, only
- * TRANSIENT NO_QUORUM errors, the fault acted, every log read). Each check is reported; the test
+ * TRANSIENT NO_QUORUM or UNAVAILABLE errors, the fault acted, every log read). Each check is reported; the test
  * fails with the run's whole report.
  *
  * <p>Opt in with {@code -Dromiop.partition=true}: the current engine orders with a fixed sequencer

@@ -15,6 +15,8 @@ public record CallFailure(String type, int minor, String completed, String messa
     private static final Pattern OUTCOME = Pattern.compile("ROMIOP group \\S+: ([A-Z_]+):");
     /** The plug-in's consolidation outcome NO_QUORUM: TRANSIENT with this minor (docs/romiop.md, "Reply consolidation"). */
     public static final int NO_QUORUM_MINOR = 0x4C570021;
+    /** The plug-in's failure for a leader without a present majority (its UNAVAILABLE notice): TRANSIENT with this minor. */
+    public static final int UNAVAILABLE_MINOR = 0x4C570107;
 
     /** @return the failure a system exception describes. */
     public static CallFailure of(final SystemException e)
@@ -51,5 +53,14 @@ public record CallFailure(String type, int minor, String completed, String messa
     public boolean isNoQuorum()
     {
         return "TRANSIENT".equals(type) && minor == NO_QUORUM_MINOR;
+    }
+
+    /**
+     * @return true for the target behaviour under a fault: TRANSIENT, the caller may try again;
+     *     NO_QUORUM, or the leader's notice that it lacks a majority (docs/romiop.md, "The leader's lease").
+     */
+    public boolean isTarget()
+    {
+        return isNoQuorum() || "TRANSIENT".equals(type) && minor == UNAVAILABLE_MINOR;
     }
 }

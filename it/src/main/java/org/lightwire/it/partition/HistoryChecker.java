@@ -454,7 +454,7 @@ public final class HistoryChecker
         for (final Map.Entry<String, Integer> e : sorted.entrySet())
         {
             final Append a = first.get(e.getKey());
-            final boolean target = a.failure().isNoQuorum();
+            final boolean target = a.failure().isTarget();
             passed &= target;
             if (listed++ < MAX_FINDINGS)
             {

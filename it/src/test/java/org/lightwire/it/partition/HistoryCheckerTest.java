@@ -367,6 +367,9 @@ class HistoryCheckerTest
         assertEquals("TRANSIENT/0x4C570021/NO_QUORUM", NO_QUORUM.kind());
         assertTrue(NO_QUORUM.isNoQuorum());
         assertFalse(TIMEOUT.isNoQuorum());
+        assertTrue(NO_QUORUM.isTarget());
+        assertTrue(new CallFailure("TRANSIENT", CallFailure.UNAVAILABLE_MINOR, "NO", "ROMIOP: group partition is unavailable").isTarget());
+        assertFalse(TIMEOUT.isTarget());
         assertEquals("COMM_FAILURE/0x00000000/-", new CallFailure("COMM_FAILURE", 0, "NO", "connection closed").kind());
     }
 }

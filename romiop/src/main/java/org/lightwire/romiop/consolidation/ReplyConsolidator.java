@@ -72,6 +72,12 @@ public final class ReplyConsolidator
         return decision;
     }
 
+    /** @return members whose reply is counted: more than none means the call's request was ordered. */
+    public int replied()
+    {
+        return repliedIds.size();
+    }
+
     /** @return replies ignored as duplicates of a member's earlier reply. */
     public long duplicates()
     {

@@ -17,6 +17,8 @@ import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.lightwire.romiop.protocol.ViewChangeFlyweight;
+import org.lightwire.romiop.engine.view.Configuration;
 
 /**
  * A client's side of the group (paper, Figure 4 lines 6-11, 19-20 and 41-45).
@@ -44,6 +46,10 @@ import org.lightwire.romiop.protocol.RequestFlyweight;
  * LIST packets (leader first in the list). A request stops waiting for a member's ACK once that
  * member leaves the view. See {@link #acceptList} for which lists are taken.
  *
+ * <p>A leader without a present majority answers requests with ViewChange UNAVAILABLE; one from a
+ * member of the view goes to the {@link UnavailableHandler}, which fails the open calls. Any other
+ * ViewChange is dropped and counted ({@code unavailableDropped}).
+ *
  * <p>Requests larger than one packet are split by the caller (multicast refuses them). Not yet:
  * an allocation-free steady state (each request and reply record is a small allocation).
  */
@@ -56,6 +62,7 @@ public final class GroupClientEngine
     private final GroupSender sender;
     private final ReplyHandler replyHandler;
     private final MembershipListener membershipListener;
+    private final UnavailableHandler unavailableHandler;
     private final GroupCounters counters = new GroupCounters();
     private final ByteBuffer out;
     private final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -64,6 +71,7 @@ public final class GroupClientEngine
     private final ReplyFlyweight reply = new ReplyFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
+    private final ViewChangeFlyweight viewChange = new ViewChangeFlyweight();
     /** Unacknowledged requests by packet id, oldest first. */
     private final LinkedHashMap<Integer, Outstanding> outstanding = new LinkedHashMap<>();
     /** Unacknowledged cancels by the Cancel's own packet id. */
@@ -114,6 +122,17 @@ public final class GroupClientEngine
     public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler,
         final MembershipListener membershipListener)
     {
+        this(config, sender, replyHandler, membershipListener, null);
+    }
+
+    /**
+     * @param replyHandler       receives each member's reply once.
+     * @param membershipListener told of every change of the view; may be null.
+     * @param unavailableHandler told of each UNAVAILABLE notice from a member of the view; may be null.
+     */
+    public GroupClientEngine(final GroupConfig config, final GroupSender sender, final ReplyHandler replyHandler,
+        final MembershipListener membershipListener, final UnavailableHandler unavailableHandler)
+    {
         if (config.memberIds.length == 0)
         {
             throw new IllegalArgumentException("a client needs the group's members and leader: use new GroupConfig(clientId, leaderId, memberIds...)");
@@ -126,6 +145,7 @@ public final class GroupClientEngine
         this.sender = sender;
         this.replyHandler = replyHandler;
         this.membershipListener = membershipListener;
+        this.unavailableHandler = unavailableHandler;
         this.out = ByteBuffer.allocate(config.maxPacketBytes);
         this.members = config.memberIds.clone();
         Arrays.sort(members);
@@ -309,6 +329,7 @@ public final class GroupClientEngine
             case ACK -> onAck(buffer, offset, length);
             case REPLY -> onReply(buffer, offset, length, nowNs);
             case MEMBER_CHANGE -> onMemberChange(buffer, offset, length);
+            case VIEW_CHANGE -> onViewChange(buffer, offset, length);
             default -> counters.unexpectedPackets++;
         }
     }
@@ -632,6 +653,58 @@ public final class GroupClientEngine
         if (membershipListener != null)
         {
             membershipListener.onMembers(members.clone(), leaderId);
+        }
+    }
+
+    /** A leader's UNAVAILABLE notice: taken from a member of this client's view only. */
+    private void onViewChange(final ByteBuffer buffer, final int offset, final int length)
+    {
+        if (!Packets.wrapValid(viewChange, buffer, offset, length, counters))
+        {
+            return;
+        }
+        observe(viewChange.packetId());
+        final int from = viewChange.senderId();
+        if (viewChange.kind() != ViewChangeFlyweight.KIND_UNAVAILABLE || !isMember(from))
+        {
+            counters.unavailableDropped++;
+            return;
+        }
+        final int n = viewChange.memberCount();
+        final int[] ids = new int[n];
+        final long[] incarnations = new long[n];
+        int present = 0;
+        for (int i = 0; i < n; i++)
+        {
+            ids[i] = viewChange.memberId(i);
+            incarnations[i] = viewChange.memberIncarnation(i);
+            present += (viewChange.memberFlags(i) & ViewChangeFlyweight.MEMBER_PRESENT) != 0 ? 1 : 0;
+        }
+        final Configuration c;
+        try
+        {
+            c = Configuration.of(ids, incarnations);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            // A member listed twice: not a configuration.
+            counters.unavailableDropped++;
+            return;
+        }
+        final int[] presentIds = new int[present];
+        int at = 0;
+        for (int i = 0; i < n; i++)
+        {
+            if ((viewChange.memberFlags(i) & ViewChangeFlyweight.MEMBER_PRESENT) != 0)
+            {
+                presentIds[at++] = ids[i];
+            }
+        }
+        Arrays.sort(presentIds);
+        counters.unavailableReceived++;
+        if (unavailableHandler != null)
+        {
+            unavailableHandler.onUnavailable(new Unavailability(from, viewChange.epoch(), c.ids(), presentIds, c.quorum()));
         }
     }
 

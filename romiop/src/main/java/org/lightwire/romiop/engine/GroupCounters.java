@@ -84,6 +84,14 @@ public final class GroupCounters
     long carriedRequestsReceived;
     /** Member: requests sent to it as the sequencer when it was not ordering (a client's stale view). */
     long requestsToSequencerNotCarried;
+    /** Leader: times a majority of its configuration stopped being present (the lease lost), and came back. */
+    long leaseLost;
+    long leaseRegained;
+    /** Leader without the lease: ViewChange UNAVAILABLE notices sent to clients (at most one a client a retransmit timeout). */
+    long unavailableSent;
+    /** Client: UNAVAILABLE notices taken from a member of its view, and ViewChange packets dropped (another kind, or a sender outside the view). */
+    long unavailableReceived;
+    long unavailableDropped;
 
     void countInvalid(final Invalid reason)
     {
@@ -428,6 +436,31 @@ public final class GroupCounters
         return lateReplyFragments;
     }
 
+    public long leaseLost()
+    {
+        return leaseLost;
+    }
+
+    public long leaseRegained()
+    {
+        return leaseRegained;
+    }
+
+    public long unavailableSent()
+    {
+        return unavailableSent;
+    }
+
+    public long unavailableReceived()
+    {
+        return unavailableReceived;
+    }
+
+    public long unavailableDropped()
+    {
+        return unavailableDropped;
+    }
+
     @Override
     public String toString()
     {
@@ -458,6 +491,8 @@ public final class GroupCounters
             ", requestsToSequencer=" + requestsToSequencer + ", requestsCarried=" + requestsCarried +
             ", requestsRelayedAlone=" + requestsRelayedAlone + ", carriedRequestsReceived=" + carriedRequestsReceived +
             ", requestsToSequencerNotCarried=" + requestsToSequencerNotCarried + ", replyFragmentsSent=" + replyFragmentsSent + ", replyFragmentsHeld=" + replyFragmentsHeld +
-            ", replyFragmentsReceived=" + replyFragmentsReceived + ", lateReplyFragments=" + lateReplyFragments + '}';
+            ", replyFragmentsReceived=" + replyFragmentsReceived + ", lateReplyFragments=" + lateReplyFragments +
+            ", leaseLost=" + leaseLost + ", leaseRegained=" + leaseRegained + ", unavailableSent=" + unavailableSent +
+            ", unavailableReceived=" + unavailableReceived + ", unavailableDropped=" + unavailableDropped + '}';
     }
 }

@@ -22,6 +22,7 @@ import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.lightwire.romiop.protocol.ViewChangeFlyweight;
 import org.lightwire.romiop.engine.view.CommitTracker;
 import org.lightwire.romiop.engine.view.Configuration;
 
@@ -104,6 +105,7 @@ public final class MemberEngine
     private final CancelFlyweight cancel = new CancelFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
     private final OrderAckFlyweight orderAck = new OrderAckFlyweight();
+    private final ViewChangeFlyweight viewChange = new ViewChangeFlyweight();
     private final ReplyStore replies;
     private final DuplicateFilter finished;
 
@@ -184,6 +186,9 @@ public final class MemberEngine
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
     private long recoveryTargetSeq = -1;
+
+    /** Leader: whether a majority of the configuration is present; without it nothing is ordered. */
+    private final Lease lease;
 
     /**
      * @param config a group whose member list holds this member (it starts as a member, or as the
@@ -295,6 +300,7 @@ public final class MemberEngine
         this.configuration = configurationOf(view);
         this.epochLeader = config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId;
         this.commits = new CommitTracker(config.selfId, configuration);
+        this.lease = new Lease(config);
         commits.startEpoch(epoch, configuration, 0, 0);
         if (config.memberIndex(config.selfId) < 0)
         {
@@ -382,6 +388,7 @@ public final class MemberEngine
         joinDeadlineNs = nowNs + config.joinTimeoutNs;
         tickDeadlineNs = nowNs + tickPeriodNs();
         leaderHeardNs = nowNs;
+        lease.start(configuration, nowNs);
         if (state == State.JOINING)
         {
             outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
@@ -505,6 +512,8 @@ public final class MemberEngine
         {
             return;
         }
+        // Before the packet: a Request must meet the lease as it stands now, even if the timer is late.
+        checkLease(nowNs);
         switch (header.type())
         {
             case REQUEST -> onRequest(buffer, offset, length, nowNs);
@@ -517,6 +526,8 @@ public final class MemberEngine
             case ORDER_ACK -> onOrderAck(buffer, offset, length, nowNs);
             default -> counters.unexpectedPackets++;
         }
+        // After it: a member heard again may bring the majority back.
+        checkLease(nowNs);
     }
 
     /** Fires whatever deadline has passed. */
@@ -527,11 +538,13 @@ public final class MemberEngine
         {
             return;
         }
+        checkLease(nowNs);
         gaps.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         if (state == State.LEADER_BATCHING && batchDeadlineNs - nowNs <= 0)
         {
-            if (!sequencer.hasQueued())
+            if (!sequencer.hasQueued() || lease.isLost())
             {
+                // Without the lease, what is queued waits for the majority (checkLease orders it then).
                 transitionTo(State.LEADER_IDLE, nowNs);
             }
             else
@@ -589,6 +602,7 @@ public final class MemberEngine
         if (isOrdering())
         {
             deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
+            deadline = Deadlines.earlier(deadline, started, lease.nextDeadlineNs(configuration));
         }
         return deadline;
     }
@@ -633,6 +647,10 @@ public final class MemberEngine
             // A member forwarding a client's request (NAK answer, recovery report) keeps the client's id.
             counters.unexpectedPackets++;
             return;
+        }
+        if (isOrdering() && lease.isLost() && !hasUncommittedOrder(clientId) && lease.answer(clientId, nowNs))
+        {
+            sendUnavailable(clientId, nowNs);
         }
         final boolean duplicate = delivery.isHeld(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
         final Long listSentNs = knownClients.get(clientId);
@@ -687,6 +705,11 @@ public final class MemberEngine
     private void orderSoon(final long key, final long nowNs)
     {
         sequencer.queue(key);
+        if (lease.isLost())
+        {
+            // Held until a majority is present again.
+            return;
+        }
         if (state == State.LEADER_IDLE)
         {
             if (config.orderAtOnceWhenIdle)
@@ -959,13 +982,75 @@ public final class MemberEngine
     private void onMemberDelivered(final int memberId, final long ackedSeq, final long nowNs)
     {
         if (sequencer.onOrderAck(memberId, ackedSeq) && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
-            sequencer.hasQueued() && sequencer.roomInWindow())
+            sequencer.hasQueued() && sequencer.roomInWindow() && !lease.isLost())
         {
             // An ACK made room in the window: what waits goes out now, as one batch.
             counters.ordersAtOnceInBatching++;
             sequencer.emit(nowNs);
             transitionTo(State.LEADER_BATCHING, nowNs);
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The leader's lease.
+
+    /**
+     * Leader: counts the members present when the lease may have changed. Lost, it orders nothing
+     * (requests queue in the sequencer; KeepAlives go on); regained, it orders what queued.
+     */
+    private void checkLease(final long nowNs)
+    {
+        if (!isOrdering() || !lease.due(nowNs))
+        {
+            return;
+        }
+        final int change = lease.update(configuration, nowNs);
+        if (change < 0)
+        {
+            counters.leaseLost++;
+        }
+        else if (change > 0)
+        {
+            counters.leaseRegained++;
+            if (sequencer.hasQueued())
+            {
+                sequencer.emit(nowNs);
+                transitionTo(State.LEADER_BATCHING, nowNs);
+            }
+        }
+    }
+
+    /**
+     * @return true when a request of {@code clientId} was ordered and is not yet committed: it
+     *     runs if the majority returns, so the client is not told that its calls were not
+     *     ordered (the notice fails them all, completed NO); they wait for their replies instead.
+     */
+    private boolean hasUncommittedOrder(final int clientId)
+    {
+        for (final long key : delivery.orderedKeys())
+        {
+            if (HeldRequest.clientId(key) == clientId)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Leader without the lease: tells a client its view, who is present, and that nothing is ordered. */
+    private void sendUnavailable(final int clientId, final long nowNs)
+    {
+        final int n = configuration.size();
+        viewChange.wrap(out, 0);
+        viewChange.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), ViewChangeFlyweight.KIND_UNAVAILABLE, epoch, epoch,
+            configuration.contains(config.selfId) ? configuration.incarnation(config.selfId) : 0, sequencer.lastOrderSeq(), commitSeq, n);
+        for (int i = 0; i < n; i++)
+        {
+            final int id = configuration.id(i);
+            viewChange.member(i, id, lease.isPresent(id, nowNs) ? ViewChangeFlyweight.MEMBER_PRESENT : 0, configuration.incarnationAt(i));
+        }
+        counters.unavailableSent++;
+        outbox.send(clientId, viewChange.packetSize());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1125,6 +1210,7 @@ public final class MemberEngine
             // It starts after the commit, and fetches the orders since: the leader keeps them for it.
             sequencer.memberAdded(memberId, commitSeq);
             lastHeardNs.put(memberId, nowNs);
+            lease.heard(memberId, nowNs);
             counters.membersAdded++;
             announceView(nowNs);
         }
@@ -1345,6 +1431,7 @@ public final class MemberEngine
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), delivery.deliveredSeq());
         sequencer.startAt(delivery.nextDeliverSeq(), delivery.deliveredSeq());
         counters.leaderChanges++;
+        lease.start(configuration, nowNs);
         transitionTo(State.LEADER_IDLE, nowNs);
     }
 
@@ -1610,6 +1697,7 @@ public final class MemberEngine
         fifo.reset();
         stampCommit(delivery.deliveredSeq());
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
+        lease.start(configuration, nowNs);
         transitionTo(State.LEADER_IDLE, nowNs);
         announceView(nowNs);
         if (sequencer.hasQueued())
@@ -1832,6 +1920,10 @@ public final class MemberEngine
         {
             lastHeardNs.put(fromId, nowNs);
         }
+        if (configuration.contains(fromId))
+        {
+            lease.heard(fromId, nowNs);
+        }
     }
 
     private void setView(final int[] ascending, final long nowNs)
@@ -1882,6 +1974,7 @@ public final class MemberEngine
         {
             configuration = c;
             commits.configuration(c);
+            lease.configurationChanged();
         }
     }
 

@@ -45,6 +45,21 @@ class ReplyConsolidatorTest
     }
 
     @Test
+    void repliedCountsEachMembersReplyOnceAndForgetsAMemberThatLeft()
+    {
+        final ReplyConsolidator c = consolidator("mode=last");
+        assertEquals(0, c.replied());
+        assertNull(c.onReply(1, A));
+        assertNull(c.onReply(1, A));
+        assertNull(c.onReply(9, A));
+        assertEquals(1, c.replied());
+        assertNull(c.onReply(3, B));
+        assertEquals(2, c.replied());
+        assertNull(c.onMembersChanged(new int[] {1, 2}));
+        assertEquals(1, c.replied());
+    }
+
+    @Test
     void lastReplyWaitsForEveryMemberAndReturnsTheLastToArrive()
     {
         final ReplyConsolidator c = consolidator("mode=last");

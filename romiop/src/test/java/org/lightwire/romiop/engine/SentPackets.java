@@ -91,4 +91,9 @@ final class SentPackets implements GroupSender
     {
         return wrapped(PacketType.REQUEST, RequestFlyweight::new);
     }
+
+    List<org.lightwire.romiop.protocol.ViewChangeFlyweight> viewChanges()
+    {
+        return wrapped(PacketType.VIEW_CHANGE, org.lightwire.romiop.protocol.ViewChangeFlyweight::new);
+    }
 }
