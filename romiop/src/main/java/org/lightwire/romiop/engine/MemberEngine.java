@@ -1695,7 +1695,11 @@ public final class MemberEngine
         cancels.dropAll();
         recoveryTargetSeq = -1;
         fifo.reset();
-        stampCommit(delivery.deliveredSeq());
+        // What it delivered is committed; the old leader's orders it re-orders past that are
+        // committed again in this epoch, by this epoch's acceptances: a commit it heard in the old
+        // one must not vouch for them (a report's request may have been lost, and a gap moves them).
+        commitSeq = delivery.deliveredSeq();
+        outbox.viewStamp(epoch, commitSeq);
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
         lease.start(configuration, nowNs);
         transitionTo(State.LEADER_IDLE, nowNs);
