@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.lightwire.it.idl.lwtest.replica_probe;
+import org.lightwire.it.idl.lwtest.replica_probeHelper;
 import org.lightwire.it.idl.lwtest.replicated_log;
 import org.lightwire.it.idl.lwtest.replicated_logHelper;
 import org.lightwire.romiop.RomiopExceptions;
@@ -47,12 +49,13 @@ class RomiopLeaseTest
             }
             final replicated_log group = replicated_logHelper.narrow(client.string_to_object(replicas.get(0).ior("group")));
             assertEquals(1, group.append(1, 0));
+            final replica_probe leader = replica_probeHelper.narrow(client.string_to_object(replicas.get(0).ior("probe")));
             replicas.get(4).kill();
             replicas.get(3).kill();
-            Thread.sleep(1_500);
+            awaitCounters(leader, "membersRemoved=2");
             assertEquals(2, group.append(1, 1), "three of five are a majority: the group goes on");
             replicas.get(2).kill();
-            Thread.sleep(1_500);
+            awaitCounters(leader, "leaseLost=1");
             final long startNs = System.nanoTime();
             try
             {
@@ -72,6 +75,19 @@ class RomiopLeaseTest
         {
             client.shutdown(false);
             replicas.forEach(ProcessHarness::close);
+        }
+    }
+
+    /** Waits, at most 10 s, until the replica's counters (read over IIOP) say {@code what}. */
+    private static void awaitCounters(final replica_probe probe, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String counters = probe.counters();
+        while (!counters.contains(what))
+        {
+            assertTrue(System.nanoTime() - deadline < 0, "timed out waiting for " + what + ": " + counters);
+            Thread.sleep(20);
+            counters = probe.counters();
         }
     }
 }
