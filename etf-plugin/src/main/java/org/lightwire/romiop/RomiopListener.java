@@ -389,7 +389,20 @@ public final class RomiopListener extends ListenerBase
     private String engineSummary()
     {
         return engine.state() + ", leader " + engine.leaderId() + ", view " + java.util.Arrays.toString(engine.currentMembers()) +
-            ", deliveredSeq " + engine.deliveredSeq() + ", " + engine.counters();
+            ", deliveredSeq " + engine.deliveredSeq() + ", " + deliverySummary() + ", " + engine.counters();
+    }
+
+    /** The engine's delivery summary, or why it could not be read while the engine changed it. */
+    private String deliverySummary()
+    {
+        try
+        {
+            return engine.deliverySummary();
+        }
+        catch (final RuntimeException e)
+        {
+            return "delivery not readable now (" + e + ")";
+        }
     }
 
     /**

@@ -72,6 +72,7 @@ public final class GroupCounters
     long reportsSent;
     long memberListsReceived;
     long naksServedAsMember;
+    long joinersAnswered;
     long viewsSentToClients;
     long leaderStepDowns;
     long removedMembersTold;
@@ -371,6 +372,12 @@ public final class GroupCounters
         return naksServedAsMember;
     }
 
+    /** @return a joiner's ADDED answered with this member's view while no leader answered it (so it does not found a group). */
+    public long joinersAnswered()
+    {
+        return joinersAnswered;
+    }
+
     public long removedMembersTold()
     {
         return removedMembersTold;
@@ -481,7 +488,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

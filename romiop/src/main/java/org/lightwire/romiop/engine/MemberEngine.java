@@ -186,6 +186,12 @@ public final class MemberEngine
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
     private long recoveryTargetSeq = -1;
+    /**
+     * The survivor that delivered through {@link #recoveryTargetSeq}: the orders up to there come
+     * from it alone (they were committed), never from another report, whose orders at those
+     * numbers may be an older epoch's that were never committed.
+     */
+    private int recoveryHolderId = -1;
 
     /** Leader: whether a majority of the configuration is present; without it nothing is ordered. */
     private final Lease lease;
@@ -326,6 +332,22 @@ public final class MemberEngine
     public long deliveredSeq()
     {
         return delivery.deliveredSeq();
+    }
+
+    /**
+     * @return where delivery stands, for diagnostics: "epoch 3, commit 120, accepted 121, held 4,
+     *     orders 5, first gap at 122 (request 7/1044 missing)". Not thread-safe: a
+     *     reader without the engine's lock may see values a moment old.
+     */
+    public String deliverySummary()
+    {
+        final long accepted = delivery.acceptedSeq();
+        final Long next = delivery.orders().get(accepted + 1);
+        final String missing = next == null ? "order " + (accepted + 1) + " missing"
+            : "request " + HeldRequest.clientId(next) + "/" + HeldRequest.packetId(next) + " missing";
+        return "epoch " + Integer.toUnsignedString(epoch) + ", commit " + commitSeq + ", accepted " + accepted +
+            ", held " + delivery.heldByKey().size() + ", orders " + delivery.orders().size() +
+            (delivery.misses() ? ", first gap at " + (accepted + 1) + " (" + missing + ")" : ", no gap");
     }
 
     /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */
@@ -776,7 +798,7 @@ public final class MemberEngine
             {
                 counters.duplicateOrderEntries++;
             }
-            else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq))
+            else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq && from == recoveryHolderId))
             {
                 delivery.order(seq, key);
                 fresh = true;
@@ -1095,6 +1117,15 @@ public final class MemberEngine
                 if (isOrdering() && from == subject && from != config.selfId)
                 {
                     addMember(subject, nowNs);
+                }
+                else if (from == subject && from != config.selfId && state == State.MEMBER && leaderId != config.selfId)
+                {
+                    // A joiner asks while no leader answers (it failed, and a failover runs): our
+                    // view tells it a group exists, so that it waits for the leader instead of
+                    // founding a second group. Its first entry is our leader, not us: nobody
+                    // follows us for it. (A member taking over multicasts REMOVED, heard as well.)
+                    counters.joinersAnswered++;
+                    sendList(from, subject);
                 }
             }
             case MemberChangeFlyweight.STATUS_ONLINE ->
@@ -1623,16 +1654,11 @@ public final class MemberEngine
         epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
+        recoveryHolderId = holder;
         gaps.target(holder);
-        for (final Iterator<Map.Entry<Long, Long>> it = recoveredOrders.headMap(target, true).entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Long, Long> e = it.next();
-            if (e.getKey() >= delivery.nextDeliverSeq())
-            {
-                delivery.order(e.getKey(), e.getValue());
-            }
-            it.remove();
-        }
+        // The orders up to the target come from the holder's delivered log (its order NAK
+        // answers): what others reported at those numbers may be an uncommitted older epoch's.
+        recoveredOrders.headMap(target, true).clear();
         delivery.knowUpTo(target);
         deliverInOrder(nowNs);
         finishRecoveryWhenCaughtUp(nowNs);
@@ -1842,6 +1868,9 @@ public final class MemberEngine
         }
         if (byEpoch > 0)
         {
+            // The orders this member knows and has not delivered are an older epoch's, perhaps
+            // never committed: the new leader's orders replace them (it holds every committed one).
+            delivery.forgetOrders();
             enterEpoch(leaderEpoch);
         }
         epochLeader = from;

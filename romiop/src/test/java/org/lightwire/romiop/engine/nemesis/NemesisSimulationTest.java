@@ -2,12 +2,15 @@ package org.lightwire.romiop.engine.nemesis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.lightwire.romiop.engine.nemesis.NemesisChecker.Violation;
 import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
 
 /**
@@ -40,11 +43,36 @@ class NemesisSimulationTest
         passes(nemesis);
     }
 
+    /**
+     * One order under the nemeses the engine does not yet pass whole: whatever else a run
+     * violates (a member delivering a request twice after a rejoin, or stuck after the heal), no
+     * two members deliver different requests at one order number, no accepted reply or successful
+     * call is missing from the final order, and no engine throws. ({@code restart} and
+     * {@code mixed} are left out: there a majority can restart without memory, which no group that
+     * keeps nothing on disk survives.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Nemesis.class, names = {"PARTITION", "FLAP", "ONE_WAY", "CRASH", "PAUSE"})
+    void oneOrder(final Nemesis nemesis)
+    {
+        final long first = Long.getLong("romiop.nemesis.first", 1L);
+        final long seeds = Long.getLong("romiop.nemesis.seeds", 150L);
+        final List<Result> broken = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis))
+            .filter(r -> r.verdict().counts().keySet().stream().anyMatch(ORDER_VIOLATIONS::contains))
+            .sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
+        assertEquals(List.of(), broken.stream().map(Result::seed).toList(), () -> broken.size() + " of " + seeds + " seeds of nemesis " +
+            nemesis + " broke the order:\n" + broken.stream().limit(5).map(Result::report).collect(Collectors.joining("\n")));
+    }
+
+    private static final Set<Violation> ORDER_VIOLATIONS = EnumSet.of(Violation.ORDER_DIVERGED, Violation.CRASHED_TAIL_REORDERED,
+        Violation.SEQ_NOT_INCREASING, Violation.CORRUPT_DELIVERY, Violation.ACCEPTED_REPLY_UNADOPTED, Violation.COMPLETED_CALL_LOST,
+        Violation.ENGINE_THREW);
+
     /** The engine fails these today; docs/romiop.md ("Tests") lists what each finds, with a seed. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Nemesis.class, names = {"PARTITION", "FLAP", "ONE_WAY", "CRASH", "RESTART_FOUNDING", "PAUSE", "MIXED"})
     @EnabledIfSystemProperty(named = FAILING, matches = "true", disabledReason = "the engine fails these nemeses: split brain under " +
-        "partitions and one-way link failures, a restarted leader founding a second group under its id, double delivery after a rejoin, " +
+        "a majority restarted without memory ordering afresh, double delivery after a rejoin, " +
         "members stuck after the heal (docs/romiop.md, Tests); -Dromiop.nemesis.failing=true runs them")
     void failing(final Nemesis nemesis)
     {
