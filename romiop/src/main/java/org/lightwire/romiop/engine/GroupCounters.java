@@ -73,6 +73,8 @@ public final class GroupCounters
     long memberListsReceived;
     long naksServedAsMember;
     long joinersAnswered;
+    long staleLeadersLeft;
+    long laggardsRemoved;
     long viewsSentToClients;
     long leaderStepDowns;
     long removedMembersTold;
@@ -378,6 +380,18 @@ public final class GroupCounters
         return joinersAnswered;
     }
 
+    /** @return times this member left a leader it followed on hearing another lead a newer epoch, and rejoined. */
+    public long staleLeadersLeft()
+    {
+        return staleLeadersLeft;
+    }
+
+    /** @return members removed by the leader for asking for an order every member had ACKed (a restarted process under the same id). */
+    public long laggardsRemoved()
+    {
+        return laggardsRemoved;
+    }
+
     public long removedMembersTold()
     {
         return removedMembersTold;
@@ -488,7 +502,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", laggardsRemoved=" + laggardsRemoved + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

@@ -186,6 +186,8 @@ public final class MemberEngine
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
     private long recoveryTargetSeq = -1;
+    /** Leader: each member's last OrderAck that moved its delivery on, by packet id (a later packet is a later send). */
+    private final Map<Integer, Integer> lastAdvancingAck = new HashMap<>();
     /**
      * The survivor that delivered through {@link #recoveryTargetSeq}: the orders up to there come
      * from it alone (they were committed), never from another report, whose orders at those
@@ -773,6 +775,10 @@ public final class MemberEngine
         }
         if (!fromLeader && !report)
         {
+            if (followsStaleLeader(from, msgOrder.epoch(), nowNs))
+            {
+                return;
+            }
             if (state != State.JOINING)
             {
                 counters.unexpectedPackets++;
@@ -902,7 +908,7 @@ public final class MemberEngine
                     deliverInOrder(nowNs);
                     acks.sendOrderAck();
                 }
-                else
+                else if (!followsStaleLeader(from, keepAlive.epoch(), nowNs))
                 {
                     counters.unexpectedPackets++;
                 }
@@ -968,6 +974,13 @@ public final class MemberEngine
         handler.onDeliver(orderSeq, clientId, packetId, held.requestId, ByteBuffer.wrap(held.payload), 0, held.payload.length);
     }
 
+    /** @return true when {@code packetId} of {@code memberId} is newer than its last OrderAck that moved its delivery on. */
+    private boolean sentAfterLastAck(final int memberId, final int packetId)
+    {
+        final Integer acked = lastAdvancingAck.get(memberId);
+        return acked != null && Integer.compareUnsigned(packetId, acked) > 0;
+    }
+
     private boolean isOrderedUndelivered(final long key)
     {
         return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
@@ -990,6 +1003,20 @@ public final class MemberEngine
             tellRemoved(requester);
             return;
         }
+        if (isOrdering() && nak.nakType() == PacketType.MSG_ORDER && nak.fromOrderSeq() < delivery.firstRetainedSeq() &&
+            sentAfterLastAck(requester, nak.packetId()))
+        {
+            // The leader forgets an order only once every member ACKed it: a member asking for one
+            // it forgot, in a packet sent after the ACK that let the leader forget (a member's
+            // packet ids only grow; a NAK that was merely delayed is older than that ACK), is a
+            // later incarnation, a process restarted under the same id from the founding
+            // configuration, that can never catch up. Removed, it rejoins after the commit.
+            counters.laggardsRemoved++;
+            removeMember(requester);
+            announceView(nowNs);
+            tellRemoved(requester);
+            return;
+        }
         gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
     }
 
@@ -1001,9 +1028,14 @@ public final class MemberEngine
         return state == State.LEADER_IDLE || state == State.LEADER_BATCHING;
     }
 
-    private void onMemberDelivered(final int memberId, final long ackedSeq, final long nowNs)
+    private void onMemberDelivered(final int memberId, final long ackedSeq, final int packetId, final long nowNs)
     {
-        if (sequencer.onOrderAck(memberId, ackedSeq) && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
+        final boolean movedOn = sequencer.onOrderAck(memberId, ackedSeq);
+        if (movedOn)
+        {
+            lastAdvancingAck.put(memberId, packetId);
+        }
+        if (movedOn && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
             sequencer.hasQueued() && sequencer.roomInWindow() && !lease.isLost())
         {
             // An ACK made room in the window: what waits goes out now, as one batch.
@@ -1268,6 +1300,7 @@ public final class MemberEngine
     {
         view = Arrays.stream(view).filter(id -> id != memberId).toArray();
         sequencer.memberRemoved(memberId);
+        lastAdvancingAck.remove(memberId);
         lastHeardNs.remove(memberId);
         counters.membersRemoved++;
         if (isOrdering())
@@ -1827,7 +1860,7 @@ public final class MemberEngine
         {
             commitAdvanced(nowNs);
         }
-        onMemberDelivered(from, orderAck.delivered(), nowNs);
+        onMemberDelivered(from, orderAck.delivered(), orderAck.packetId(), nowNs);
     }
 
     /**
@@ -1891,6 +1924,26 @@ public final class MemberEngine
             return false;
         }
         counters.leaderStepDowns++;
+        leaderId = from;
+        rejoin(nowNs);
+        return true;
+    }
+
+    /**
+     * A member that hears another member lead a newer epoch than its own follows a leader that was
+     * replaced without it (it was cut off, or it is a restarted process that began from the
+     * founding configuration): it rejoins that group as a new member, from the group's commit on,
+     * instead of waiting for its old leader or taking over from it with members as stale as itself.
+     *
+     * @return true when it rejoined (the packet is done with).
+     */
+    private boolean followsStaleLeader(final int from, final int packetEpoch, final long nowNs)
+    {
+        if (state != State.MEMBER || from == leaderId || from == config.selfId || Integer.compareUnsigned(packetEpoch, epoch) <= 0)
+        {
+            return false;
+        }
+        counters.staleLeadersLeft++;
         leaderId = from;
         rejoin(nowNs);
         return true;
