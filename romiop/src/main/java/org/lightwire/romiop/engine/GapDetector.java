@@ -136,8 +136,9 @@ final class GapDetector
      *
      * @param leading     true when this member orders (counted {@code naksServed}, else {@code naksServedAsMember}).
      * @param orderEndSeq where the order ends, told when no order asked for is retained.
+     * @return how many requests the NAK named that this member neither holds nor retains.
      */
-    void answer(final NakFlyweight received, final int requesterId, final boolean leading, final long orderEndSeq)
+    int answer(final NakFlyweight received, final int requesterId, final boolean leading, final long orderEndSeq)
     {
         if (leading)
         {
@@ -150,9 +151,10 @@ final class GapDetector
         if (received.nakType() == PacketType.MSG_ORDER)
         {
             delivery.sendOrders(requesterId, Math.max(received.fromOrderSeq(), delivery.firstRetainedSeq()), orderEndSeq);
-            return;
+            return 0;
         }
         final int count = received.entryCount();
+        int unknown = 0;
         for (int i = 0; i < count; i++)
         {
             final HeldRequest held = delivery.find(HeldRequest.key(received.entrySenderId(i), received.entryPacketId(i)));
@@ -160,6 +162,12 @@ final class GapDetector
             {
                 outbox.request(requesterId, held);
             }
+            else
+            {
+                unknown++;
+                counters.nakedRequestsUnknown++;
+            }
         }
+        return unknown;
     }
 }

@@ -75,6 +75,8 @@ public final class GroupCounters
     long joinersAnswered;
     long staleLeadersLeft;
     long laggardsRemoved;
+    long nakedRequestsUnknown;
+    long reorderedRequestsSkipped;
     long viewsSentToClients;
     long leaderStepDowns;
     long removedMembersTold;
@@ -392,6 +394,18 @@ public final class GroupCounters
         return laggardsRemoved;
     }
 
+    /** @return requests a NAK named that this member neither held nor retained (forgotten once every member had them). */
+    public long nakedRequestsUnknown()
+    {
+        return nakedRequestsUnknown;
+    }
+
+    /** @return orders this member delivered without executing them: requests it had executed at an earlier order number. */
+    public long reorderedRequestsSkipped()
+    {
+        return reorderedRequestsSkipped;
+    }
+
     public long removedMembersTold()
     {
         return removedMembersTold;
@@ -502,7 +516,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", laggardsRemoved=" + laggardsRemoved + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

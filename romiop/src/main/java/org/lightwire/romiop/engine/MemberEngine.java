@@ -108,6 +108,12 @@ public final class MemberEngine
     private final ViewChangeFlyweight viewChange = new ViewChangeFlyweight();
     private final ReplyStore replies;
     private final DuplicateFilter finished;
+    /**
+     * The requests this member executed (delivered to the application), bounded like
+     * {@link #finished}, which also holds requests dropped on a Cancel: a request executed here is
+     * never executed again, whatever order number a later leader gives it.
+     */
+    private final DuplicateFilter executed;
 
     private State state;
     private boolean started;
@@ -186,7 +192,10 @@ public final class MemberEngine
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
     private long recoveryTargetSeq = -1;
-    /** Leader: each member's last OrderAck that moved its delivery on, by packet id (a later packet is a later send). */
+    /**
+     * Leader: each member's last OrderAck that moved its delivery on, or the ADDED it joined with,
+     * by packet id (a later packet is a later send).
+     */
     private final Map<Integer, Integer> lastAdvancingAck = new HashMap<>();
     /**
      * The survivor that delivered through {@link #recoveryTargetSeq}: the orders up to there come
@@ -211,6 +220,8 @@ public final class MemberEngine
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
+        // Its evictions are counted apart (they mirror the finished filter's): not in this member's counters.
+        this.executed = new DuplicateFilter(config.duplicateWindow, config.maxClients, new GroupCounters());
         this.delivery = new OrderedDelivery(outbox, this::delivered);
         this.cancels = new CancelTracker(config, counters, delivery, finished, new CancelTracker.Orders()
         {
@@ -963,11 +974,23 @@ public final class MemberEngine
         finishRecoveryWhenCaughtUp(nowNs);
     }
 
-    /** One request delivered, in order: it is finished, and goes to the application. */
+    /**
+     * One request delivered, in order: it is finished, and goes to the application; unless this
+     * member executed it before. (A leader that joined after the request's first place does not
+     * know it was ordered there, and may order it again when the client resends it: this member
+     * keeps that order number but does not execute the request twice.)
+     */
     private void delivered(final long orderSeq, final HeldRequest held)
     {
         final int clientId = HeldRequest.clientId(held.key);
         final int packetId = HeldRequest.packetId(held.key);
+        if (executed.isFinished(clientId, packetId))
+        {
+            counters.reorderedRequestsSkipped++;
+            cancels.onDelivered(held.key);
+            return;
+        }
+        executed.finish(clientId, packetId);
         finished.finish(clientId, packetId);
         cancels.onDelivered(held.key);
         counters.delivered++;
@@ -979,6 +1002,15 @@ public final class MemberEngine
     {
         final Integer acked = lastAdvancingAck.get(memberId);
         return acked != null && Integer.compareUnsigned(packetId, acked) > 0;
+    }
+
+    /**
+     * @return true when this member delivered the request (or dropped it on a Cancel): a new
+     *     leader never orders it again, though a report's stale order let it be held once more.
+     */
+    private boolean isFinished(final long key)
+    {
+        return finished.isFinished(HeldRequest.clientId(key), HeldRequest.packetId(key));
     }
 
     private boolean isOrderedUndelivered(final long key)
@@ -1006,18 +1038,30 @@ public final class MemberEngine
         if (isOrdering() && nak.nakType() == PacketType.MSG_ORDER && nak.fromOrderSeq() < delivery.firstRetainedSeq() &&
             sentAfterLastAck(requester, nak.packetId()))
         {
-            // The leader forgets an order only once every member ACKed it: a member asking for one
-            // it forgot, in a packet sent after the ACK that let the leader forget (a member's
-            // packet ids only grow; a NAK that was merely delayed is older than that ACK), is a
-            // later incarnation, a process restarted under the same id from the founding
-            // configuration, that can never catch up. Removed, it rejoins after the commit.
-            counters.laggardsRemoved++;
-            removeMember(requester);
-            announceView(nowNs);
-            tellRemoved(requester);
+            removeLaggard(requester, nowNs);
             return;
         }
-        gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
+        final int unknown = gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
+        if (unknown > 0 && isOrdering() && sentAfterLastAck(requester, nak.packetId()))
+        {
+            // The same for a request it ordered and forgot: the asker can never deliver its place.
+            removeLaggard(requester, nowNs);
+        }
+    }
+
+    /**
+     * The leader forgets an order and its request only once every member ACKed them: a member that
+     * asks for one it forgot, in a packet sent after the ACK that let the leader forget (a member's
+     * packet ids only grow; a NAK that was merely delayed is older than that ACK), is a later
+     * incarnation under the same id (a process restarted from the founding configuration) or lost
+     * its place otherwise, and can never catch up. Removed, it rejoins after the commit.
+     */
+    private void removeLaggard(final int requester, final long nowNs)
+    {
+        counters.laggardsRemoved++;
+        removeMember(requester);
+        announceView(nowNs);
+        tellRemoved(requester);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1149,6 +1193,8 @@ public final class MemberEngine
                 if (isOrdering() && from == subject && from != config.selfId)
                 {
                     addMember(subject, nowNs);
+                    // Its NAKs sent after this ADDED are its own: see removeLaggard.
+                    lastAdvancingAck.putIfAbsent(subject, memberChange.packetId());
                 }
                 else if (from == subject && from != config.selfId && state == State.MEMBER && leaderId != config.selfId)
                 {
@@ -1735,7 +1781,7 @@ public final class MemberEngine
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
         long seq = sequencer.lastOrderSeq() + 1;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
+        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key) && !isFinished(key))
         {
             sequencer.queue(key);
             cancels.keep(key);
@@ -1746,7 +1792,7 @@ public final class MemberEngine
         for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();
-            if (!sequencer.isQueued(k) && !cancels.isCancelled(k))
+            if (!sequencer.isQueued(k) && !cancels.isCancelled(k) && !isFinished(k))
             {
                 sequencer.queue(k);
             }
