@@ -294,11 +294,12 @@ public final class RomiopConfig
 
     /**
      * @return the engine settings for member {@code selfId}: with {@link #JOIN} it joins the running
-     *     group (or founds it when no member answers), otherwise it starts as one of {@code memberIds}.
+     *     group (founding it only when {@code memberIds} names no other member), otherwise it starts
+     *     as one of {@code memberIds}.
      */
     GroupConfig member(final int selfId, final int leaderId, final int[] memberIds)
     {
-        return join ? tune(GroupConfig.joining(selfId)) : engine(selfId, leaderId, memberIds);
+        return join ? tune(GroupConfig.joining(selfId, memberIds)) : engine(selfId, leaderId, memberIds);
     }
 
     /**

@@ -68,6 +68,8 @@ public final class GroupConfig
     final int selfId;
     final int leaderId;
     final int[] memberIds;
+    /** A joiner's configured group (maybe without itself): it founds a group only when this names no one else. */
+    final int[] configuredIds;
     long orderIntervalNs = DEFAULT_ORDER_INTERVAL_NS;
     boolean orderAtOnceWhenIdle = true;
     boolean requestsToSequencer = DEFAULT_REQUESTS_TO_SEQUENCER;
@@ -108,22 +110,44 @@ public final class GroupConfig
         this.selfId = selfId;
         this.leaderId = leaderId;
         this.memberIds = memberIds.clone();
+        this.configuredIds = this.memberIds;
     }
 
     /**
      * A member that joins a running group, or founds one (paper, section 4.1: it asks the group,
-     * and leads a group of its own when no member answers within {@code joinTimeoutNs}).
+     * and leads a group of its own when no member answers within {@code joinTimeoutNs}). Knowing
+     * no configured group, it may found a second group beside a running one that it cannot hear
+     * (a partition): {@link #joining(int, int...)} never does.
      */
     public static GroupConfig joining(final int selfId)
     {
-        return new GroupConfig(selfId);
+        return new GroupConfig(selfId, new int[0]);
     }
 
-    private GroupConfig(final int selfId)
+    /**
+     * A member that joins the running group of {@code configuredIds} (a replica restarted, or one
+     * added): it asks until the group's leader adds it, and founds a group only when
+     * {@code configuredIds} names no member but itself. So a restarted process that hears no member
+     * (its side of a partition has none, or every member it can hear is joining too) waits instead
+     * of ordering beside the group.
+     */
+    public static GroupConfig joining(final int selfId, final int... configuredIds)
+    {
+        return new GroupConfig(selfId, configuredIds.clone());
+    }
+
+    private GroupConfig(final int selfId, final int[] configuredIds)
     {
         this.selfId = selfId;
         this.leaderId = -1;
         this.memberIds = new int[0];
+        this.configuredIds = configuredIds;
+    }
+
+    /** @return true when this joiner may found a group: it knows no configured member but itself. */
+    boolean mayFound()
+    {
+        return Arrays.stream(configuredIds).allMatch(id -> id == selfId);
     }
 
     /**

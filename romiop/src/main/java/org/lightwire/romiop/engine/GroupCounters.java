@@ -74,6 +74,7 @@ public final class GroupCounters
     long naksServedAsMember;
     long joinersAnswered;
     long staleLeadersLeft;
+    long staleLeadersTold;
     long laggardsRemoved;
     long nakedRequestsUnknown;
     long reorderedRequestsSkipped;
@@ -388,6 +389,12 @@ public final class GroupCounters
         return staleLeadersLeft;
     }
 
+    /** @return KeepAlives sent to a leader of an older epoch than this member's, so that it steps down. */
+    public long staleLeadersTold()
+    {
+        return staleLeadersTold;
+    }
+
     /** @return members removed by the leader for asking for an order every member had ACKed (a restarted process under the same id). */
     public long laggardsRemoved()
     {
@@ -516,7 +523,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

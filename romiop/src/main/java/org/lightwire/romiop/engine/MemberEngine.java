@@ -872,6 +872,14 @@ public final class MemberEngine
         {
             return;
         }
+        if (from != config.selfId && Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0 && (state == State.JOINING || state == State.MEMBER))
+        {
+            // A leader of an older epoch than ours, replaced while it was cut off or paused: our
+            // KeepAlive, stamped with our epoch, makes it step down before it orders with members
+            // that do not know of the newer epoch (a restarted joiner's acceptance would commit).
+            counters.staleLeadersTold++;
+            outbox.keepAlive(from, delivery.deliveredSeq());
+        }
         switch (state)
         {
             case JOINING ->
@@ -1184,7 +1192,20 @@ public final class MemberEngine
         outbox.observe(memberChange.packetId());
         final int from = memberChange.senderId();
         final int subject = memberChange.memberId();
-        heard(from, nowNs);
+        if (memberChange.status() == MemberChangeFlyweight.STATUS_ADDED && from == subject)
+        {
+            // A member asking to be added is alive but in no group of ours: it keeps its place in
+            // the view until the timeout, but does not count as present for the leader's lease (a
+            // stale leader must not order with members that have moved on to a newer epoch).
+            if (isMember(from))
+            {
+                lastHeardNs.put(from, nowNs);
+            }
+        }
+        else
+        {
+            heard(from, nowNs);
+        }
         groupHeard = true;
         switch (memberChange.status())
         {
@@ -1440,7 +1461,7 @@ public final class MemberEngine
         {
             case JOINING ->
             {
-                if (!groupHeard && nowNs - joinDeadlineNs >= 0)
+                if (!groupHeard && nowNs - joinDeadlineNs >= 0 && config.mayFound())
                 {
                     foundGroup(nowNs);
                 }

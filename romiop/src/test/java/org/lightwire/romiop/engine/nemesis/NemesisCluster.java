@@ -293,7 +293,7 @@ final class NemesisCluster
     void restart(final int id, final boolean founding)
     {
         final Node n = nodes.get(id);
-        n.start(founding ? new GroupConfig(id, firstLeader, memberIds) : GroupConfig.joining(id));
+        n.start(founding ? new GroupConfig(id, firstLeader, memberIds) : GroupConfig.joining(id, memberIds));
         history.fault(nowNs, "restart " + n.incarnation + (founding ? " with the founding config" : " joining"));
     }
 
