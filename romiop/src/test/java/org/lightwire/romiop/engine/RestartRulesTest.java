@@ -1,0 +1,165 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.PacketHeader_1_0;
+import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.RequestFlyweight;
+
+/**
+ * Tier 1: the rules that keep restarted processes and stale leaders from splitting the order, each
+ * on one MemberEngine with a hand-advanced clock and a recording sender (the nemesis simulation
+ * shows them together: crash 56, mixed 2, mixed 4, crash 6).
+ */
+class RestartRulesTest
+{
+    private static final int LEADER = 1;
+    private static final int CLIENT = 100;
+    private static final long MS = 1_000_000L;
+
+    private record Sent(int to, PacketType type, ByteBuffer bytes)
+    {
+    }
+
+    private final List<Sent> sent = new ArrayList<>();
+    private final List<Long> executed = new ArrayList<>();
+
+    private MemberEngine engine(final GroupConfig config)
+    {
+        return new MemberEngine(config.keepAlive(20 * MS, 100 * MS).joinTimeoutNs(60 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
+            .requestAckDelayNs(0).orderAckDelayNs(0), (to, packet, length) ->
+        {
+            final ByteBuffer copy = ByteBuffer.allocate(length);
+            copy.put(0, packet, 0, length);
+            sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
+        }, (seq, sender, packetId, requestId, payload, offset, length) -> executed.add(MemberEngine.key(sender, packetId)));
+    }
+
+    private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
+    {
+        e.onPacket(b, 0, b.capacity(), nowNs);
+    }
+
+    private static void runUntil(final MemberEngine e, final long endNs)
+    {
+        for (long t = 0; t <= endNs; t += MS)
+        {
+            e.onTimer(t);
+        }
+    }
+
+    private long sentOf(final PacketType type)
+    {
+        return sent.stream().filter(s -> s.type == type).count();
+    }
+
+    private static ByteBuffer added(final int joiner)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(0));
+        ((MemberChangeFlyweight)new MemberChangeFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, joiner, 7, joiner,
+            MemberChangeFlyweight.STATUS_ADDED, 0);
+        return b;
+    }
+
+    private static ByteBuffer keepAlive(final int from, final int epoch, final long lastOrderSeq)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
+        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 50, epoch, lastOrderSeq, lastOrderSeq);
+        return b;
+    }
+
+    private static ByteBuffer request(final int packetId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + 1);
+        ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, CLIENT, packetId, packetId, 1, 1);
+        return b;
+    }
+
+    /** A MsgOrder of {@code epoch} from the leader naming request {@code packetId} at {@code seq}, with that commit. */
+    private static ByteBuffer order(final int epoch, final int packetId, final long seq, final int msgPacketId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(1));
+        final MsgOrderFlyweight o = new MsgOrderFlyweight();
+        o.wrap(b, 0);
+        o.set(ByteOrder.BIG_ENDIAN, LEADER, msgPacketId, epoch, seq, 1, seq);
+        o.entry(0, CLIENT, packetId);
+        return b;
+    }
+
+    @Test
+    void aJoinerThatKnowsItsGroupNeverFoundsOneWhenNoMemberAnswers()
+    {
+        final MemberEngine joiner = engine(GroupConfig.joining(4, 1, 2, 3, 4));
+        joiner.start(0);
+        runUntil(joiner, 1_000 * MS);
+        assertEquals(MemberEngine.State.JOINING, joiner.state(), "it waits for the group's leader");
+        assertEquals(0, sentOf(PacketType.KEEP_ALIVE) + sentOf(PacketType.MSG_ORDER), "it never acts as a leader");
+        assertEquals(51, sentOf(PacketType.MEMBER_CHANGE), "it asks (ADDED) at start and at every KeepAlive period");
+    }
+
+    @Test
+    void aJoinerThatKnowsNoGroupFoundsOneWhenNoMemberAnswers()
+    {
+        final MemberEngine joiner = engine(GroupConfig.joining(4));
+        joiner.start(0);
+        runUntil(joiner, 1_000 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, joiner.state(), "the paper's founding by silence");
+    }
+
+    @Test
+    void aMemberAnswersAJoinersAddedWithItsViewLeaderFirst()
+    {
+        final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
+        member.start(0);
+        sent.clear();
+        feed(member, added(4), MS);
+        assertEquals(1, member.counters().joinersAnswered());
+        assertEquals(1, sent.size());
+        final Sent list = sent.get(0);
+        assertEquals(4, list.to);
+        final MemberChangeFlyweight m = (MemberChangeFlyweight)new MemberChangeFlyweight().wrap(list.bytes, 0);
+        assertEquals(MemberChangeFlyweight.STATUS_LIST, m.status());
+        assertEquals(LEADER, m.member(0), "its first entry is the leader, not the member that answers: nobody follows it");
+    }
+
+    @Test
+    void aMemberTellsALeaderOfAnOlderEpochItsOwnEpoch()
+    {
+        final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
+        member.start(0);
+        // Its leader orders in epoch 3: the member enters it.
+        feed(member, request(1), MS);
+        feed(member, order(3, 1, 1, 90), 2 * MS);
+        assertEquals(1, member.deliveredSeq());
+        sent.clear();
+        // A leader of epoch 1, replaced while paused, multicasts its KeepAlive.
+        feed(member, keepAlive(3, 1, 0), 3 * MS);
+        assertEquals(1, member.counters().staleLeadersTold());
+        final Sent told = sent.stream().filter(s -> s.type == PacketType.KEEP_ALIVE).findFirst().orElseThrow();
+        assertEquals(3, told.to);
+        assertEquals(3, ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(told.bytes, 0)).epoch());
+    }
+
+    @Test
+    void aMemberNeverExecutesARequestTwiceWhateverOrderNumberItIsGiven()
+    {
+        final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
+        member.start(0);
+        feed(member, request(1), MS);
+        feed(member, order(1, 1, 1, 90), 2 * MS);
+        // A later leader that never knew of order 1 orders the client's resent request again.
+        feed(member, order(1, 1, 2, 91), 3 * MS);
+        feed(member, request(1), 4 * MS);
+        assertEquals(2, member.deliveredSeq(), "the order number is kept");
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), executed, "executed once");
+        assertEquals(1, member.counters().reorderedRequestsSkipped());
+    }
+}
