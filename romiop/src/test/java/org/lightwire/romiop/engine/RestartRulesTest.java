@@ -94,6 +94,18 @@ class RestartRulesTest
         return b;
     }
 
+    /** Member 2 of [1, 2, 3] that executed the client's request 1 at order 1 of {@code epoch}. */
+    private MemberEngine memberThatExecutedRequest1(final int epoch)
+    {
+        final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
+        member.start(0);
+        feed(member, request(1), MS);
+        feed(member, order(epoch, 1, 1, 90), 2 * MS);
+        assertEquals(1, member.deliveredSeq());
+        assertEquals(List.of(MemberEngine.key(CLIENT, 1)), executed);
+        return member;
+    }
+
     @Test
     void aJoinerThatKnowsItsGroupNeverFoundsOneWhenNoMemberAnswers()
     {
@@ -133,12 +145,8 @@ class RestartRulesTest
     @Test
     void aMemberTellsALeaderOfAnOlderEpochItsOwnEpoch()
     {
-        final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
-        member.start(0);
         // Its leader orders in epoch 3: the member enters it.
-        feed(member, request(1), MS);
-        feed(member, order(3, 1, 1, 90), 2 * MS);
-        assertEquals(1, member.deliveredSeq());
+        final MemberEngine member = memberThatExecutedRequest1(3);
         sent.clear();
         // A leader of epoch 1, replaced while paused, multicasts its KeepAlive.
         feed(member, keepAlive(3, 1, 0), 3 * MS);
@@ -151,10 +159,7 @@ class RestartRulesTest
     @Test
     void aMemberNeverExecutesARequestTwiceWhateverOrderNumberItIsGiven()
     {
-        final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
-        member.start(0);
-        feed(member, request(1), MS);
-        feed(member, order(1, 1, 1, 90), 2 * MS);
+        final MemberEngine member = memberThatExecutedRequest1(1);
         // A later leader that never knew of order 1 orders the client's resent request again.
         feed(member, order(1, 1, 2, 91), 3 * MS);
         feed(member, request(1), 4 * MS);
