@@ -71,8 +71,8 @@ class NemesisSimulationTest
     /** The engine fails these today; docs/romiop.md ("Tests") lists what each finds, with a seed. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Nemesis.class, names = {"PARTITION", "FLAP", "ONE_WAY", "RESTART_FOUNDING", "PAUSE", "MIXED"})
-    @EnabledIfSystemProperty(named = FAILING, matches = "true", disabledReason = "the engine fails these nemeses: split brain under " +
-        "a majority restarted without memory, or a joiner restarted inside a partition, ordering afresh; " +
+    @EnabledIfSystemProperty(named = FAILING, matches = "true", disabledReason = "the engine fails these nemeses: split brain with " +
+        "restarted members without memory counted in a takeover while those holding the latest orders are away; " +
         "members stuck after the heal (docs/romiop.md, Tests); -Dromiop.nemesis.failing=true runs them")
     void failing(final Nemesis nemesis)
     {
