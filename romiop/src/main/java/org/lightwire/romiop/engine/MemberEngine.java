@@ -1012,15 +1012,6 @@ public final class MemberEngine
         return acked != null && Integer.compareUnsigned(packetId, acked) > 0;
     }
 
-    /**
-     * @return true when this member delivered the request (or dropped it on a Cancel): a new
-     *     leader never orders it again, though a report's stale order let it be held once more.
-     */
-    private boolean isFinished(final long key)
-    {
-        return finished.isFinished(HeldRequest.clientId(key), HeldRequest.packetId(key));
-    }
-
     private boolean isOrderedUndelivered(final long key)
     {
         return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
@@ -1802,7 +1793,7 @@ public final class MemberEngine
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
         long seq = sequencer.lastOrderSeq() + 1;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key) && !isFinished(key))
+        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
         {
             sequencer.queue(key);
             cancels.keep(key);
@@ -1813,7 +1804,7 @@ public final class MemberEngine
         for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();
-            if (!sequencer.isQueued(k) && !cancels.isCancelled(k) && !isFinished(k))
+            if (!sequencer.isQueued(k) && !cancels.isCancelled(k))
             {
                 sequencer.queue(k);
             }

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
-import org.lightwire.romiop.protocol.PacketHeader_1_0;
+import org.lightwire.romiop.protocol.NakFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
@@ -25,22 +27,14 @@ class RestartRulesTest
     private static final int CLIENT = 100;
     private static final long MS = 1_000_000L;
 
-    private record Sent(int to, PacketType type, ByteBuffer bytes)
-    {
-    }
-
-    private final List<Sent> sent = new ArrayList<>();
+    private final SentPackets sent = new SentPackets();
     private final List<Long> executed = new ArrayList<>();
 
     private MemberEngine engine(final GroupConfig config)
     {
         return new MemberEngine(config.keepAlive(20 * MS, 100 * MS).joinTimeoutNs(60 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
-            .requestAckDelayNs(0).orderAckDelayNs(0), (to, packet, length) ->
-        {
-            final ByteBuffer copy = ByteBuffer.allocate(length);
-            copy.put(0, packet, 0, length);
-            sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
-        }, (seq, sender, packetId, requestId, payload, offset, length) -> executed.add(MemberEngine.key(sender, packetId)));
+            .requestAckDelayNs(0).orderAckDelayNs(0), sent,
+            (seq, sender, packetId, requestId, payload, offset, length) -> executed.add(MemberEngine.key(sender, packetId)));
     }
 
     private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
@@ -54,11 +48,6 @@ class RestartRulesTest
         {
             e.onTimer(t);
         }
-    }
-
-    private long sentOf(final PacketType type)
-    {
-        return sent.stream().filter(s -> s.type == type).count();
     }
 
     private static ByteBuffer added(final int joiner)
@@ -113,8 +102,8 @@ class RestartRulesTest
         joiner.start(0);
         runUntil(joiner, 1_000 * MS);
         assertEquals(MemberEngine.State.JOINING, joiner.state(), "it waits for the group's leader");
-        assertEquals(0, sentOf(PacketType.KEEP_ALIVE) + sentOf(PacketType.MSG_ORDER), "it never acts as a leader");
-        assertEquals(51, sentOf(PacketType.MEMBER_CHANGE), "it asks (ADDED) at start and at every KeepAlive period");
+        assertEquals(0, sent.keepAlives().size() + sent.orders().size(), "it never acts as a leader");
+        assertEquals(51, sent.memberChanges().size(), "it asks (ADDED) at start and at every KeepAlive period");
     }
 
     @Test
@@ -135,9 +124,8 @@ class RestartRulesTest
         feed(member, added(4), MS);
         assertEquals(1, member.counters().joinersAnswered());
         assertEquals(1, sent.size());
-        final Sent list = sent.get(0);
-        assertEquals(4, list.to);
-        final MemberChangeFlyweight m = (MemberChangeFlyweight)new MemberChangeFlyweight().wrap(list.bytes, 0);
+        assertEquals(4, sent.all.get(0).to());
+        final MemberChangeFlyweight m = sent.memberChanges().get(0);
         assertEquals(MemberChangeFlyweight.STATUS_LIST, m.status());
         assertEquals(LEADER, m.member(0), "its first entry is the leader, not the member that answers: nobody follows it");
     }
@@ -151,9 +139,9 @@ class RestartRulesTest
         // A leader of epoch 1, replaced while paused, multicasts its KeepAlive.
         feed(member, keepAlive(3, 1, 0), 3 * MS);
         assertEquals(1, member.counters().staleLeadersTold());
-        final Sent told = sent.stream().filter(s -> s.type == PacketType.KEEP_ALIVE).findFirst().orElseThrow();
-        assertEquals(3, told.to);
-        assertEquals(3, ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(told.bytes, 0)).epoch());
+        assertEquals(1, sent.ofType(PacketType.KEEP_ALIVE).size());
+        assertEquals(3, sent.ofType(PacketType.KEEP_ALIVE).get(0).to());
+        assertEquals(3, sent.keepAlives().get(0).epoch());
     }
 
     @Test
@@ -166,5 +154,39 @@ class RestartRulesTest
         assertEquals(2, member.deliveredSeq(), "the order number is kept");
         assertEquals(List.of(MemberEngine.key(CLIENT, 1)), executed, "executed once");
         assertEquals(1, member.counters().reorderedRequestsSkipped());
+    }
+
+    private static ByteBuffer orderAck(final int from, final int packetId, final long seq)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, 1, seq, seq);
+        return b;
+    }
+
+    private static ByteBuffer orderNak(final int from, final int packetId, final long fromSeq)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(NakFlyweight.HEADER_LENGTH);
+        ((NakFlyweight)new NakFlyweight().wrap(b, 0)).setOrderNak(ByteOrder.BIG_ENDIAN, from, packetId, fromSeq);
+        return b;
+    }
+
+    @Test
+    void theLeaderRemovesAMemberAskingForWhatItForgotOnlyInAPacketNewerThanItsAck()
+    {
+        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1, 2, 3).orderInterval(0, true).orderWindow(16));
+        leader.start(0);
+        feed(leader, request(1), MS);
+        feed(leader, orderAck(2, 10, 1), 2 * MS);
+        feed(leader, orderAck(3, 10, 1), 2 * MS);
+        assertEquals(1, leader.deliveredSeq());
+        assertEquals(0, leader.retainedOrders(), "every member ACKed order 1: forgotten");
+        // A NAK for order 1 that member 2 sent before its ACK, delayed: answered, nobody removed.
+        feed(leader, orderNak(2, 9, 1), 3 * MS);
+        assertEquals(0, leader.counters().laggardsRemoved());
+        assertEquals(List.of(1, 2, 3), Arrays.stream(leader.currentMembers()).boxed().toList());
+        // The same NAK sent after that ACK: a later incarnation that can never catch up.
+        feed(leader, orderNak(2, 11, 1), 4 * MS);
+        assertEquals(1, leader.counters().laggardsRemoved());
+        assertEquals(List.of(1, 3), Arrays.stream(leader.currentMembers()).boxed().toList());
     }
 }
