@@ -55,6 +55,7 @@ public final class GroupCounters
     long viewChanges;
     long clientsForgotten;
     long requestsCancelled;
+    long requestsOfGoneClientsExpired;
     long cancelsTooLate;
     long membersAdded;
     long membersRemoved;
@@ -282,6 +283,12 @@ public final class GroupCounters
     public long requestsCancelled()
     {
         return requestsCancelled;
+    }
+
+    /** Held requests no order named, dropped because their client was silent for {@code reply_give_up_ms}. */
+    public long requestsOfGoneClientsExpired()
+    {
+        return requestsOfGoneClientsExpired;
     }
 
     public long cancelsTooLate()
@@ -520,7 +527,7 @@ public final class GroupCounters
             ", repliesFromNonMembers=" + repliesFromNonMembers + ", cancelsSent=" + cancelsSent +
             ", cancelsCompleted=" + cancelsCompleted + ", repliesAfterCancel=" + repliesAfterCancel +
             ", staleMemberLists=" + staleMemberLists + ", viewChanges=" + viewChanges + ", clientsForgotten=" + clientsForgotten +
-            ", requestsCancelled=" + requestsCancelled + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
+            ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
             ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +

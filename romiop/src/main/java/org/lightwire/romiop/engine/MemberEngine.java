@@ -114,6 +114,7 @@ public final class MemberEngine
      * never executed again, whatever order number a later leader gives it.
      */
     private final DuplicateFilter executed;
+    private final ClientLeases clientLeases;
 
     private State state;
     private boolean started;
@@ -222,6 +223,7 @@ public final class MemberEngine
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
         // Its evictions are counted apart (they mirror the finished filter's): not in this member's counters.
         this.executed = new DuplicateFilter(config.duplicateWindow, config.maxClients, new GroupCounters());
+        this.clientLeases = new ClientLeases(config.replyGiveUpNs, config.maxClients);
         this.delivery = new OrderedDelivery(outbox, this::delivered);
         this.cancels = new CancelTracker(config, counters, delivery, finished, new CancelTracker.Orders()
         {
@@ -600,6 +602,7 @@ public final class MemberEngine
             fifo.onTimer(nowNs);
         }
         cancels.onTimer(nowNs);
+        expireRequestsOfGoneClients(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
         {
             tickDeadlineNs = nowNs + tickPeriodNs();
@@ -632,6 +635,9 @@ public final class MemberEngine
         deadline = Deadlines.earlier(deadline, pendingList != null, listDeadlineNs);
         deadline = Deadlines.earlier(deadline, replies.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, cancels.nextDeadlineNs());
+        // Armed while more requests are held than orders wait: one at least is named by none.
+        deadline = Deadlines.earlier(deadline, (state == State.MEMBER || isOrdering()) &&
+            delivery.heldByKey().size() > delivery.orders().size(), clientLeases.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
         deadline = Deadlines.earlier(deadline, acks.nextDeadlineNs());
         if (isOrdering())
@@ -683,6 +689,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
+        clientLeases.heard(clientId, nowNs);
         if (isOrdering() && lease.isLost() && !hasUncommittedOrder(clientId) && lease.answer(clientId, nowNs))
         {
             sendUnavailable(clientId, nowNs);
@@ -1168,7 +1175,33 @@ public final class MemberEngine
         {
             return;
         }
+        clientLeases.heard(clientId, nowNs);
         cancels.onCancel(clientId, packetId, nowNs);
+    }
+
+    /**
+     * Drops the held requests of clients silent for {@code reply_give_up_ms} that no order names
+     * ({@link ClientLeases}); orders reported in a takeover count as naming theirs. Only a member
+     * that follows a leader, or the leader: a recovering leader keeps what it was reported.
+     */
+    private void expireRequestsOfGoneClients(final long nowNs)
+    {
+        if (state != State.MEMBER && !isOrdering() || delivery.heldByKey().isEmpty())
+        {
+            return;
+        }
+        final Set<Long> named = new HashSet<>(delivery.orders().values());
+        named.addAll(recoveredOrders.values());
+        named.addAll(reportedOrders.values());
+        counters.requestsOfGoneClientsExpired += clientLeases.expire(delivery.heldByKey(), named::contains, key ->
+        {
+            if (isOrdering())
+            {
+                sequencer.unqueue(key);
+            }
+            cancels.keep(key);
+            finished.finish(HeldRequest.clientId(key), HeldRequest.packetId(key));
+        }, nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1842,6 +1875,10 @@ public final class MemberEngine
         final int from = ack.senderId();
         heard(from, nowNs);
         final PacketType acked = ack.ackedType();
+        if (acked == PacketType.REPLY && !isMember(from))
+        {
+            clientLeases.heard(from, nowNs);
+        }
         if (acked == PacketType.REPLY && ack.callsDone())
         {
             if (ack.ackedSenderId() == from)
