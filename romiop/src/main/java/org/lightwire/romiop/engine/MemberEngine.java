@@ -1345,7 +1345,7 @@ public final class MemberEngine
         // A takeover: "subject failed, I (from) lead now". Repeated until we report.
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
         final boolean repeat = from == leaderId && !isMember(subject);
-        final boolean yield = state == State.LEADER_RECOVERING && from < config.selfId && isMember(from);
+        final boolean yield = state == State.LEADER_RECOVERING && from < config.selfId && (isMember(from) || configuration.contains(from));
         if (state == State.MEMBER && (fresh || repeat) || yield)
         {
             followNewLeader(from, subject, nowNs);
