@@ -786,12 +786,28 @@ public final class MemberEngine
             return;
         }
         final boolean fromLeader = state == State.MEMBER && from == leaderId;
-        final boolean report = state == State.LEADER_RECOVERING && isMember(from) && from != config.selfId;
+        // A report's orders (flagged REPORT): from a survivor of our view, or a member of the
+        // configuration outside it (one we removed that follows our takeover; its KeepAlive, last,
+        // adds it to the view). A leader's orders are no report, whoever sends them; the holder's
+        // NAK answers, while we catch up from it, are its delivered orders.
+        final boolean fromHolder = state == State.LEADER_RECOVERING && recoveryTargetSeq >= 0 && from == recoveryHolderId;
+        final boolean report = state == State.LEADER_RECOVERING && msgOrder.header().report() && from != config.selfId &&
+            from != failedLeaderId && (isMember(from) || configuration.contains(from));
         if (report)
         {
             reportedEpoch = Math.max(reportedEpoch, msgOrder.epoch());
         }
-        if (!fromLeader && !report)
+        if (state == State.LEADER_RECOVERING && !report && !fromHolder && from != config.selfId &&
+            Integer.compareUnsigned(msgOrder.epoch(), epoch) > 0)
+        {
+            // A leader of a newer epoch orders: our takeover is too late (what we were reported
+            // may have been overtaken by it). Join its group.
+            counters.staleLeadersLeft++;
+            leaderId = from;
+            rejoin(nowNs);
+            return;
+        }
+        if (!fromLeader && !report && !fromHolder)
         {
             if (followsStaleLeader(from, msgOrder.epoch(), nowNs))
             {
@@ -946,17 +962,31 @@ public final class MemberEngine
                     // Sent before it left, still in flight.
                     counters.unexpectedPackets++;
                 }
-                else if (from == failedLeaderId || !isMember(from))
+                else if (keepAlive.header().report() && from != failedLeaderId && from != config.selfId && (isMember(from) || configuration.contains(from)))
                 {
-                    // A leader is alive after all (we were cut off from it): join its group afresh.
-                    leaderId = from;
-                    rejoin(nowNs);
-                }
-                else if (from != config.selfId)
-                {
+                    // A survivor's report, complete. A member of the configuration outside our view
+                    // (one we removed) that follows our takeover is one again.
+                    if (!isMember(from))
+                    {
+                        view = appended(view, from);
+                        Arrays.sort(view);
+                    }
                     reports.put(from, keepAlive.lastOrderSeq());
                     reportedEpoch = Math.max(reportedEpoch, keepAlive.epoch());
                     decideWhenAllReported(nowNs);
+                }
+                else if (from == failedLeaderId || !isMember(from) || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
+                {
+                    // A leader is alive after all (we were cut off from it), or one of a newer
+                    // epoch leads: join its group afresh.
+                    leaderId = from;
+                    rejoin(nowNs);
+                }
+                else
+                {
+                    // Another member's KeepAlive that is no report (a takeover of its own catching
+                    // up): its delivered sequence says nothing of what it will accept next.
+                    counters.unexpectedPackets++;
                 }
             }
             default -> counters.unexpectedPackets++;
@@ -1592,8 +1622,12 @@ public final class MemberEngine
 
     private void rejoin(final long nowNs)
     {
-        delivery.clear();
-        cancels.clear();
+        // What it accepted and has not delivered is kept for a takeover it may report to: a
+        // member that forgets its acceptances could let a takeover miss a committed order.
+        reportedOrders.putAll(delivery.orders());
+        delivery.forgetOrders();
+        // Held requests stay (a report names them); those their clients cancelled are dropped.
+        cancels.dropAll();
         sequencer.reset();
         fifo.reset();
         recoveredOrders.clear();
@@ -1662,6 +1696,7 @@ public final class MemberEngine
         }
         leaderId = config.selfId;
         reportedEpoch = epoch;
+        recoveredOrders.putAll(reportedOrders);
         recoveredOrders.putAll(delivery.orders());
         delivery.clearOrders();
         gaps.disarm();
@@ -1681,9 +1716,9 @@ public final class MemberEngine
         if (leaderId != newLeaderId)
         {
             counters.leaderChanges++;
-            reportedOrders.clear();
-            reportedOrders.putAll(delivery.orders());
+            // Added to what it reported before, to a takeover that never finished: still this epoch's.
             reportedOrders.putAll(recoveredOrders);
+            reportedOrders.putAll(delivery.orders());
             recoveredOrders.clear();
             reports.clear();
             recoveryTargetSeq = -1;
@@ -1729,6 +1764,7 @@ public final class MemberEngine
             }
             msgOrder.wrap(out, 0);
             msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), epoch, first, count, commitSeq);
+            msgOrder.header().report(true);
             for (int i = 0; i < count; i++)
             {
                 msgOrder.entry(i, (int)(keys[i] >>> 32), (int)keys[i]);
@@ -1739,7 +1775,7 @@ public final class MemberEngine
         {
             outbox.request(newLeaderId, held);
         }
-        outbox.keepAlive(newLeaderId, delivery.deliveredSeq());
+        outbox.report(newLeaderId, delivery.deliveredSeq());
     }
 
     private void decideWhenAllReported(final long nowNs)
@@ -2047,6 +2083,8 @@ public final class MemberEngine
     /** Moves to a newer epoch: commits of the older one no longer count for what follows. */
     private void enterEpoch(final int newEpoch)
     {
+        // The new epoch's leader had every committed order of the older ones: what we reported is superseded.
+        reportedOrders.clear();
         epoch = newEpoch;
         commitSeq = delivery.deliveredSeq();
         outbox.viewStamp(epoch, commitSeq);

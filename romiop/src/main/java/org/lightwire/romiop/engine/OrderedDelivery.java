@@ -186,15 +186,6 @@ final class OrderedDelivery
         highestKnownSeq = nextDeliverSeq - 1;
     }
 
-    /** Forgets everything but the delivered sequence number (a rejoin). */
-    void clear()
-    {
-        orders.clear();
-        received.clear();
-        log.clear();
-        logSeqByKey.clear();
-    }
-
     // Retained, delivered requests.
 
     boolean isDelivered(final long key)

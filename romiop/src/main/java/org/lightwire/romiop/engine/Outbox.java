@@ -121,6 +121,15 @@ final class Outbox
         sender.send(destinationId, out, KeepAliveFlyweight.LENGTH);
     }
 
+    /** The last packet of a survivor's report to the member taking over: a KeepAlive flagged REPORT naming its delivered sequence. */
+    void report(final int newLeaderId, final long deliveredSeq)
+    {
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), epoch, deliveredSeq, Math.min(commit, deliveredSeq));
+        keepAlive.header().report(true);
+        sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
+    }
+
     /** Tells the leader how far this member holds the order of its epoch, and how far it delivered. */
     void orderAck(final int leaderId, final long accepted, final long delivered)
     {

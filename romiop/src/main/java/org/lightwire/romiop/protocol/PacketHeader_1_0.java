@@ -23,7 +23,9 @@ import java.nio.ByteOrder;
  *         bit 2 = to the sequencer (Request only: sent to the leader alone, which carries it to
  *                 the group inside its MsgOrder),
  *         bit 3 = piece (Reply only: the payload is a {@link FragmentHeader} and a piece of the
- *                 reply), bits 4..7 reserved (0).
+ *                 reply),
+ *         bit 4 = report (MsgOrder and KeepAlive only: part of a survivor's report to the member
+ *                 taking over), bits 5..7 reserved (0).
  * </pre>
  *
  * <p>The version octet is major in the high nibble and minor in the low one (0x11 = 1.1). Every
@@ -51,7 +53,12 @@ public final class PacketHeader_1_0
     public static final int FLAG_TO_SEQUENCER = 0x04;
     /** Reply only: a piece of a reply too large for one packet, behind a {@link FragmentHeader}. */
     public static final int FLAG_PIECE = 0x08;
-    static final int FLAGS_RESERVED_MASK = 0xF0;
+    /**
+     * MsgOrder and KeepAlive only: part of a survivor's report to the member taking over (its
+     * undelivered orders; the KeepAlive that ends it), not a leader's order or probe.
+     */
+    public static final int FLAG_REPORT = 0x10;
+    static final int FLAGS_RESERVED_MASK = 0xE0;
 
     private ByteBuffer buffer;
     private int offset;
@@ -145,6 +152,18 @@ public final class PacketHeader_1_0
         return flag(FLAG_PIECE, on);
     }
 
+    /** @return flags bit 4: a MsgOrder or KeepAlive of a survivor's report to the member taking over. */
+    public boolean report()
+    {
+        return (flags() & FLAG_REPORT) != 0;
+    }
+
+    /** Sets or clears flags bit 4 of a header already written. */
+    public PacketHeader_1_0 report(final boolean on)
+    {
+        return flag(FLAG_REPORT, on);
+    }
+
     private PacketHeader_1_0 flag(final int bit, final boolean on)
     {
         buffer.put(offset + FLAGS_OFFSET, (byte)(on ? flags() | bit : flags() & ~bit));
@@ -202,7 +221,8 @@ public final class PacketHeader_1_0
         {
             return Invalid.UNKNOWN_TYPE;
         }
-        if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY))
+        if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY) ||
+            (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE))
         {
             return Invalid.BAD_FLAGS;
         }

@@ -50,6 +50,14 @@ class ClientLeaseTest
         return b;
     }
 
+    /** Member {@code from}'s report to the member taking over: nothing undelivered, delivered up to {@code deliveredSeq}. */
+    private static ByteBuffer report(final int from, final long deliveredSeq)
+    {
+        final ByteBuffer b = keepAlive(from, deliveredSeq, deliveredSeq);
+        new KeepAliveFlyweight().wrap(b, 0).header().report(true);
+        return b;
+    }
+
     private static ByteBuffer request()
     {
         final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + 1);
@@ -90,7 +98,7 @@ class ClientLeaseTest
             tookOver |= m.state() == MemberEngine.State.LEADER_RECOVERING;
             if (tookOver && t % (20 * MS) == 0)
             {
-                feed(m, keepAlive(3, 0, 0), t);
+                feed(m, report(3, 0), t);
             }
             m.onTimer(t);
         }

@@ -87,7 +87,7 @@ class PacketHeader_1_0Test
     }
 
     @Test
-    void flagsBit3IsARepliesOnlyAndBits4To7AreReserved()
+    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyAndBits5To7AreReserved()
     {
         final ByteBuffer b = ByteBuffer.allocate(12);
         final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -95,7 +95,7 @@ class PacketHeader_1_0Test
         assertEquals(0x0A, header.flags());
         assertTrue(header.piece());
         assertNull(header.validate(12));
-        for (final int bit : new int[] {0x10, 0x20, 0x40, 0x80})
+        for (final int bit : new int[] {0x20, 0x40, 0x80})
         {
             b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)(0x0A | bit));
             assertEquals(Invalid.BAD_FLAGS, header.validate(12), "flags 0x" + Integer.toHexString(0x0A | bit));
@@ -110,5 +110,13 @@ class PacketHeader_1_0Test
         header.piece(false);
         assertFalse(header.piece());
         assertEquals(0x02, header.flags());
+        for (final PacketType type : PacketType.values())
+        {
+            header.set(ByteOrder.BIG_ENDIAN, false, type, 12).report(true);
+            assertEquals(0x10, header.flags());
+            assertTrue(header.report());
+            assertEquals(type == PacketType.MSG_ORDER || type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12),
+                type.toString());
+        }
     }
 }

@@ -1,0 +1,128 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.PacketType;
+
+/**
+ * What a member taking over counts as a survivor's report, and whom it yields to: one
+ * MemberEngine, a hand-advanced clock, a recording sender. The nemesis simulation found each
+ * (flap 98: a leader's KeepAlive counted as that member's report, so a takeover decided without
+ * the orders that leader went on to commit).
+ */
+class TakeoverReportTest
+{
+    private static final long MS = 1_000_000L;
+
+    private final SentPackets sent = new SentPackets();
+
+    private MemberEngine member(final int self, final int leader, final int... members)
+    {
+        final MemberEngine e = new MemberEngine(new GroupConfig(self, leader, members).keepAlive(20 * MS, 100 * MS)
+            .retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS).requestAckDelayNs(0).orderAckDelayNs(0), sent,
+            (seq, sender, packetId, requestId, payload, offset, length) -> { });
+        e.start(0);
+        return e;
+    }
+
+    private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
+    {
+        e.onPacket(b, 0, b.capacity(), nowNs);
+    }
+
+    private static void runUntil(final MemberEngine e, final long fromNs, final long toNs)
+    {
+        for (long t = fromNs; t <= toNs; t += MS)
+        {
+            e.onTimer(t);
+        }
+    }
+
+    private static ByteBuffer keepAlive(final int from, final int epoch, final long lastOrderSeq, final boolean report)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
+        final KeepAliveFlyweight k = new KeepAliveFlyweight();
+        k.wrap(b, 0);
+        k.set(ByteOrder.BIG_ENDIAN, from, 60, epoch, lastOrderSeq, lastOrderSeq).header().report(report);
+        return b;
+    }
+
+    private static ByteBuffer order(final int from, final int epoch, final long seq)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(1));
+        final MsgOrderFlyweight o = new MsgOrderFlyweight();
+        o.wrap(b, 0);
+        o.set(ByteOrder.BIG_ENDIAN, from, 70, epoch, seq, 1, 0);
+        o.entry(0, 100, 1);
+        return b;
+    }
+
+    /** A member of [1..5] whose leader 5 fell silent: the lowest id, it takes over at once. */
+    private MemberEngine takingOver()
+    {
+        final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        return m;
+    }
+
+    @Test
+    void aTakeoverCountsOnlyFlaggedReportsNotAnotherMembersKeepAlive()
+    {
+        final MemberEngine m = takingOver();
+        // 3 and 4 lead, or catch up in takeovers of their own: their KeepAlives promise nothing.
+        feed(m, keepAlive(3, 1, 0, false), 151 * MS);
+        feed(m, keepAlive(4, 1, 0, false), 151 * MS);
+        runUntil(m, 152 * MS, 400 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "no report yet: 1 alone is no majority of five");
+        feed(m, keepAlive(3, 1, 0, true), 401 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "1 and 3 are no majority of five");
+        feed(m, keepAlive(4, 1, 0, true), 402 * MS);
+        runUntil(m, 403 * MS, 500 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "reports of 3 and 4: a majority with 1");
+    }
+
+    @Test
+    void aTakeoverThatHearsALeaderOfANewerEpochOrderJoinsItsGroup()
+    {
+        final MemberEngine m = takingOver();
+        feed(m, order(3, 2, 1), 151 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        assertEquals(3, m.leaderId());
+        assertEquals(1, m.counters().staleLeadersLeft());
+        feed(m, keepAlive(3, 1, 0, true), 152 * MS);
+        feed(m, keepAlive(4, 1, 0, true), 152 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state(), "reports to a takeover given up are nothing");
+    }
+
+    @Test
+    void aTakeoverYieldsToALowerIdOfItsConfigurationOutsideItsView()
+    {
+        // Leader 1 removed 2 from the view [1..4]; 2 stays in the configuration (silence does not shrink it).
+        final MemberEngine m = member(3, 1, 1, 2, 3, 4);
+        final ByteBuffer list = ByteBuffer.allocate(MemberChangeFlyweight.length(3));
+        final MemberChangeFlyweight l = new MemberChangeFlyweight();
+        l.wrap(list, 0);
+        l.set(ByteOrder.BIG_ENDIAN, 1, 80, 1, MemberChangeFlyweight.STATUS_LIST, 3).member(0, 1).member(1, 3).member(2, 4);
+        feed(m, list, MS);
+        runUntil(m, 2 * MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "3 is the lowest id left of its view [3, 4]");
+        sent.clear();
+        final ByteBuffer removed = ByteBuffer.allocate(MemberChangeFlyweight.length(0));
+        final MemberChangeFlyweight r = new MemberChangeFlyweight();
+        r.wrap(removed, 0);
+        r.set(ByteOrder.BIG_ENDIAN, 2, 81, 1, MemberChangeFlyweight.STATUS_REMOVED, 0);
+        feed(m, removed, 151 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state(), "2 takes over too, and is the lower id");
+        assertEquals(2, m.leaderId());
+        final long reportsTo2 = sent.all.stream().filter(s -> s.to() == 2 && s.type() == PacketType.KEEP_ALIVE).count();
+        assertEquals(1, reportsTo2, "its report ends with one flagged KeepAlive to 2");
+        assertEquals(true, sent.keepAlives().get(0).header().report());
+    }
+}
