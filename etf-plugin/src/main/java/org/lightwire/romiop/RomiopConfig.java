@@ -94,6 +94,8 @@ public final class RomiopConfig
     public static final String DUPLICATE_WINDOW = PREFIX + "duplicate_window";
     /** Member: clients remembered (duplicate filter, view updates). */
     public static final String MAX_CLIENTS = PREFIX + "max_clients";
+    /** Member: members the leader admits to its view; an ADDED beyond is refused (counted joinsRefused). */
+    public static final String MAX_MEMBERS = PREFIX + "max_members";
     /**
      * Member: delivered requests waiting for the ORB (JacORB's reader and POA queue) before
      * delivery waits: a slow servant holds up the member instead of queueing without bound.
@@ -162,6 +164,7 @@ public final class RomiopConfig
     final int maxTrackedReplies;
     final int duplicateWindow;
     final int maxClients;
+    final int maxMembers;
     final int maxRetainedOrders;
     final int deliveryQueue;
     final boolean eventLoopDriver;
@@ -238,6 +241,7 @@ public final class RomiopConfig
         replyGiveUpNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, REPLY_GIVE_UP_MS, 10_000, 1, 3_600_000));
         maxTrackedReplies = (int)LightwireConfig.range(c, MAX_TRACKED_REPLIES, GroupConfig.DEFAULT_MAX_TRACKED_REPLIES, 1, 1 << 20);
         maxClients = (int)LightwireConfig.range(c, MAX_CLIENTS, GroupConfig.DEFAULT_MAX_CLIENTS, 1, 1 << 20);
+        maxMembers = (int)LightwireConfig.range(c, MAX_MEMBERS, GroupConfig.DEFAULT_MAX_MEMBERS, 1, 1024);
         final String d = c.getAttribute(DRIVER, "polling").trim();
         if (!"polling".equals(d) && !"event_loop".equals(d) && !"thread".equals(d))
         {
@@ -343,6 +347,7 @@ public final class RomiopConfig
             .maxTrackedReplies(maxTrackedReplies)
             .duplicateWindow(duplicateWindow)
             .maxClients(maxClients)
+            .maxMembers(maxMembers)
             .maxRetainedOrders(maxRetainedOrders);
     }
 

@@ -1,6 +1,7 @@
 package org.lightwire.romiop.engine;
 
 import java.util.Arrays;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 
 /**
  * Settings of one group engine. Times are nanoseconds; the JacORB property that will set each one
@@ -55,6 +56,12 @@ public final class GroupConfig
     public static final int DEFAULT_DUPLICATE_WINDOW = 1024;
     /** {@code jacorb.lightwire.romiop.max_clients}: clients a member remembers (duplicate filter, view updates). */
     public static final int DEFAULT_MAX_CLIENTS = 1024;
+    /**
+     * {@code jacorb.lightwire.romiop.max_members}: members the leader admits to its view; an
+     * ADDED beyond is refused and counted. Every member counts toward the commit quorum, so a
+     * group is small; the bound also keeps a view's LIST within one packet.
+     */
+    public static final int DEFAULT_MAX_MEMBERS = 64;
     /** {@code jacorb.lightwire.romiop.max_retained_orders}: delivered requests a member keeps for a new leader's recovery. */
     public static final int DEFAULT_MAX_RETAINED_ORDERS = 1024;
 
@@ -94,6 +101,7 @@ public final class GroupConfig
     long cancelHoldNs = DEFAULT_CANCEL_HOLD_NS;
     int duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
     int maxClients = DEFAULT_MAX_CLIENTS;
+    int maxMembers = DEFAULT_MAX_MEMBERS;
     int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
 
     /**
@@ -190,6 +198,18 @@ public final class GroupConfig
     {
         this.maxClients = positive(clients, "maxClients (jacorb.lightwire.romiop.max_clients)");
         return this;
+    }
+
+    public GroupConfig maxMembers(final int members)
+    {
+        this.maxMembers = positive(members, "maxMembers (jacorb.lightwire.romiop.max_members)");
+        return this;
+    }
+
+    /** @return the members a view may hold: {@code maxMembers}, and no more than a LIST of {@code maxPacketBytes} names. */
+    int viewLimit()
+    {
+        return Math.min(maxMembers, (maxPacketBytes - MemberChangeFlyweight.length(0)) / 4);
     }
 
     public GroupConfig maxRetainedOrders(final int orders)

@@ -58,6 +58,7 @@ public final class GroupCounters
     long requestsOfGoneClientsExpired;
     long cancelsTooLate;
     long membersAdded;
+    long joinsRefused;
     long membersRemoved;
     long ordersAtOnceInBatching;
     long orderAcksSent;
@@ -278,6 +279,12 @@ public final class GroupCounters
     public long clientsForgotten()
     {
         return clientsForgotten;
+    }
+
+    /** ADDED from a new id refused by a leader whose view is full ({@code max_members}). */
+    public long joinsRefused()
+    {
+        return joinsRefused;
     }
 
     public long requestsCancelled()

@@ -1265,7 +1265,13 @@ public final class MemberEngine
         {
             case MemberChangeFlyweight.STATUS_ADDED ->
             {
-                if (isOrdering() && from == subject && from != config.selfId)
+                if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) && view.length >= config.viewLimit())
+                {
+                    // A full view (max_members, and what one LIST names): a flood of ADDED from
+                    // ids of no member's must not grow it, nor the LIST past a packet.
+                    counters.joinsRefused++;
+                }
+                else if (isOrdering() && from == subject && from != config.selfId)
                 {
                     addMember(subject, nowNs);
                     // Its NAKs sent after this ADDED are its own: see removeLaggard.
