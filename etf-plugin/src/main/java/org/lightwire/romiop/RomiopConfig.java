@@ -96,6 +96,8 @@ public final class RomiopConfig
     public static final String MAX_CLIENTS = PREFIX + "max_clients";
     /** Member: members the leader admits to its view; an ADDED beyond is refused (counted joinsRefused). */
     public static final String MAX_MEMBERS = PREFIX + "max_members";
+    /** Member: bytes of requests held unordered; a new request beyond is not ACKed (counted requestsRefusedFull). */
+    public static final String MAX_HELD_BYTES = PREFIX + "max_held_bytes";
     /**
      * Member: delivered requests waiting for the ORB (JacORB's reader and POA queue) before
      * delivery waits: a slow servant holds up the member instead of queueing without bound.
@@ -165,6 +167,7 @@ public final class RomiopConfig
     final int duplicateWindow;
     final int maxClients;
     final int maxMembers;
+    final long maxHeldBytes;
     final int maxRetainedOrders;
     final int deliveryQueue;
     final boolean eventLoopDriver;
@@ -242,6 +245,7 @@ public final class RomiopConfig
         maxTrackedReplies = (int)LightwireConfig.range(c, MAX_TRACKED_REPLIES, GroupConfig.DEFAULT_MAX_TRACKED_REPLIES, 1, 1 << 20);
         maxClients = (int)LightwireConfig.range(c, MAX_CLIENTS, GroupConfig.DEFAULT_MAX_CLIENTS, 1, 1 << 20);
         maxMembers = (int)LightwireConfig.range(c, MAX_MEMBERS, GroupConfig.DEFAULT_MAX_MEMBERS, 1, 1024);
+        maxHeldBytes = LightwireConfig.range(c, MAX_HELD_BYTES, GroupConfig.DEFAULT_MAX_HELD_BYTES, 1 << 16, 1L << 40);
         final String d = c.getAttribute(DRIVER, "polling").trim();
         if (!"polling".equals(d) && !"event_loop".equals(d) && !"thread".equals(d))
         {
@@ -348,6 +352,7 @@ public final class RomiopConfig
             .duplicateWindow(duplicateWindow)
             .maxClients(maxClients)
             .maxMembers(maxMembers)
+            .maxHeldBytes(maxHeldBytes)
             .maxRetainedOrders(maxRetainedOrders);
     }
 

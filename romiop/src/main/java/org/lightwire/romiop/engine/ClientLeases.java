@@ -1,9 +1,10 @@
 package org.lightwire.romiop.engine;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.LongPredicate;
 
@@ -54,12 +55,12 @@ final class ClientLeases
     /**
      * Forgets the clients whose lease ran out and expires their held requests.
      *
-     * @param held the requests this member holds, by key (removed through it).
+     * @param held the keys of the requests this member holds.
      * @param ordered true for a request an order names that this member has not delivered: it never expires.
-     * @param expired told each request dropped, before it is removed from {@code held}.
+     * @param expired told each request to drop (it drops it).
      * @return the number of requests expired.
      */
-    int expire(final Map<Long, HeldRequest> held, final LongPredicate ordered, final Expired expired, final long nowNs)
+    int expire(final Collection<Long> held, final LongPredicate ordered, final Expired expired, final long nowNs)
     {
         if (!evicted && (heardNs.isEmpty() || nextDeadlineNs() - nowNs > 0))
         {
@@ -75,14 +76,12 @@ final class ClientLeases
             it.remove();
         }
         int count = 0;
-        for (final Iterator<Map.Entry<Long, HeldRequest>> it = held.entrySet().iterator(); it.hasNext(); )
+        for (final long key : new ArrayList<>(held))
         {
-            final long key = it.next().getKey();
             // A get would reorder the access-ordered map: containsKey does not.
             if (!heardNs.containsKey(HeldRequest.clientId(key)) && !ordered.test(key))
             {
                 expired.expired(key);
-                it.remove();
                 count++;
             }
         }

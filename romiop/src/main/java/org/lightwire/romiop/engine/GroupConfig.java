@@ -62,6 +62,12 @@ public final class GroupConfig
      * group is small; the bound also keeps a view's LIST within one packet.
      */
     public static final int DEFAULT_MAX_MEMBERS = 64;
+    /**
+     * {@code jacorb.lightwire.romiop.max_held_bytes}: requests a member holds unordered, by payload
+     * and {@link HeldRequest#OVERHEAD_BYTES} each; a new request beyond is not ACKed, its client
+     * resends it. 64 MiB: the transport's default budget for partly received requests.
+     */
+    public static final long DEFAULT_MAX_HELD_BYTES = 64L << 20;
     /** {@code jacorb.lightwire.romiop.max_retained_orders}: delivered requests a member keeps for a new leader's recovery. */
     public static final int DEFAULT_MAX_RETAINED_ORDERS = 1024;
 
@@ -102,6 +108,7 @@ public final class GroupConfig
     int duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
     int maxClients = DEFAULT_MAX_CLIENTS;
     int maxMembers = DEFAULT_MAX_MEMBERS;
+    long maxHeldBytes = DEFAULT_MAX_HELD_BYTES;
     int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
 
     /**
@@ -203,6 +210,16 @@ public final class GroupConfig
     public GroupConfig maxMembers(final int members)
     {
         this.maxMembers = positive(members, "maxMembers (jacorb.lightwire.romiop.max_members)");
+        return this;
+    }
+
+    public GroupConfig maxHeldBytes(final long bytes)
+    {
+        if (bytes < 1)
+        {
+            throw new IllegalArgumentException("maxHeldBytes (jacorb.lightwire.romiop.max_held_bytes) must be positive: " + bytes);
+        }
+        this.maxHeldBytes = bytes;
         return this;
     }
 

@@ -59,6 +59,7 @@ public final class GroupCounters
     long cancelsTooLate;
     long membersAdded;
     long joinsRefused;
+    long requestsRefusedFull;
     long membersRemoved;
     long ordersAtOnceInBatching;
     long orderAcksSent;
@@ -279,6 +280,12 @@ public final class GroupCounters
     public long clientsForgotten()
     {
         return clientsForgotten;
+    }
+
+    /** New requests not taken (nor ACKed) because the held requests were at {@code max_held_bytes}. */
+    public long requestsRefusedFull()
+    {
+        return requestsRefusedFull;
     }
 
     /** ADDED from a new id refused by a leader whose view is full ({@code max_members}). */

@@ -15,6 +15,8 @@ final class HeldRequest
     final int responseFlags;
     final int clientSeq;
     final byte[] payload;
+    /** Bytes a held request counts against {@code max_held_bytes}: its payload and this much more (the object, the map entry). */
+    static final int OVERHEAD_BYTES = 96;
     /**
      * Sequencer: sent to it alone (flags bit 2) and not yet carried to the group. Set only on
      * arrival at an ordering member; carrying a request the others already have is harmless
@@ -29,6 +31,12 @@ final class HeldRequest
         this.responseFlags = responseFlags;
         this.clientSeq = clientSeq;
         this.payload = payload;
+    }
+
+    /** @return what this request counts against {@code max_held_bytes}. */
+    int cost()
+    {
+        return payload.length + OVERHEAD_BYTES;
     }
 
     static long key(final int senderId, final int packetId)

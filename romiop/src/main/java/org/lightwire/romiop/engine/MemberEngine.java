@@ -671,6 +671,12 @@ public final class MemberEngine
         final boolean toSequencer = request.header().toSequencer();
         final int clientId = request.senderId();
         final long key = key(clientId, request.packetId());
+        if (overHeldBudget(key, request.payloadLength()))
+        {
+            // Not ACKed: its client resends it, and it is taken once ordering frees room.
+            counters.requestsRefusedFull++;
+            return;
+        }
         // A new two-way request: its Reply will acknowledge it, unless the reply takes longer. Not
         // the first piece of a request in pieces (the only piece that asks for a reply): the whole
         // request is executed only at its last piece, far later than the delay. Anything else is
@@ -741,6 +747,18 @@ public final class MemberEngine
             fifo.admit(key, request.clientSeq(), nowNs);
         }
         deliverInOrder(nowNs);
+    }
+
+    /**
+     * @return true when a new request of {@code payloadBytes} would take the held requests past
+     *     {@code max_held_bytes}. Never for a request this member must take whatever it costs: a
+     *     duplicate, one an order names, a report to a takeover.
+     */
+    private boolean overHeldBudget(final long key, final int payloadBytes)
+    {
+        return delivery.heldBytes() + payloadBytes + HeldRequest.OVERHEAD_BYTES > config.maxHeldBytes &&
+            state != State.JOINING && state != State.LEADER_RECOVERING && !delivery.isHeld(key) &&
+            !finished.isFinished(HeldRequest.clientId(key), HeldRequest.packetId(key)) && !isOrderedUndelivered(key);
     }
 
     /** Leader: queues one request for the next MsgOrder, sent at once when nothing is in flight. */
@@ -1223,8 +1241,9 @@ public final class MemberEngine
         final Set<Long> named = new HashSet<>(delivery.orders().values());
         named.addAll(recoveredOrders.values());
         named.addAll(reportedOrders.values());
-        counters.requestsOfGoneClientsExpired += clientLeases.expire(delivery.heldByKey(), named::contains, key ->
+        counters.requestsOfGoneClientsExpired += clientLeases.expire(delivery.heldByKey().keySet(), named::contains, key ->
         {
+            delivery.drop(key);
             if (isOrdering())
             {
                 sequencer.unqueue(key);

@@ -2,6 +2,7 @@ package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,6 +30,8 @@ final class OrderedDelivery
     private final MsgOrderFlyweight msgOrder = new MsgOrderFlyweight();
     /** Received, not yet delivered requests, by key, in arrival order. */
     private final LinkedHashMap<Long, HeldRequest> received = new LinkedHashMap<>();
+    /** What {@link #received} holds, by {@link HeldRequest#cost}. */
+    private long heldBytes;
     /** Known order entries not yet delivered: order sequence number to request key. */
     private final TreeMap<Long, Long> orders = new TreeMap<>();
     /** Delivered requests still kept, by order sequence number, and their numbers by key. */
@@ -57,19 +60,31 @@ final class OrderedDelivery
 
     void hold(final HeldRequest held)
     {
-        received.put(held.key, held);
+        final HeldRequest before = received.put(held.key, held);
+        heldBytes += held.cost() - (before == null ? 0 : before.cost());
     }
 
     /** @return the held request dropped, or null when none was held. */
     HeldRequest drop(final long key)
     {
-        return received.remove(key);
+        final HeldRequest held = received.remove(key);
+        if (held != null)
+        {
+            heldBytes -= held.cost();
+        }
+        return held;
     }
 
-    /** @return the held requests, in arrival order (live: a caller may remove through it). */
+    /** @return the bytes the held requests count ({@link HeldRequest#cost}). */
+    long heldBytes()
+    {
+        return heldBytes;
+    }
+
+    /** @return the held requests, in arrival order (read-only: {@link #drop} removes). */
     Map<Long, HeldRequest> heldByKey()
     {
-        return received;
+        return Collections.unmodifiableMap(received);
     }
 
     // Orders.
@@ -152,7 +167,7 @@ final class OrderedDelivery
         Long key;
         while (nextDeliverSeq <= commitSeq && (key = orders.get(nextDeliverSeq)) != null)
         {
-            final HeldRequest held = received.remove(key);
+            final HeldRequest held = drop(key);
             if (held == null)
             {
                 break;
