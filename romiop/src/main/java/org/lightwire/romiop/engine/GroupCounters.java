@@ -77,6 +77,9 @@ public final class GroupCounters
     long naksServedAsMember;
     long joinersAnswered;
     long staleLeadersLeft;
+    long takeoversRetried;
+    long selfTakeovers;
+    long staleTakeoversIgnored;
     long staleLeadersTold;
     long laggardsRemoved;
     long nakedRequestsUnknown;
@@ -410,6 +413,24 @@ public final class GroupCounters
         return staleLeadersLeft;
     }
 
+    /** A takeover with no majority of reports for its epoch within twice the KeepAlive timeout proposed the next one. */
+    public long takeoversRetried()
+    {
+        return takeoversRetried;
+    }
+
+    /** Leader: a member's ADDED named an epoch it reported for, newer than ours: we took over from ourselves to move past it. */
+    public long selfTakeovers()
+    {
+        return selfTakeovers;
+    }
+
+    /** A takeover's REMOVED proposing an epoch not above the one this member last reported for (or proposed), to another. */
+    public long staleTakeoversIgnored()
+    {
+        return staleTakeoversIgnored;
+    }
+
     /** @return KeepAlives sent to a leader of an older epoch than this member's, so that it steps down. */
     public long staleLeadersTold()
     {
@@ -544,7 +565,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

@@ -147,6 +147,15 @@ public final class MemberEngine
     /** A new leader: the highest epoch among the reports; it orders in the next one. */
     private int reportedEpoch;
     /**
+     * The highest epoch this member reported for (to a takeover that proposed it) or proposed
+     * itself; never below {@link #epoch}. It takes no order of an older epoch, reports to no
+     * takeover proposing less, and proposes more itself (Viewstamped Replication's view number:
+     * a report is a promise bound to the epoch it was made for).
+     */
+    private int promisedEpoch;
+    /** Whom {@link #promisedEpoch} was promised to: a takeover's repeated REMOVED of that epoch is answered again. */
+    private int promisedTo = -1;
+    /**
      * The members whose acceptance commits an order: the configured members and those that joined
      * since. Silence removes a member from the view (whom the leader waits for), not from this.
      */
@@ -925,7 +934,8 @@ public final class MemberEngine
         {
             case JOINING ->
             {
-                if (from == leaderId && isMember(config.selfId) && Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0)
+                if (from == leaderId && isMember(config.selfId) && (Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0 ||
+                    Integer.compareUnsigned(keepAlive.epoch(), promisedEpoch) < 0))
                 {
                     // A leader of an older epoch than one this member took part in: not to be followed.
                     counters.staleEpochPackets++;
@@ -1284,7 +1294,20 @@ public final class MemberEngine
         {
             case MemberChangeFlyweight.STATUS_ADDED ->
             {
-                if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) && view.length >= config.viewLimit())
+                final int joinerPromise = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
+                if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
+                    Integer.compareUnsigned(joinerPromise, Math.max(epoch, promisedEpoch)) > 0)
+                {
+                    // A member of the configuration reported for an epoch newer than ours (to a
+                    // takeover that never finished): it takes no order of ours. We move the group
+                    // past that epoch: a takeover of our own, reported to by every member.
+                    counters.selfTakeovers++;
+                    promise(joinerPromise, -1);
+                    leaderId = -1;
+                    startRecovery(nowNs);
+                    recoveringFromLeave = false;
+                }
+                else if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) && view.length >= config.viewLimit())
                 {
                     // A full view (max_members, and what one LIST names): a flood of ADDED from
                     // ids of no member's must not grow it, nor the LIST past a packet.
@@ -1397,13 +1420,33 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        // A takeover: "subject failed, I (from) lead now". Repeated until we report.
+        // A takeover: "subject failed, I (from) lead now, in epoch proposed". Repeated until we report.
+        final int proposed = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
+        final int byPromise = Integer.compareUnsigned(proposed, promisedEpoch);
+        final boolean newPromise = byPromise > 0;
+        final boolean samePromise = byPromise == 0 && from == promisedTo;
+        final boolean configured = isMember(from) || configuration.contains(from);
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
         final boolean repeat = from == leaderId && !isMember(subject);
-        final boolean yield = state == State.LEADER_RECOVERING && from < config.selfId && (isMember(from) || configuration.contains(from));
-        if (state == State.MEMBER && (fresh || repeat) || yield)
+        final boolean yield = state == State.LEADER_RECOVERING && configured &&
+            (newPromise || byPromise == 0 && from < config.selfId);
+        // A joiner that was a member of this configuration reports too: while the other survivors
+        // are joining, a takeover needs their reports to reach a majority.
+        final boolean joinerReports = state == State.JOINING && configured && configuration.contains(config.selfId);
+        if (state == State.MEMBER && (fresh || repeat) && (newPromise || samePromise) || yield ||
+            joinerReports && (newPromise || samePromise))
         {
+            if (state == State.JOINING && !isMember(config.selfId))
+            {
+                view = appended(view, config.selfId);
+                Arrays.sort(view);
+            }
+            promise(proposed, from);
             followNewLeader(from, subject, nowNs);
+        }
+        else if (configured && proposed != 0 && !newPromise && !samePromise)
+        {
+            counters.staleTakeoversIgnored++;
         }
     }
 
@@ -1546,7 +1589,7 @@ public final class MemberEngine
                 }
                 else
                 {
-                    outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+                    outbox.added(promiseAboveEpoch());
                 }
             }
             case LEADER_IDLE, LEADER_BATCHING ->
@@ -1596,7 +1639,15 @@ public final class MemberEngine
                 }
                 else
                 {
-                    outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+                    if (nowNs - recoveryStartNs > 2 * config.keepAliveTimeoutNs)
+                    {
+                        // No majority reported for this epoch: propose the next one; reports for it start afresh.
+                        counters.takeoversRetried++;
+                        promise(promisedEpoch + 1, config.selfId);
+                        reports.clear();
+                        recoveryStartNs = nowNs;
+                    }
+                    outbox.takeover(failedLeaderId, promisedEpoch);
                     // Only a majority of the view before the failure may go on: a minority side waits.
                     if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && reportedByMajority())
                     {
@@ -1668,7 +1719,7 @@ public final class MemberEngine
             leaderId = -1;
         }
         transitionTo(State.JOINING, nowNs);
-        outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+        outbox.added(promiseAboveEpoch());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1721,8 +1772,11 @@ public final class MemberEngine
         }
         leaderId = config.selfId;
         reportedEpoch = epoch;
+        promise(Math.max(epoch, promisedEpoch) + 1, config.selfId);
+        // Its own knowledge stays in reportedOrders too: should it give the takeover up and
+        // rejoin, a later takeover it reports to must still learn what it accepted.
+        reportedOrders.putAll(delivery.orders());
         recoveredOrders.putAll(reportedOrders);
-        recoveredOrders.putAll(delivery.orders());
         delivery.clearOrders();
         gaps.disarm();
         reports.clear();
@@ -1731,7 +1785,7 @@ public final class MemberEngine
         counters.leaderChanges++;
         counters.recoveries++;
         transitionTo(State.LEADER_RECOVERING, nowNs);
-        outbox.memberChange(GroupSender.GROUP, failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED);
+        outbox.takeover(failedLeaderId, promisedEpoch);
         decideWhenAllReported(nowNs);
     }
 
@@ -1766,6 +1820,11 @@ public final class MemberEngine
             lastListPacketId = 0;
             lastHeardNs.put(newLeaderId, nowNs);
             transitionTo(State.MEMBER, nowNs);
+        }
+        else
+        {
+            // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
+            reportedOrders.putAll(delivery.orders());
         }
         reportTo(newLeaderId);
     }
@@ -1835,7 +1894,8 @@ public final class MemberEngine
         }
         // Its orders go out in an epoch newer than any reporter's: members that follow it take
         // no other leader's orders after that, and a leader of an older epoch steps down on hearing it.
-        enterEpoch(Math.max(reportedEpoch, epoch) + 1);
+        // The epoch it proposed: every reporter promised it and takes no order of an older one.
+        enterEpoch(Math.max(promisedEpoch, reportedEpoch + 1));
         epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
@@ -2049,7 +2109,8 @@ public final class MemberEngine
     private boolean leaderStamp(final int from, final int leaderEpoch, final long leaderCommit)
     {
         final int byEpoch = Integer.compareUnsigned(leaderEpoch, epoch);
-        if (byEpoch < 0 || (byEpoch == 0 && epochLeader >= 0 && epochLeader != from))
+        if (byEpoch < 0 || (byEpoch == 0 && epochLeader >= 0 && epochLeader != from) ||
+            Integer.compareUnsigned(leaderEpoch, promisedEpoch) < 0)
         {
             // An older epoch, or a second leader of this one: this member took another's orders.
             counters.staleEpochPackets++;
@@ -2105,9 +2166,27 @@ public final class MemberEngine
         return true;
     }
 
+    /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */
+    private int promiseAboveEpoch()
+    {
+        return Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : 0;
+    }
+
+    /** Reports for (or proposes) {@code proposed}, to {@code to}: see {@link #promisedEpoch}. */
+    private void promise(final int proposed, final int to)
+    {
+        promisedEpoch = proposed;
+        promisedTo = to;
+    }
+
     /** Moves to a newer epoch: commits of the older one no longer count for what follows. */
     private void enterEpoch(final int newEpoch)
     {
+        if (Integer.compareUnsigned(newEpoch, promisedEpoch) > 0)
+        {
+            promisedEpoch = newEpoch;
+            promisedTo = -1;
+        }
         // The new epoch's leader had every committed order of the older ones: what we reported is superseded.
         reportedOrders.clear();
         epoch = newEpoch;

@@ -146,6 +146,27 @@ final class Outbox
         sender.send(destinationId, out, memberChange.packetSize());
     }
 
+    /** A joiner's ADDED; with {@code promisedEpoch} (its one entry) when it reported for an epoch newer than its own. */
+    void added(final int promisedEpoch)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_ADDED, promisedEpoch == 0 ? 0 : 1);
+        if (promisedEpoch != 0)
+        {
+            memberChange.member(0, promisedEpoch);
+        }
+        sender.send(GroupSender.GROUP, out, memberChange.packetSize());
+    }
+
+    /** A takeover: REMOVED({@code failedLeaderId}) from this member, proposing {@code proposedEpoch} (its one entry). */
+    void takeover(final int failedLeaderId, final int proposedEpoch)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED, 1)
+            .member(0, proposedEpoch);
+        sender.send(GroupSender.GROUP, out, memberChange.packetSize());
+    }
+
     /** Sends a held request as its client sent it (a NAK answer, a relay, a recovery report). */
     void request(final int destinationId, final HeldRequest held)
     {

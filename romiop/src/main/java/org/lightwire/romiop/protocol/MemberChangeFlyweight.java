@@ -105,7 +105,10 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             return Invalid.BAD_FIELD;
         }
-        return status() != STATUS_LIST && memberCount() != 0 ? Invalid.BAD_COUNT : null;
+        // A takeover's REMOVED carries one entry: the epoch it proposes (a leave's carries none).
+        // A joiner's ADDED may carry one: the epoch it reported for (a leader of an older one moves past it).
+        final int most = status() == STATUS_LIST ? Integer.MAX_VALUE : status() == STATUS_ONLINE ? 0 : 1;
+        return memberCount() > most ? Invalid.BAD_COUNT : null;
     }
 
     @Override

@@ -114,10 +114,11 @@ class TakeoverReportTest
         runUntil(m, 2 * MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "3 is the lowest id left of its view [3, 4]");
         sent.clear();
-        final ByteBuffer removed = ByteBuffer.allocate(MemberChangeFlyweight.length(0));
+        final ByteBuffer removed = ByteBuffer.allocate(MemberChangeFlyweight.length(1));
         final MemberChangeFlyweight r = new MemberChangeFlyweight();
         r.wrap(removed, 0);
-        r.set(ByteOrder.BIG_ENDIAN, 2, 81, 1, MemberChangeFlyweight.STATUS_REMOVED, 0);
+        // 2 proposes the epoch 3 proposed (2): the lower id wins the tie.
+        r.set(ByteOrder.BIG_ENDIAN, 2, 81, 1, MemberChangeFlyweight.STATUS_REMOVED, 1).member(0, 2);
         feed(m, removed, 151 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state(), "2 takes over too, and is the lower id");
         assertEquals(2, m.leaderId());

@@ -1,0 +1,140 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
+
+/**
+ * A takeover proposes its epoch, and a report is a promise for it (Viewstamped Replication's view
+ * number): one MemberEngine, a hand-advanced clock, a recording sender.
+ */
+class ProposedEpochTest
+{
+    private static final long MS = 1_000_000L;
+
+    private final SentPackets sent = new SentPackets();
+
+    private MemberEngine engine(final GroupConfig config)
+    {
+        final MemberEngine e = new MemberEngine(config.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
+            .requestAckDelayNs(0).orderAckDelayNs(0), sent, (seq, sender, packetId, requestId, payload, offset, length) -> { });
+        e.start(0);
+        return e;
+    }
+
+    private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
+    {
+        e.onPacket(b, 0, b.capacity(), nowNs);
+    }
+
+    private static void runUntil(final MemberEngine e, final long fromNs, final long toNs)
+    {
+        for (long t = fromNs; t <= toNs; t += MS)
+        {
+            e.onTimer(t);
+        }
+    }
+
+    /** A takeover by {@code from} of failed {@code subject}, proposing {@code epoch}. */
+    private static ByteBuffer takeover(final int from, final int subject, final int epoch)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, 40 + epoch, subject, MemberChangeFlyweight.STATUS_REMOVED, 1).member(0, epoch);
+        return b;
+    }
+
+    private static ByteBuffer added(final int from, final int promisedEpoch)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, 30, from, MemberChangeFlyweight.STATUS_ADDED, 1).member(0, promisedEpoch);
+        return b;
+    }
+
+    private static ByteBuffer report(final int from)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
+        final KeepAliveFlyweight k = new KeepAliveFlyweight();
+        k.wrap(b, 0);
+        k.set(ByteOrder.BIG_ENDIAN, from, 60, 1, 0, 0).header().report(true);
+        return b;
+    }
+
+    /** The epochs proposed by the takeovers this member multicast. */
+    private List<Integer> proposals()
+    {
+        return sent.memberChanges().stream().filter(m -> m.status() == MemberChangeFlyweight.STATUS_REMOVED && m.memberCount() == 1)
+            .map(m -> m.member(0)).collect(Collectors.toList());
+    }
+
+    @Test
+    void aMemberReportsForOneEpochToOneTakeoverOnly()
+    {
+        final MemberEngine m = engine(new GroupConfig(4, 1, 1, 2, 3, 4, 5));
+        runUntil(m, MS, 110 * MS);
+        feed(m, takeover(2, 1, 2), 111 * MS);
+        assertEquals(2, m.leaderId(), "2, the successor, proposes epoch 2: reported to");
+        assertEquals(1, sent.keepAlives().stream().filter(k -> k.header().report()).count());
+        feed(m, takeover(3, 1, 2), 112 * MS);
+        assertEquals(1, m.counters().staleTakeoversIgnored(), "epoch 2 is promised to 2");
+        assertEquals(2, m.leaderId());
+    }
+
+    @Test
+    void aFormerMemberJoiningAgainReportsToATakeover()
+    {
+        // Member 3 of [1, 2, 3], removed by leader 1's LIST [1, 2]: it rejoins, its configuration still [1, 2, 3].
+        final MemberEngine m = engine(new GroupConfig(3, 1, 1, 2, 3));
+        final ByteBuffer list = ByteBuffer.allocate(MemberChangeFlyweight.length(2));
+        final MemberChangeFlyweight l = new MemberChangeFlyweight();
+        l.wrap(list, 0);
+        l.set(ByteOrder.BIG_ENDIAN, 1, 80, 1, MemberChangeFlyweight.STATUS_LIST, 2).member(0, 1).member(1, 2);
+        feed(m, list, MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        feed(m, takeover(2, 1, 2), 2 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(2, m.leaderId());
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report()), "its report ends with a flagged KeepAlive");
+    }
+
+    @Test
+    void aLeaderThatHearsAJoinerNameANewerEpochTakesOverFromItselfPastIt()
+    {
+        final MemberEngine leader = engine(new GroupConfig(1, 1, 1, 2, 3));
+        feed(leader, added(3, 5), MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());
+        assertEquals(1, leader.counters().selfTakeovers());
+        assertEquals(List.of(6), proposals(), "past the joiner's 5");
+        feed(leader, report(2), 2 * MS);
+        feed(leader, report(3), 2 * MS);
+        runUntil(leader, 3 * MS, 10 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
+        assertEquals(1, leader.leaderId());
+        sent.clear();
+        runUntil(leader, 11 * MS, 40 * MS);
+        assertTrue(sent.keepAlives().stream().allMatch(k -> k.epoch() == 6) && !sent.keepAlives().isEmpty(), "it leads epoch 6");
+    }
+
+    @Test
+    void aTakeoverWithoutAMajorityForItsEpochProposesTheNext()
+    {
+        final MemberEngine m = engine(new GroupConfig(1, 5, 1, 2, 3, 4, 5));
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        runUntil(m, 151 * MS, 400 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "nobody reports");
+        final List<Integer> proposed = proposals().stream().distinct().collect(Collectors.toList());
+        assertEquals(List.of(2, 3), proposed, "epoch 2, then after twice the KeepAlive timeout epoch 3");
+        assertEquals(1, m.counters().takeoversRetried());
+    }
+}
