@@ -1,6 +1,8 @@
 package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.lightwire.romiop.engine.OneEngine.feed;
+import static org.lightwire.romiop.engine.OneEngine.runUntil;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,30 +20,13 @@ import org.lightwire.romiop.protocol.PacketType;
  */
 class TakeoverReportTest
 {
-    private static final long MS = 1_000_000L;
+    private static final long MS = OneEngine.MS;
 
     private final SentPackets sent = new SentPackets();
 
     private MemberEngine member(final int self, final int leader, final int... members)
     {
-        final MemberEngine e = new MemberEngine(new GroupConfig(self, leader, members).keepAlive(20 * MS, 100 * MS)
-            .retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS).requestAckDelayNs(0).orderAckDelayNs(0), sent,
-            (seq, sender, packetId, requestId, payload, offset, length) -> { });
-        e.start(0);
-        return e;
-    }
-
-    private static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
-    {
-        e.onPacket(b, 0, b.capacity(), nowNs);
-    }
-
-    private static void runUntil(final MemberEngine e, final long fromNs, final long toNs)
-    {
-        for (long t = fromNs; t <= toNs; t += MS)
-        {
-            e.onTimer(t);
-        }
+        return OneEngine.started(new GroupConfig(self, leader, members), sent);
     }
 
     private static ByteBuffer keepAlive(final int from, final int epoch, final long lastOrderSeq, final boolean report)
