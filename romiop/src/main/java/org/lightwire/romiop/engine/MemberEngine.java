@@ -360,7 +360,8 @@ public final class MemberEngine
 
     /**
      * @return where delivery stands, for diagnostics: "epoch 3, commit 120, accepted 121, held 4,
-     *     orders 5, first gap at 122 (request 7/1044 missing)". Not thread-safe: a
+     *     orders 5, first gap at 122 (request 7/1044 missing)", and during a takeover how far it
+     *     is ("taking over: 2 reports, proposing epoch 4", or "catching up to 130 from 3"). Not thread-safe: a
      *     reader without the engine's lock may see values a moment old.
      */
     public String deliverySummary()
@@ -371,7 +372,9 @@ public final class MemberEngine
             : "request " + HeldRequest.clientId(next) + "/" + HeldRequest.packetId(next) + " missing";
         return "epoch " + Integer.toUnsignedString(epoch) + ", commit " + commitSeq + ", accepted " + accepted +
             ", held " + delivery.heldByKey().size() + ", orders " + delivery.orders().size() +
-            (delivery.misses() ? ", first gap at " + (accepted + 1) + " (" + missing + ")" : ", no gap");
+            (delivery.misses() ? ", first gap at " + (accepted + 1) + " (" + missing + ")" : ", no gap") +
+            (state != State.LEADER_RECOVERING ? "" : recoveryTargetSeq < 0 ? ", taking over: " + reports.size() + " reports, proposing epoch " +
+                Integer.toUnsignedString(promisedEpoch) : ", taking over: catching up to " + recoveryTargetSeq + " from " + recoveryHolderId);
     }
 
     /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */

@@ -122,5 +122,6 @@ class ProposedEpochTest
         final List<Integer> proposed = proposals().stream().distinct().collect(Collectors.toList());
         assertEquals(List.of(2, 3), proposed, "epoch 2, then after twice the KeepAlive timeout epoch 3");
         assertEquals(1, m.counters().takeoversRetried());
+        assertTrue(m.deliverySummary().endsWith("taking over: 0 reports, proposing epoch 3"), m.deliverySummary());
     }
 }
