@@ -2,10 +2,8 @@ package org.lightwire.romiop.engine;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Set;
 import java.util.function.LongPredicate;
 
 /**
@@ -52,6 +50,12 @@ final class ClientLeases
         return heardNs.isEmpty() ? Deadlines.NONE : heardNs.values().iterator().next() + leaseNs;
     }
 
+    /** @return true when a lease ran out or a client was evicted: {@link #expire} has work. */
+    boolean due(final long nowNs)
+    {
+        return evicted || !heardNs.isEmpty() && nextDeadlineNs() - nowNs <= 0;
+    }
+
     /**
      * Forgets the clients whose lease ran out and expires their held requests.
      *
@@ -62,7 +66,7 @@ final class ClientLeases
      */
     int expire(final Collection<Long> held, final LongPredicate ordered, final Expired expired, final long nowNs)
     {
-        if (!evicted && (heardNs.isEmpty() || nextDeadlineNs() - nowNs > 0))
+        if (!due(nowNs))
         {
             return 0;
         }
@@ -86,12 +90,6 @@ final class ClientLeases
             }
         }
         return count;
-    }
-
-    /** @return the clients remembered (a read-only view, for tests). */
-    Set<Integer> clients()
-    {
-        return Collections.unmodifiableSet(heardNs.keySet());
     }
 
     /** Told each request that expires. */

@@ -1247,7 +1247,7 @@ public final class MemberEngine
      */
     private void expireRequestsOfGoneClients(final long nowNs)
     {
-        if (state != State.MEMBER && !isOrdering() || delivery.heldByKey().isEmpty())
+        if (state != State.MEMBER && !isOrdering() || delivery.heldByKey().isEmpty() || !clientLeases.due(nowNs))
         {
             return;
         }
