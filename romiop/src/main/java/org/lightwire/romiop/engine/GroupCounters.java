@@ -80,6 +80,8 @@ public final class GroupCounters
     long takeoversRetried;
     long selfTakeovers;
     long staleTakeoversIgnored;
+    long foundingRejoins;
+    long unadmittedReportsWithheld;
     long staleLeadersTold;
     long laggardsRemoved;
     long nakedRequestsUnknown;
@@ -431,6 +433,21 @@ public final class GroupCounters
         return staleTakeoversIgnored;
     }
 
+    /**
+     * A member started from the founding configuration that rejoined before it ever entered a newer
+     * epoch (a restarted process, for all it knows): it reports to no takeover until admitted.
+     */
+    public long foundingRejoins()
+    {
+        return foundingRejoins;
+    }
+
+    /** Takeovers this joiner did not report to: it may be a restarted process, not admitted since. */
+    public long unadmittedReportsWithheld()
+    {
+        return unadmittedReportsWithheld;
+    }
+
     /** @return KeepAlives sent to a leader of an older epoch than this member's, so that it steps down. */
     public long staleLeadersTold()
     {
@@ -565,7 +582,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

@@ -198,6 +198,19 @@ public final class MemberEngine
     /** The leader that announced its leaving (REMOVED for itself), or -1. */
     private int leaderThatLeft = -1;
     private boolean recoveringFromLeave;
+    /**
+     * Started from the founding configuration and never in a newer epoch than the founding one: it
+     * cannot tell a first start from a restart, since the group keeps nothing on disk.
+     */
+    private boolean founding;
+    /**
+     * May be a restarted process that forgot what an earlier process with its id accepted and
+     * promised: a joiner of a configured group from its start, and a {@link #founding} member once
+     * it rejoins (it heard the group past its founding epoch, or was removed). It reports to no
+     * takeover until a leader has admitted it and set where it starts: a report of "nothing
+     * accepted" from it could let a takeover miss an order its earlier incarnation helped commit.
+     */
+    private boolean amnesiac;
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
     private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
@@ -332,6 +345,8 @@ public final class MemberEngine
         this.commits = new CommitTracker(config.selfId, configuration);
         this.lease = new Lease(config);
         commits.startEpoch(epoch, configuration, 0, 0);
+        this.founding = config.memberIndex(config.selfId) >= 0;
+        this.amnesiac = !founding && !config.mayFound();
         if (config.memberIndex(config.selfId) < 0)
         {
             this.state = State.JOINING;
@@ -962,6 +977,8 @@ public final class MemberEngine
                     stampCommit(start);
                     gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
+                    // Admitted, from the leader's commit on: what it reports from now on is what it holds.
+                    amnesiac = false;
                     acks.sendOrderAck();
                     onlineAnsweredBy.clear();
                     onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
@@ -1299,6 +1316,13 @@ public final class MemberEngine
             {
                 final int joinerPromise = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
                 if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
+                    Integer.compareUnsigned(joinerPromise, Math.max(epoch, promisedEpoch)) > 0 && mayBeRestarted())
+                {
+                    // A takeover was tried past our founding epoch, and we accepted nothing: we may be
+                    // a restarted process. We do not lead a takeover on a memory we may have lost.
+                    rejoin(nowNs);
+                }
+                else if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
                     Integer.compareUnsigned(joinerPromise, Math.max(epoch, promisedEpoch)) > 0)
                 {
                     // A member of the configuration reported for an epoch newer than ours (to a
@@ -1424,7 +1448,18 @@ public final class MemberEngine
             return;
         }
         // A takeover: "subject failed, I (from) lead now, in epoch proposed". Repeated until we report.
-        final int proposed = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
+        final int proposed = memberChange.memberCount() >= 1 ? memberChange.member(0) : 0;
+        final boolean proposerHasHistory = memberChange.memberCount() >= 3 &&
+            (Integer.compareUnsigned(memberChange.member(1), epoch) > 0 || memberChange.member(2) != 0);
+        if ((state == State.MEMBER || state == State.LEADER_RECOVERING) && mayBeRestarted() && proposerHasHistory &&
+            (isMember(from) || configuration.contains(from)))
+        {
+            // The group ordered, or went past its founding epoch, and we accepted nothing: we may
+            // be a restarted process that forgot what it accepted. No report ("nothing accepted"
+            // could hide a committed order); we rejoin and report again only once admitted.
+            rejoin(nowNs);
+            return;
+        }
         final int byPromise = Integer.compareUnsigned(proposed, promisedEpoch);
         final boolean newPromise = byPromise > 0;
         final boolean samePromise = byPromise == 0 && from == promisedTo;
@@ -1435,7 +1470,7 @@ public final class MemberEngine
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
         // are joining, a takeover needs their reports to reach a majority.
-        final boolean joinerReports = state == State.JOINING && configured && configuration.contains(config.selfId);
+        final boolean joinerReports = state == State.JOINING && configured && configuration.contains(config.selfId) && !amnesiac;
         if (state == State.MEMBER && (fresh || repeat) && (newPromise || samePromise) || yield ||
             joinerReports && (newPromise || samePromise))
         {
@@ -1450,6 +1485,10 @@ public final class MemberEngine
         else if (configured && proposed != 0 && !newPromise && !samePromise)
         {
             counters.staleTakeoversIgnored++;
+        }
+        else if (state == State.JOINING && configured && amnesiac)
+        {
+            counters.unadmittedReportsWithheld++;
         }
     }
 
@@ -1650,7 +1689,7 @@ public final class MemberEngine
                         reports.clear();
                         recoveryStartNs = nowNs;
                     }
-                    outbox.takeover(failedLeaderId, promisedEpoch);
+                    outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
                     // Only a majority of the view before the failure may go on: a minority side waits.
                     if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && reportedByMajority())
                     {
@@ -1701,6 +1740,12 @@ public final class MemberEngine
 
     private void rejoin(final long nowNs)
     {
+        if (mayBeRestarted())
+        {
+            amnesiac = true;
+            counters.foundingRejoins++;
+        }
+        founding = false;
         // What it accepted and has not delivered is kept for a takeover it may report to: a
         // member that forgets its acceptances could let a takeover miss a committed order.
         reportedOrders.putAll(delivery.orders());
@@ -1788,7 +1833,7 @@ public final class MemberEngine
         counters.leaderChanges++;
         counters.recoveries++;
         transitionTo(State.LEADER_RECOVERING, nowNs);
-        outbox.takeover(failedLeaderId, promisedEpoch);
+        outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
         decideWhenAllReported(nowNs);
     }
 
@@ -2071,6 +2116,7 @@ public final class MemberEngine
             // A member holds more of this epoch's order than this leader ever gave: it follows an
             // earlier incarnation of this id, and this process, restarted, knows nothing of it.
             counters.leaderStepDowns++;
+            amnesiac = true;
             rejoin(nowNs);
             return;
         }
@@ -2169,6 +2215,15 @@ public final class MemberEngine
         return true;
     }
 
+    /**
+     * @return true for a member started from the founding configuration that never left the
+     *     founding epoch and accepted nothing: a first start and a restart look the same to it.
+     */
+    private boolean mayBeRestarted()
+    {
+        return founding && delivery.acceptedSeq() == 0 && reportedOrders.isEmpty();
+    }
+
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */
     private int promiseAboveEpoch()
     {
@@ -2192,6 +2247,7 @@ public final class MemberEngine
         }
         // The new epoch's leader had every committed order of the older ones: what we reported is superseded.
         reportedOrders.clear();
+        founding = false;
         epoch = newEpoch;
         commitSeq = delivery.deliveredSeq();
         outbox.viewStamp(epoch, commitSeq);

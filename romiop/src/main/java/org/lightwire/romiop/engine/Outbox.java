@@ -158,12 +158,18 @@ final class Outbox
         sender.send(GroupSender.GROUP, out, memberChange.packetSize());
     }
 
-    /** A takeover: REMOVED({@code failedLeaderId}) from this member, proposing {@code proposedEpoch} (its one entry). */
-    void takeover(final int failedLeaderId, final int proposedEpoch)
+    /**
+     * A takeover: REMOVED({@code failedLeaderId}) from this member, proposing {@code proposedEpoch}
+     * (its first entry); the second and third say what history the member taking over has: the
+     * epoch it was in, and what it delivered (at most 2^31 - 1).
+     */
+    void takeover(final int failedLeaderId, final int proposedEpoch, final int ownEpoch, final long delivered)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED, 1)
-            .member(0, proposedEpoch);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), failedLeaderId, MemberChangeFlyweight.STATUS_REMOVED, 3)
+            .member(0, proposedEpoch)
+            .member(1, ownEpoch)
+            .member(2, (int)Math.min(delivered, Integer.MAX_VALUE));
         sender.send(GroupSender.GROUP, out, memberChange.packetSize());
     }
 

@@ -105,9 +105,16 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             return Invalid.BAD_FIELD;
         }
-        // A takeover's REMOVED carries one entry: the epoch it proposes (a leave's carries none).
-        // A joiner's ADDED may carry one: the epoch it reported for (a leader of an older one moves past it).
-        final int most = status() == STATUS_LIST ? Integer.MAX_VALUE : status() == STATUS_ONLINE ? 0 : 1;
+        // A takeover's REMOVED carries three entries: the epoch it proposes, the epoch its sender
+        // was in and what it delivered (a leave's carries none). A joiner's ADDED may carry one: the epoch it reported
+        // for (a leader of an older one moves past it).
+        final int most = switch (status())
+        {
+            case STATUS_LIST -> Integer.MAX_VALUE;
+            case STATUS_ONLINE -> 0;
+            case STATUS_REMOVED -> 3;
+            default -> 1;
+        };
         return memberCount() > most ? Invalid.BAD_COUNT : null;
     }
 

@@ -10,7 +10,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
-import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketType;
@@ -75,12 +74,7 @@ class RestartRulesTest
     /** A MsgOrder of {@code epoch} from the leader naming request {@code packetId} at {@code seq}, with that commit. */
     private static ByteBuffer order(final int epoch, final int packetId, final long seq, final int msgPacketId)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(1));
-        final MsgOrderFlyweight o = new MsgOrderFlyweight();
-        o.wrap(b, 0);
-        o.set(ByteOrder.BIG_ENDIAN, LEADER, msgPacketId, epoch, seq, 1, seq);
-        o.entry(0, CLIENT, packetId);
-        return b;
+        return WirePackets.order(LEADER, msgPacketId, epoch, seq, CLIENT, packetId, seq);
     }
 
     /** Member 2 of [1, 2, 3] that executed the client's request 1 at order 1 of {@code epoch}. */

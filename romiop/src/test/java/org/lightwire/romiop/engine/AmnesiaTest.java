@@ -1,0 +1,135 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.lightwire.romiop.engine.OneEngine.feed;
+import static org.lightwire.romiop.engine.OneEngine.runUntil;
+import static org.lightwire.romiop.engine.WirePackets.added;
+import static org.lightwire.romiop.engine.WirePackets.keepAlive;
+import static org.lightwire.romiop.engine.WirePackets.list;
+import static org.lightwire.romiop.engine.WirePackets.order;
+import static org.lightwire.romiop.engine.WirePackets.orderAck;
+import static org.lightwire.romiop.engine.WirePackets.request;
+import static org.lightwire.romiop.engine.WirePackets.takeover;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A process restarted with the same id forgot what its earlier incarnation accepted and promised:
+ * it reports to no takeover (a report of "nothing accepted" could let the takeover miss an order
+ * that incarnation helped commit) until a leader has admitted it and set where it starts. One
+ * MemberEngine, a hand-advanced clock, a recording sender.
+ */
+class AmnesiaTest
+{
+    private static final long MS = OneEngine.MS;
+    private static final int CLIENT = 100;
+
+    private final SentPackets sent = new SentPackets();
+
+    private long reportsSent()
+    {
+        return sent.keepAlives().stream().filter(k -> k.header().report()).count();
+    }
+
+    @Test
+    void aFoundingMemberRemovedBeforeItAcceptedAnythingReportsToNoTakeoverUntilALeaderAdmitsIt()
+    {
+        // Member 3 of [1, 2, 3], removed by leader 1's LIST [1, 2] before it accepted any order (a
+        // leader removes a restarted process that asks for orders it forgot): it rejoins, unproven.
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(m, list(1, 80, 2), MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        assertEquals(1, m.counters().foundingRejoins());
+        feed(m, takeover(2, 1, 2, 1, 30), 2 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        assertEquals(0, reportsSent(), "an earlier process with its id may have accepted orders 1..30");
+        assertEquals(1, m.counters().unadmittedReportsWithheld());
+
+        // Leader 2 (epoch 2) admits it from its commit, 30, on.
+        feed(m, list(2, 81, 1, 3), 3 * MS);
+        feed(m, keepAlive(2, 82, 2, 30, 30), 4 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(30, m.deliveredSeq());
+
+        // Removed again (say, its ACKs were lost), it rejoins with a history now; leader 2 fails
+        // and its successor 1 takes over: this member's report is what it holds.
+        feed(m, list(2, 83, 1), 5 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        feed(m, takeover(1, 2, 3, 2, 30), 6 * MS);
+        assertEquals(1, reportsSent());
+        assertEquals(30, sent.keepAlives().stream().filter(k -> k.header().report()).findFirst().orElseThrow().lastOrderSeq());
+        assertEquals(1, m.leaderId());
+        assertEquals(1, m.counters().foundingRejoins());
+    }
+
+    @Test
+    void aRestartedJoinerKnowsNoConfigurationToReportIn()
+    {
+        final MemberEngine m = OneEngine.started(GroupConfig.joining(3, 1, 2, 3), sent);
+        feed(m, takeover(2, 1, 2, 1, 30), MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        assertEquals(0, reportsSent());
+    }
+
+    @Test
+    void aFoundingMemberThatAcceptedNothingTakesATakeoverWithHistoryForItsRestart()
+    {
+        final MemberEngine restarted = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(restarted, takeover(2, 1, 2, 1, 30), MS);
+        assertEquals(MemberEngine.State.JOINING, restarted.state(), "the group delivered 30 orders it knows nothing of");
+        assertEquals(0, reportsSent());
+        assertEquals(1, restarted.counters().foundingRejoins());
+        // It stays unproven while it joins: the takeover repeated is not reported to either.
+        feed(restarted, takeover(2, 1, 2, 1, 30), 2 * MS);
+        assertEquals(0, reportsSent());
+
+        // The same takeover at a first start (its sender delivered nothing, still in epoch 1) is reported to.
+        final SentPackets firstStartSent = new SentPackets();
+        final MemberEngine firstStart = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), firstStartSent);
+        feed(firstStart, takeover(2, 1, 2, 1, 0), MS);
+        assertEquals(MemberEngine.State.MEMBER, firstStart.state());
+        assertEquals(1, firstStartSent.keepAlives().stream().filter(k -> k.header().report()).count());
+        assertEquals(0, firstStart.counters().foundingRejoins());
+    }
+
+    @Test
+    void aFoundingMemberThatAcceptedAnOrderReportsToATakeoverWithHistory()
+    {
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(m, request(CLIENT, 1), MS);
+        feed(m, order(1, 90, 1, 1, CLIENT, 1, 0), 2 * MS);
+        feed(m, takeover(2, 1, 2, 1, 30), 3 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(2, m.leaderId());
+        assertEquals(1, reportsSent());
+        assertEquals(1, sent.keepAlives().stream().filter(k -> k.header().report()).findFirst().orElseThrow().lastOrderSeq(),
+            "it delivered order 1 (a group of three commits with two)");
+    }
+
+    @Test
+    void aLeaderToldOfOrdersItNeverGaveReportsToNoTakeover()
+    {
+        final MemberEngine leader = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3).orderInterval(0, true), sent);
+        feed(leader, request(CLIENT, 1), MS);
+        runUntil(leader, 2 * MS, 3 * MS);
+        // Member 2 accepted 50 orders of this epoch: an earlier process with our id gave them.
+        feed(leader, orderAck(2, 10, 1, 50), 4 * MS);
+        assertEquals(MemberEngine.State.JOINING, leader.state());
+        sent.clear();
+        feed(leader, takeover(3, 2, 2, 1, 50), 5 * MS);
+        assertEquals(0, reportsSent(), "its order 1 is not the group's");
+        assertEquals(1, leader.counters().unadmittedReportsWithheld());
+    }
+
+    @Test
+    void aFoundingLeaderThatOrderedNothingLeadsNoTakeoverForAJoinersPromise()
+    {
+        // Member 3 reported for epoch 5, to a takeover that never finished: the group had a
+        // history past our founding epoch, and we, restarted for all we know, remember none of it.
+        final MemberEngine leader = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3), sent);
+        feed(leader, added(3, 30, 5), MS);
+        assertEquals(MemberEngine.State.JOINING, leader.state());
+        assertEquals(0, leader.counters().selfTakeovers());
+        assertEquals(1, leader.counters().foundingRejoins());
+    }
+}

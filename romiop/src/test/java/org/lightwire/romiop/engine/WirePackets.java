@@ -1,0 +1,94 @@
+package org.lightwire.romiop.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
+import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.OrderAckFlyweight;
+import org.lightwire.romiop.protocol.RequestFlyweight;
+
+/** Single packets as members and clients send them, for the rule tests that feed one engine. */
+final class WirePackets
+{
+    private WirePackets()
+    {
+    }
+
+    /**
+     * A takeover's REMOVED: {@code from} takes over from failed {@code subject}, proposing
+     * {@code proposed}; it was in {@code fromEpoch} and delivered {@code fromDelivered}.
+     */
+    static ByteBuffer takeover(final int from, final int subject, final int proposed, final int fromEpoch, final int fromDelivered)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(3));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, 40 + proposed, subject, MemberChangeFlyweight.STATUS_REMOVED, 3)
+            .member(0, proposed).member(1, fromEpoch).member(2, fromDelivered);
+        return b;
+    }
+
+    /** A joiner's ADDED naming the epoch it reported for (0: none). */
+    static ByteBuffer added(final int joiner, final int packetId, final int promisedEpoch)
+    {
+        final int entries = promisedEpoch == 0 ? 0 : 1;
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(entries));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, joiner, packetId, joiner, MemberChangeFlyweight.STATUS_ADDED, entries);
+        if (entries == 1)
+        {
+            m.member(0, promisedEpoch);
+        }
+        return b;
+    }
+
+    /** A leader's view announcement: {@code leader} first, then {@code others}. */
+    static ByteBuffer list(final int leader, final int packetId, final int... others)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(1 + others.length));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, leader, packetId, leader, MemberChangeFlyweight.STATUS_LIST, 1 + others.length).member(0, leader);
+        for (int i = 0; i < others.length; i++)
+        {
+            m.member(1 + i, others[i]);
+        }
+        return b;
+    }
+
+    static ByteBuffer keepAlive(final int from, final int packetId, final int epoch, final long lastOrderSeq, final long commit)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
+        ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, epoch, lastOrderSeq, commit);
+        return b;
+    }
+
+    /** A one-byte two-way Request of {@code client}. */
+    static ByteBuffer request(final int client, final int packetId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(RequestFlyweight.HEADER_LENGTH + 1);
+        ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, client, packetId, packetId, 1, 1);
+        return b;
+    }
+
+    /** The leader's MsgOrder naming {@code client}'s request {@code requestPacketId} at {@code seq}, committed up to {@code commit}. */
+    static ByteBuffer order(final int leader, final int packetId, final int epoch, final long seq, final int client, final int requestPacketId,
+        final long commit)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MsgOrderFlyweight.length(1));
+        final MsgOrderFlyweight o = new MsgOrderFlyweight();
+        o.wrap(b, 0);
+        o.set(ByteOrder.BIG_ENDIAN, leader, packetId, epoch, seq, 1, commit);
+        o.entry(0, client, requestPacketId);
+        return b;
+    }
+
+    static ByteBuffer orderAck(final int from, final int packetId, final int epoch, final long accepted)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, epoch, accepted, accepted);
+        return b;
+    }
+}
