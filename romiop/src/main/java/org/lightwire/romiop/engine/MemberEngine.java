@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
@@ -213,7 +214,8 @@ public final class MemberEngine
     private boolean amnesiac;
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
-    private final TreeMap<Long, Long> recoveredOrders = new TreeMap<>();
+    /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
+    private final ReportedLog recoveredOrders = new ReportedLog();
     private long recoveryTargetSeq = -1;
     /**
      * Leader: each member's last OrderAck that moved its delivery on, or the ADDED it joined with,
@@ -888,9 +890,15 @@ public final class MemberEngine
                 delivery.order(seq, key);
                 fresh = true;
             }
-            else
+            else if (!report)
             {
-                recoveredOrders.putIfAbsent(seq, key);
+                recoveredOrders.entry(from, msgOrder.epoch(), seq, key);
+                fresh = true;
+            }
+            if (report)
+            {
+                // Each entry counts for the report's whole, those we delivered ourselves included.
+                recoveredOrders.entry(from, msgOrder.epoch(), seq, key);
                 fresh = true;
             }
         }
@@ -1019,14 +1027,26 @@ public final class MemberEngine
                         view = appended(view, from);
                         Arrays.sort(view);
                     }
-                    reports.put(from, keepAlive.lastOrderSeq());
+                    // A report: what it delivered, how far it accepted, how many entries it sent.
+                    // Counted only whole; else its next copy (it reports again at each of our
+                    // REMOVED) fills in what was lost.
+                    final long delivered = keepAlive.commit();
+                    if (!recoveredOrders.complete(from, keepAlive.reportEntries(), Math.max(delivered, delivery.deliveredSeq()),
+                        keepAlive.lastOrderSeq(), delivery::isHeld))
+                    {
+                        counters.incompleteReports++;
+                        return;
+                    }
+                    reports.put(from, delivered);
                     reportedEpoch = Math.max(reportedEpoch, keepAlive.epoch());
                     decideWhenAllReported(nowNs);
                 }
-                else if (from == failedLeaderId || !isMember(from) || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
+                else if ((from == failedLeaderId || !isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
+                    Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
                 {
                     // A leader is alive after all (we were cut off from it), or one of a newer
-                    // epoch leads: join its group afresh.
+                    // epoch leads: join its group afresh. (One of an older epoch, a restarted
+                    // process with the failed leader's id say, proves neither.)
                     leaderId = from;
                     rejoin(nowNs);
                 }
@@ -1099,7 +1119,7 @@ public final class MemberEngine
 
     private boolean isOrderedUndelivered(final long key)
     {
-        return delivery.isOrderedUndelivered(key) || recoveredOrders.containsValue(key);
+        return delivery.isOrderedUndelivered(key) || recoveredOrders.names(key, delivery.deliveredSeq());
     }
 
     private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -1269,7 +1289,7 @@ public final class MemberEngine
             return;
         }
         final Set<Long> named = new HashSet<>(delivery.orders().values());
-        named.addAll(recoveredOrders.values());
+        named.addAll(recoveredOrders.orders().values());
         named.addAll(reportedOrders.values());
         counters.requestsOfGoneClientsExpired += clientLeases.expire(delivery.heldByKey().keySet(), named::contains, key ->
         {
@@ -1391,7 +1411,10 @@ public final class MemberEngine
         }
         Arrays.sort(list);
         final boolean listsSelf = Arrays.binarySearch(list, config.selfId) >= 0;
-        final boolean joinedNow = state == State.JOINING && listsSelf && (from == leaderId || !isMember(config.selfId));
+        // A joiner listed by a leader it then never heard from again (it failed before telling the
+        // joiner where to start) takes the next leader's view instead of waiting for it for good.
+        final boolean joinedNow = state == State.JOINING && listsSelf &&
+            (from == leaderId || !isMember(config.selfId) || nowNs - leaderHeardNs > config.keepAliveTimeoutNs);
         final boolean fromOurLeader = state == State.MEMBER && from == leaderId;
         if (!joinedNow && !fromOurLeader)
         {
@@ -1441,12 +1464,13 @@ public final class MemberEngine
             }
             return;
         }
-        if (subject == config.selfId)
+        if (subject == config.selfId && state != State.JOINING)
         {
             // A member that thinks we failed: if a majority followed it, our probes go unanswered and we step down then.
             counters.unexpectedPackets++;
             return;
         }
+        // (Taken over from while we rejoin, after stepping down: what we ordered is in our report.)
         // A takeover: "subject failed, I (from) lead now, in epoch proposed". Repeated until we report.
         final int proposed = memberChange.memberCount() >= 1 ? memberChange.member(0) : 0;
         final boolean proposerHasHistory = memberChange.memberCount() >= 3 &&
@@ -1687,6 +1711,7 @@ public final class MemberEngine
                         counters.takeoversRetried++;
                         promise(promisedEpoch + 1, config.selfId);
                         reports.clear();
+                        recoveredOrders.forgetReporters();
                         recoveryStartNs = nowNs;
                     }
                     outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
@@ -1824,8 +1849,11 @@ public final class MemberEngine
         // Its own knowledge stays in reportedOrders too: should it give the takeover up and
         // rejoin, a later takeover it reports to must still learn what it accepted.
         reportedOrders.putAll(delivery.orders());
-        recoveredOrders.putAll(reportedOrders);
+        recoveredOrders.entries(config.selfId, epoch, reportedOrders);
         delivery.clearOrders();
+        // A leader taking over from itself drops the batch it had queued: the old orders must
+        // keep their places first; the requests stay held and are ordered after them.
+        sequencer.reset();
         gaps.disarm();
         reports.clear();
         recoveryTargetSeq = -1;
@@ -1843,15 +1871,16 @@ public final class MemberEngine
         if (leaderId != newLeaderId)
         {
             counters.leaderChanges++;
-            // Added to what it reported before, to a takeover that never finished: still this epoch's.
-            reportedOrders.putAll(recoveredOrders);
+            // Added to what it reported before, to a takeover that never finished: still this
+            // epoch's. (What others reported to a takeover of ours is theirs to report again: sent
+            // on as ours, it would wear our epoch.)
             reportedOrders.putAll(delivery.orders());
             recoveredOrders.clear();
             reports.clear();
             recoveryTargetSeq = -1;
             delivery.forgetOrders();
             gaps.disarm();
-            if (isMember(failedId))
+            if (isMember(failedId) && failedId != config.selfId)
             {
                 removeMember(failedId);
             }
@@ -1882,7 +1911,9 @@ public final class MemberEngine
     {
         counters.reportsSent++;
         final int limit = outbox.maxEntriesPerOrder();
-        final Iterator<Map.Entry<Long, Long>> it = reportedOrders.entrySet().iterator();
+        // What it delivered is told by its delivered sequence; orders it knew there are history.
+        final SortedMap<Long, Long> undelivered = reportedOrders.tailMap(delivery.deliveredSeq(), false);
+        final Iterator<Map.Entry<Long, Long>> it = undelivered.entrySet().iterator();
         Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
         while (next != null)
         {
@@ -1907,7 +1938,13 @@ public final class MemberEngine
         {
             outbox.request(newLeaderId, held);
         }
-        outbox.report(newLeaderId, delivery.deliveredSeq());
+        long accepted = delivery.deliveredSeq();
+        Long acceptedKey;
+        while ((acceptedKey = reportedOrders.get(accepted + 1)) != null && delivery.isHeld(acceptedKey))
+        {
+            accepted++;
+        }
+        outbox.report(newLeaderId, delivery.deliveredSeq(), accepted, undelivered.size());
     }
 
     private void decideWhenAllReported(final long nowNs)
@@ -1951,7 +1988,7 @@ public final class MemberEngine
         gaps.target(holder);
         // The orders up to the target come from the holder's delivered log (its order NAK
         // answers): what others reported at those numbers may be an uncommitted older epoch's.
-        recoveredOrders.headMap(target, true).clear();
+        recoveredOrders.dropThrough(target);
         delivery.knowUpTo(target);
         deliverInOrder(nowNs);
         finishRecoveryWhenCaughtUp(nowNs);
@@ -1995,7 +2032,7 @@ public final class MemberEngine
         // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
         long seq = sequencer.lastOrderSeq() + 1;
         Long key;
-        while ((key = recoveredOrders.get(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
+        while ((key = recoveredOrders.keyAt(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
         {
             sequencer.queue(key);
             cancels.keep(key);

@@ -24,7 +24,7 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |                   epoch (unsigned long)                       |
  *  +---------------------------------------------------------------+
- *  |                   reserved (0)                                |
+ *  |                   report_entries (a report's; else 0)         |
  *  +---------------------------------------------------------------+
  *  |                   commit (unsigned long long)                 |
  *  |                                                               |
@@ -35,7 +35,7 @@ public final class KeepAliveFlyweight extends PacketFlyweight
 {
     public static final int LAST_ORDER_SEQ_OFFSET = 8;
     public static final int EPOCH_OFFSET = 16;
-    public static final int RESERVED_OFFSET = 20;
+    public static final int REPORT_ENTRIES_OFFSET = 20;
     public static final int COMMIT_OFFSET = 24;
     public static final int BODY_LENGTH = 32;
     public static final int LENGTH = PacketHeader_1_0.HEADER_LENGTH + BODY_LENGTH;
@@ -58,9 +58,21 @@ public final class KeepAliveFlyweight extends PacketFlyweight
         init(order, true, LENGTH, senderId, packetId);
         putI64(LAST_ORDER_SEQ_OFFSET, lastOrderSeq);
         putI32(EPOCH_OFFSET, epoch);
-        putI32(RESERVED_OFFSET, 0);
+        putI32(REPORT_ENTRIES_OFFSET, 0);
         putI64(COMMIT_OFFSET, commit);
         return this;
+    }
+
+    /** A report's (flags bit 4): the number of order entries the MsgOrders of the report carried. */
+    public KeepAliveFlyweight reportEntries(final int entries)
+    {
+        putI32(REPORT_ENTRIES_OFFSET, entries);
+        return this;
+    }
+
+    public int reportEntries()
+    {
+        return getI32(REPORT_ENTRIES_OFFSET);
     }
 
     public int epoch()

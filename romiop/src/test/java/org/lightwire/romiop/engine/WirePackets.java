@@ -65,6 +65,27 @@ final class WirePackets
         return b;
     }
 
+    /**
+     * The last packet of a survivor's report: delivered through {@code delivered}, accepted through
+     * {@code accepted}, {@code entries} order entries sent before it.
+     */
+    static ByteBuffer reportEnd(final int from, final int packetId, final int epoch, final long delivered, final long accepted, final int entries)
+    {
+        final ByteBuffer b = keepAlive(from, packetId, epoch, accepted, delivered);
+        final KeepAliveFlyweight k = new KeepAliveFlyweight();
+        k.wrap(b, 0);
+        k.reportEntries(entries).header().report(true);
+        return b;
+    }
+
+    /** A survivor's report entry: {@code client}'s request {@code requestPacketId} at {@code seq}, as it knew it in {@code epoch}. */
+    static ByteBuffer reportEntry(final int from, final int packetId, final int epoch, final long seq, final int client, final int requestPacketId)
+    {
+        final ByteBuffer b = order(from, packetId, epoch, seq, client, requestPacketId, 0);
+        new MsgOrderFlyweight().wrap(b, 0).header().report(true);
+        return b;
+    }
+
     /** A one-byte two-way Request of {@code client}. */
     static ByteBuffer request(final int client, final int packetId)
     {

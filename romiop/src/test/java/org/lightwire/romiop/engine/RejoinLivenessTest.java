@@ -1,0 +1,72 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.lightwire.romiop.engine.OneEngine.feed;
+import static org.lightwire.romiop.engine.OneEngine.runUntil;
+import static org.lightwire.romiop.engine.WirePackets.keepAlive;
+import static org.lightwire.romiop.engine.WirePackets.list;
+import static org.lightwire.romiop.engine.WirePackets.request;
+import static org.lightwire.romiop.engine.WirePackets.takeover;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Members that step down, rejoin or take over must not wait for good on a process that is gone or
+ * is not what it seems: one MemberEngine, a hand-advanced clock, a recording sender.
+ */
+class RejoinLivenessTest
+{
+    private static final long MS = OneEngine.MS;
+
+    private final SentPackets sent = new SentPackets();
+
+    @Test
+    void aJoinerListedByALeaderThatFellSilentTakesTheNextLeadersView()
+    {
+        final MemberEngine m = OneEngine.started(GroupConfig.joining(4, 1, 2, 3, 4), sent);
+        // Leader 2 lists it, then fails before it says where the joiner starts.
+        feed(m, list(2, 80, 4), MS);
+        assertEquals(2, m.leaderId());
+        feed(m, list(3, 90, 4), 50 * MS);
+        assertEquals(2, m.leaderId(), "2 was heard 49 ms ago: its view stands");
+        feed(m, list(3, 91, 4), 150 * MS);
+        assertEquals(3, m.leaderId(), "2 silent for longer than the KeepAlive timeout");
+        feed(m, keepAlive(3, 92, 2, 40, 40), 151 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(40, m.deliveredSeq());
+    }
+
+    @Test
+    void aLeaderThatSteppedDownReportsToTheTakeoverOfItself()
+    {
+        final MemberEngine leader = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3).orderInterval(0, true), sent);
+        feed(leader, request(100, 1), MS);
+        // Nobody answers its KeepAlives: a minority of one, it steps down and rejoins.
+        runUntil(leader, 2 * MS, 150 * MS);
+        assertEquals(MemberEngine.State.JOINING, leader.state());
+        sent.clear();
+        // 2 takes over from it: its order 1 (maybe committed) must reach the new leader.
+        feed(leader, takeover(2, 1, 2, 1, 0), 151 * MS);
+        assertEquals(2, leader.leaderId());
+        assertEquals(MemberEngine.State.MEMBER, leader.state());
+        assertEquals(true, java.util.Arrays.stream(leader.currentMembers()).anyMatch(id -> id == 1), "a member of the view it reported to");
+        assertEquals(1, sent.keepAlives().stream().filter(k -> k.header().report()).count());
+        assertEquals(1, sent.orders().stream().filter(o -> o.header().report() && o.firstOrderSeq() == 1).count());
+    }
+
+    @Test
+    void aTakeoverGoesOnWhenAnOlderEpochsKeepAliveComesFromTheFailedLeadersId()
+    {
+        // Member 2 of [1, 2, 3] follows leader 1 in epoch 2; 1 falls silent and 2 takes over.
+        final MemberEngine m = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3), sent);
+        feed(m, keepAlive(1, 70, 2, 0, 0), MS);
+        runUntil(m, 2 * MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        // A process restarted with id 1, in epoch 1: not the leader that failed.
+        feed(m, keepAlive(1, 5, 1, 0, 0), 151 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        // Leader 1 of epoch 2 after all (we were cut off from it): the takeover gives up.
+        feed(m, keepAlive(1, 71, 2, 0, 0), 152 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+    }
+}

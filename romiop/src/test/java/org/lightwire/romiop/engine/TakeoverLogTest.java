@@ -1,0 +1,114 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lightwire.romiop.engine.OneEngine.feed;
+import static org.lightwire.romiop.engine.OneEngine.runUntil;
+import static org.lightwire.romiop.engine.WirePackets.added;
+import static org.lightwire.romiop.engine.WirePackets.reportEnd;
+import static org.lightwire.romiop.engine.WirePackets.reportEntry;
+import static org.lightwire.romiop.engine.WirePackets.request;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a takeover keeps past the highest delivered order: every order a reporter accepted keeps its
+ * place, so the whole report must have arrived, and the leader's own orders go before anything it
+ * had queued. One MemberEngine, a hand-advanced clock, a recording sender.
+ */
+class TakeoverLogTest
+{
+    private static final long MS = OneEngine.MS;
+    private static final int CLIENT = 100;
+
+    private final SentPackets sent = new SentPackets();
+
+    /** The requests this member ordered, in order, as "client/packet" from its MsgOrders (not reports). */
+    private List<String> ordered()
+    {
+        return sent.orders().stream().filter(o -> !o.header().report())
+            .flatMap(o -> java.util.stream.IntStream.range(0, o.entryCount()).mapToObj(i -> (o.firstOrderSeq() + i) + "=" +
+                o.entrySenderId(i) + "/" + o.entryPacketId(i)))
+            .distinct().toList();
+    }
+
+    @Test
+    void aReportCountsOnlyOnceItArrivedWhole()
+    {
+        // Member 1 of [1..5]; leader 5 falls silent and 1 takes over, proposing epoch 2.
+        final MemberEngine m = OneEngine.started(new GroupConfig(1, 5, 1, 2, 3, 4, 5), sent);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        // 3 accepted order 1 (request 100/1) of leader 5; its report's MsgOrder and Request are lost.
+        feed(m, reportEnd(3, 60, 1, 0, 1, 1), 151 * MS);
+        feed(m, reportEnd(4, 60, 1, 0, 0, 0), 151 * MS);
+        runUntil(m, 152 * MS, 300 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "1 and 4 are no majority of five; 3's report is not whole");
+        assertEquals(1, m.counters().incompleteReports());
+        // 3 reports again (it does at each REMOVED of ours): whole now.
+        feed(m, request(CLIENT, 1), 301 * MS);
+        feed(m, reportEntry(3, 61, 1, 1, CLIENT, 1), 301 * MS);
+        feed(m, reportEnd(3, 62, 1, 0, 1, 1), 301 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        assertEquals(1, m.counters().incompleteReports());
+        runUntil(m, 302 * MS, 320 * MS);
+        assertTrue(m.state() == MemberEngine.State.LEADER_IDLE || m.state() == MemberEngine.State.LEADER_BATCHING, m.state().name());
+        assertEquals("1=100/1", ordered().get(0), "order 1, which 3 may have committed with 5, keeps its place");
+    }
+
+    @Test
+    void aLeaderTakingOverFromItselfOrdersItsOwnOrdersBeforeItsQueuedBatch()
+    {
+        final MemberEngine leader = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3).orderInterval(10 * MS, false), sent);
+        feed(leader, request(CLIENT, 1), MS);
+        runUntil(leader, 2 * MS, 12 * MS);
+        assertEquals(List.of("1=100/1"), ordered(), "ordered when its batch ended");
+        feed(leader, request(CLIENT + 1, 1), 13 * MS);
+        assertEquals(1, ordered().size(), "the next request waits for its batch");
+        // 3 reported for epoch 5 to a takeover that never finished: the leader takes over from itself.
+        feed(leader, added(3, 30, 5), 14 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());
+        feed(leader, reportEnd(2, 60, 1, 0, 0, 0), 15 * MS);
+        feed(leader, reportEnd(3, 60, 1, 0, 0, 0), 15 * MS);
+        runUntil(leader, 16 * MS, 60 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
+        assertEquals(List.of("1=100/1", "2=101/1"), ordered(), "its order 1 (maybe committed) first, then the batch");
+    }
+
+    @Test
+    void aReportNamesNoOrderItsSenderDeliveredPast()
+    {
+        // Member 3 of [1, 2, 3] delivers order 1, knows order 2 without its request, and is removed.
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(m, request(CLIENT, 1), MS);
+        feed(m, WirePackets.order(1, 90, 1, 1, CLIENT, 1, 1), MS);
+        feed(m, WirePackets.order(1, 91, 1, 2, CLIENT, 2, 1), MS);
+        feed(m, WirePackets.list(1, 92, 2), 2 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        // Admitted again from the commit, 5: order 2 is behind it.
+        feed(m, WirePackets.list(1, 93, 2, 3), 3 * MS);
+        feed(m, WirePackets.keepAlive(1, 94, 1, 5, 5), 3 * MS);
+        assertEquals(5, m.deliveredSeq());
+        // Leader 1 fails; 2 takes over: 3's report is its delivered 5 and nothing older.
+        feed(m, WirePackets.takeover(2, 1, 2, 1, 5), 4 * MS);
+        assertEquals(2, m.leaderId());
+        assertEquals(0, sent.orders().stream().filter(o -> o.header().report()).count(), "order 2 was history at 5");
+        assertEquals(0, sent.keepAlives().stream().filter(k -> k.header().report()).findFirst().orElseThrow().reportEntries());
+    }
+
+    @Test
+    void aTakeoverThatYieldsReportsOnlyWhatItKnowsItself()
+    {
+        // Member 2 of [1..5] takes over from silent leader 1, proposing epoch 2; 4 reports order 5.
+        final MemberEngine m = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3, 4, 5), sent);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        feed(m, request(CLIENT, 7), 151 * MS);
+        feed(m, reportEntry(4, 61, 1, 5, CLIENT, 7), 151 * MS);
+        // 3 proposes epoch 3: 2 yields and reports to it. Order 5 is 4's to report (in its own epoch), not 2's.
+        feed(m, WirePackets.takeover(3, 1, 3, 1, 0), 152 * MS);
+        assertEquals(3, m.leaderId());
+        assertEquals(0, sent.orders().stream().filter(o -> o.header().report()).count());
+    }
+}
