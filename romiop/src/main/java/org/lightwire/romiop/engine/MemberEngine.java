@@ -1022,6 +1022,13 @@ public final class MemberEngine
                 {
                     // A survivor's report, complete. A member of the configuration outside our view
                     // (one we removed) that follows our takeover is one again.
+                    if (keepAlive.epoch() != promisedEpoch)
+                    {
+                        // For an earlier proposal of ours, and late: that promise may since have
+                        // gone to another takeover. Its report for this proposal will follow.
+                        counters.staleReportsIgnored++;
+                        return;
+                    }
                     if (!isMember(from))
                     {
                         view = appended(view, from);
@@ -1038,7 +1045,6 @@ public final class MemberEngine
                         return;
                     }
                     reports.put(from, delivered);
-                    reportedEpoch = Math.max(reportedEpoch, keepAlive.epoch());
                     decideWhenAllReported(nowNs);
                 }
                 else if ((from == failedLeaderId || !isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
@@ -1133,8 +1139,10 @@ public final class MemberEngine
         heard(requester, nowNs);
         // Only members NAK: a group runs, and a joiner must not found another.
         groupHeard = true;
-        if (state == State.JOINING || !isMember(requester))
+        if (state == State.JOINING || !isMember(requester) && requester != leaderId)
         {
+            // (Our leader is answered even outside our view: a takeover we reported to catches
+            // up from us before it announces its view.)
             counters.unexpectedPackets++;
             tellRemoved(requester);
             return;
@@ -1944,7 +1952,7 @@ public final class MemberEngine
         {
             accepted++;
         }
-        outbox.report(newLeaderId, delivery.deliveredSeq(), accepted, undelivered.size());
+        outbox.report(newLeaderId, promisedEpoch, delivery.deliveredSeq(), accepted, undelivered.size());
     }
 
     private void decideWhenAllReported(final long nowNs)

@@ -123,13 +123,14 @@ final class Outbox
 
     /**
      * The last packet of a survivor's report to the member taking over: a KeepAlive flagged REPORT
-     * naming how far it accepted ({@code last_order_seq}), what it delivered ({@code commit}) and
-     * how many order entries its report's MsgOrders carried ({@code report_entries}).
+     * naming the epoch it promises to that takeover ({@code epoch}), how far it accepted
+     * ({@code last_order_seq}), what it delivered ({@code commit}) and how many order entries its
+     * report's MsgOrders carried ({@code report_entries}).
      */
-    void report(final int newLeaderId, final long deliveredSeq, final long acceptedSeq, final int entries)
+    void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries)
     {
         keepAlive.wrap(out, 0);
-        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), epoch, acceptedSeq, deliveredSeq).reportEntries(entries);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, acceptedSeq, deliveredSeq).reportEntries(entries);
         keepAlive.header().report(true);
         sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
     }

@@ -50,12 +50,10 @@ class ClientLeaseTest
         return b;
     }
 
-    /** Member {@code from}'s report to the member taking over: nothing undelivered, delivered up to {@code deliveredSeq}. */
+    /** Member {@code from}'s report to the member taking over (proposing epoch 2): nothing undelivered, delivered up to {@code deliveredSeq}. */
     private static ByteBuffer report(final int from, final long deliveredSeq)
     {
-        final ByteBuffer b = keepAlive(from, deliveredSeq, deliveredSeq);
-        new KeepAliveFlyweight().wrap(b, 0).header().report(true);
-        return b;
+        return WirePackets.reportEnd(from, 60, 2, deliveredSeq, deliveredSeq, 0);
     }
 
     private static ByteBuffer request()

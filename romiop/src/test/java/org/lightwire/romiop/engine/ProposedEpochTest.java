@@ -47,13 +47,10 @@ class ProposedEpochTest
         return b;
     }
 
-    private static ByteBuffer report(final int from)
+    /** {@code from}'s report, promising {@code epoch}: nothing delivered or accepted. */
+    private static ByteBuffer report(final int from, final int epoch)
     {
-        final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
-        final KeepAliveFlyweight k = new KeepAliveFlyweight();
-        k.wrap(b, 0);
-        k.set(ByteOrder.BIG_ENDIAN, from, 60, 1, 0, 0).header().report(true);
-        return b;
+        return WirePackets.reportEnd(from, 60, epoch, 0, 0, 0);
     }
 
     /** The epochs proposed by the takeovers this member multicast. */
@@ -106,8 +103,8 @@ class ProposedEpochTest
         assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());
         assertEquals(1, leader.counters().selfTakeovers());
         assertEquals(List.of(6), proposals(), "past the joiner's 5");
-        feed(leader, report(2), 2 * MS);
-        feed(leader, report(3), 2 * MS);
+        feed(leader, report(2, 6), 2 * MS);
+        feed(leader, report(3, 6), 2 * MS);
         runUntil(leader, 3 * MS, 10 * MS);
         assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
         assertEquals(1, leader.leaderId());

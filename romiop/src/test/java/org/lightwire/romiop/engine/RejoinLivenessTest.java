@@ -69,4 +69,23 @@ class RejoinLivenessTest
         feed(m, keepAlive(1, 71, 2, 0, 0), 152 * MS);
         assertEquals(MemberEngine.State.JOINING, m.state());
     }
+
+    @Test
+    void aMemberAnswersTheNaksOfTheTakeoverItReportedToOutsideItsView()
+    {
+        // Member 3 of [1, 2, 3] delivers order 1, then leader 1's view drops 2 and 3: it rejoins
+        // knowing only 1; 2 takes over from 1 and 3 reports to it (2 is still not in its view).
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(m, request(100, 1), MS);
+        feed(m, WirePackets.order(1, 90, 1, 1, 100, 1, 1), MS);
+        assertEquals(1, m.deliveredSeq());
+        feed(m, list(1, 91), 2 * MS);
+        feed(m, takeover(2, 1, 2, 1, 0), 3 * MS);
+        assertEquals(2, m.leaderId());
+        sent.clear();
+        // The new leader catches up from it: order 1.
+        feed(m, WirePackets.orderNak(2, 50, 1), 4 * MS);
+        assertEquals(1, sent.orders().stream().filter(o -> o.firstOrderSeq() == 1 && !o.header().report()).count(), "order 1 sent to 2");
+        assertEquals(0, m.counters().removedMembersTold());
+    }
 }

@@ -41,15 +41,15 @@ class TakeoverLogTest
         runUntil(m, MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         // 3 accepted order 1 (request 100/1) of leader 5; its report's MsgOrder and Request are lost.
-        feed(m, reportEnd(3, 60, 1, 0, 1, 1), 151 * MS);
-        feed(m, reportEnd(4, 60, 1, 0, 0, 0), 151 * MS);
+        feed(m, reportEnd(3, 60, 2, 0, 1, 1), 151 * MS);
+        feed(m, reportEnd(4, 60, 2, 0, 0, 0), 151 * MS);
         runUntil(m, 152 * MS, 300 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "1 and 4 are no majority of five; 3's report is not whole");
         assertEquals(1, m.counters().incompleteReports());
         // 3 reports again (it does at each REMOVED of ours): whole now.
         feed(m, request(CLIENT, 1), 301 * MS);
         feed(m, reportEntry(3, 61, 1, 1, CLIENT, 1), 301 * MS);
-        feed(m, reportEnd(3, 62, 1, 0, 1, 1), 301 * MS);
+        feed(m, reportEnd(3, 62, 2, 0, 1, 1), 301 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         assertEquals(1, m.counters().incompleteReports());
         runUntil(m, 302 * MS, 320 * MS);
@@ -69,8 +69,8 @@ class TakeoverLogTest
         // 3 reported for epoch 5 to a takeover that never finished: the leader takes over from itself.
         feed(leader, added(3, 30, 5), 14 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());
-        feed(leader, reportEnd(2, 60, 1, 0, 0, 0), 15 * MS);
-        feed(leader, reportEnd(3, 60, 1, 0, 0, 0), 15 * MS);
+        feed(leader, reportEnd(2, 60, 6, 0, 0, 0), 15 * MS);
+        feed(leader, reportEnd(3, 60, 6, 0, 0, 0), 15 * MS);
         runUntil(leader, 16 * MS, 60 * MS);
         assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
         assertEquals(List.of("1=100/1", "2=101/1"), ordered(), "its order 1 (maybe committed) first, then the batch");

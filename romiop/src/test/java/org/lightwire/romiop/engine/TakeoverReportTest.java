@@ -1,6 +1,7 @@
 package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.lightwire.romiop.engine.OneEngine.feed;
 import static org.lightwire.romiop.engine.OneEngine.runUntil;
 
@@ -66,9 +67,10 @@ class TakeoverReportTest
         feed(m, keepAlive(4, 1, 0, false), 151 * MS);
         runUntil(m, 152 * MS, 400 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "no report yet: 1 alone is no majority of five");
-        feed(m, keepAlive(3, 1, 0, true), 401 * MS);
+        // The takeover proposed epoch 3 after twice the KeepAlive timeout without a majority.
+        feed(m, keepAlive(3, 3, 0, true), 401 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "1 and 3 are no majority of five");
-        feed(m, keepAlive(4, 1, 0, true), 402 * MS);
+        feed(m, keepAlive(4, 3, 0, true), 402 * MS);
         runUntil(m, 403 * MS, 500 * MS);
         assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "reports of 3 and 4: a majority with 1");
     }
@@ -81,8 +83,8 @@ class TakeoverReportTest
         assertEquals(MemberEngine.State.JOINING, m.state());
         assertEquals(3, m.leaderId());
         assertEquals(1, m.counters().staleLeadersLeft());
-        feed(m, keepAlive(3, 1, 0, true), 152 * MS);
-        feed(m, keepAlive(4, 1, 0, true), 152 * MS);
+        feed(m, keepAlive(3, 2, 0, true), 152 * MS);
+        feed(m, keepAlive(4, 2, 0, true), 152 * MS);
         assertEquals(MemberEngine.State.JOINING, m.state(), "reports to a takeover given up are nothing");
     }
 
@@ -110,5 +112,24 @@ class TakeoverReportTest
         final long reportsTo2 = sent.all.stream().filter(s -> s.to() == 2 && s.type() == PacketType.KEEP_ALIVE).count();
         assertEquals(1, reportsTo2, "its report ends with one flagged KeepAlive to 2");
         assertEquals(true, sent.keepAlives().get(0).header().report());
+    }
+
+    @Test
+    void aReportForAnEarlierProposalArrivingLateIsNotCounted()
+    {
+        final MemberEngine m = takingOver();
+        runUntil(m, 151 * MS, 400 * MS);
+        assertTrue(m.deliverySummary().endsWith("proposing epoch 3"), m.deliverySummary());
+        // 3 and 4 reported for epoch 2 long ago; their reports come in late. Each may have
+        // promised epoch 3 to another takeover since: they count for nothing here.
+        feed(m, keepAlive(3, 2, 0, true), 401 * MS);
+        feed(m, keepAlive(4, 2, 0, true), 401 * MS);
+        runUntil(m, 402 * MS, 500 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        assertEquals(2, m.counters().staleReportsIgnored());
+        feed(m, keepAlive(3, 3, 0, true), 501 * MS);
+        feed(m, keepAlive(4, 3, 0, true), 501 * MS);
+        runUntil(m, 502 * MS, 600 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "their reports for epoch 3");
     }
 }

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
+import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 
@@ -103,6 +104,14 @@ final class WirePackets
         o.wrap(b, 0);
         o.set(ByteOrder.BIG_ENDIAN, leader, packetId, epoch, seq, 1, commit);
         o.entry(0, client, requestPacketId);
+        return b;
+    }
+
+    /** An order NAK: {@code from} lacks the orders from {@code fromSeq} on. */
+    static ByteBuffer orderNak(final int from, final int packetId, final long fromSeq)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(NakFlyweight.HEADER_LENGTH);
+        ((NakFlyweight)new NakFlyweight().wrap(b, 0)).setOrderNak(ByteOrder.BIG_ENDIAN, from, packetId, fromSeq);
         return b;
     }
 
