@@ -177,7 +177,8 @@ final class NemesisCluster
         String describe()
         {
             return incarnation + " " + (crashed ? "CRASHED " : paused ? "PAUSED " : "") + engine.state() + " leader=" + engine.leaderId() +
-                " view=" + Arrays.toString(engine.currentMembers()) + " deliveredSeq=" + engine.deliveredSeq();
+                " view=" + Arrays.toString(engine.currentMembers()) + " deliveredSeq=" + engine.deliveredSeq() +
+                (engine.state() == MemberEngine.State.LEADER_RECOVERING ? " (" + engine.deliverySummary() + ")" : "");
         }
     }
 
