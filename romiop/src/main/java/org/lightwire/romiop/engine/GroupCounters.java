@@ -84,6 +84,10 @@ public final class GroupCounters
     long unadmittedReportsWithheld;
     long incompleteReports;
     long staleReportsIgnored;
+    long servedFromTold;
+    long takeoverSkips;
+    long epochAsksAnswered;
+    long epochsLearned;
     long staleLeadersTold;
     long laggardsRemoved;
     long nakedRequestsUnknown;
@@ -462,6 +466,30 @@ public final class GroupCounters
         return staleReportsIgnored;
     }
 
+    /** Takeovers told that this member cannot send the orders they asked for (it joined past them): it names the first it can. */
+    public long servedFromTold()
+    {
+        return servedFromTold;
+    }
+
+    /** Takeovers that skipped orders nobody could send them (their holder joined past them), as a joiner does. */
+    public long takeoverSkips()
+    {
+        return takeoverSkips;
+    }
+
+    /** EPOCH_ASKs this member answered (it may be asked by a restarted process). */
+    public long epochAsksAnswered()
+    {
+        return epochAsksAnswered;
+    }
+
+    /** Times this possibly-restarted process heard the epochs of enough members to ask to join. */
+    public long epochsLearned()
+    {
+        return epochsLearned;
+    }
+
     /** @return KeepAlives sent to a leader of an older epoch than this member's, so that it steps down. */
     public long staleLeadersTold()
     {
@@ -596,7 +624,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", epochAsksAnswered=" + epochAsksAnswered + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

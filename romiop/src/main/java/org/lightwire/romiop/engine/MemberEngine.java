@@ -212,6 +212,17 @@ public final class MemberEngine
      * accepted" from it could let a takeover miss an order its earlier incarnation helped commit.
      */
     private boolean amnesiac;
+    /**
+     * Viewstamped Replication's recovery, for an {@link #amnesiac} process: it asks the members'
+     * epochs (EPOCH_ASK, with a nonce of this ask) and asks to join only once enough members of
+     * its configured group answered that every majority that could have taken a promise of its
+     * earlier incarnation is among them; it takes the newest epoch told as promised, so no leader
+     * of an older epoch admits it.
+     */
+    private int epochAskNonce;
+    private final Set<Integer> epochAnswers = new HashSet<>();
+    private boolean epochsLearned;
+    private int epochToldMax;
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
@@ -455,9 +466,13 @@ public final class MemberEngine
         tickDeadlineNs = nowNs + tickPeriodNs();
         leaderHeardNs = nowNs;
         lease.start(configuration, nowNs);
+        if (amnesiac)
+        {
+            forgetEpochsLearned(nowNs);
+        }
         if (state == State.JOINING)
         {
-            outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ADDED);
+            askToJoin();
         }
     }
 
@@ -966,7 +981,7 @@ public final class MemberEngine
                     // A leader of an older epoch than one this member took part in: not to be followed.
                     counters.staleEpochPackets++;
                 }
-                else if (from == leaderId && isMember(config.selfId))
+                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || epochsLearned))
                 {
                     // The leader's word on where this member starts: after what is committed (no
                     // state transfer of earlier requests); the orders up to the KeepAlive's end it
@@ -1046,6 +1061,20 @@ public final class MemberEngine
                     }
                     reports.put(from, delivered);
                     decideWhenAllReported(nowNs);
+                }
+                else if (recoveryTargetSeq >= 0 && from == recoveryHolderId && keepAlive.epoch() == epoch)
+                {
+                    // The holder of what is fixed cannot send the orders below commit + 1: it joined
+                    // past them, and nobody reported more. We skip them as a joiner does (their
+                    // requests are not executed here) and take the rest from it.
+                    final long servedFrom = keepAlive.commit() + 1;
+                    if (servedFrom > delivery.nextDeliverSeq())
+                    {
+                        counters.takeoverSkips++;
+                        delivery.startAfter(Math.min(servedFrom - 1, recoveryTargetSeq));
+                        delivery.knowUpTo(recoveryTargetSeq);
+                        deliverInOrder(nowNs);
+                    }
                 }
                 else if ((from == failedLeaderId || !isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
                     Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
@@ -1152,6 +1181,14 @@ public final class MemberEngine
         {
             removeLaggard(requester, nowNs);
             return;
+        }
+        if (!isOrdering() && requester == leaderId && nak.nakType() == PacketType.MSG_ORDER &&
+            nak.fromOrderSeq() < delivery.firstOfRetainedRun())
+        {
+            // The takeover we reported to catches up from us, but we joined past those orders (no
+            // state transfer) or forgot them: we say where we can start, so that it need not ask for good.
+            counters.servedFromTold++;
+            outbox.servesFrom(requester, promisedEpoch, delivery.deliveredSeq(), delivery.firstOfRetainedRun());
         }
         final int unknown = gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
         if (unknown > 0 && isOrdering() && sentAfterLastAck(requester, nak.packetId()))
@@ -1323,7 +1360,8 @@ public final class MemberEngine
         outbox.observe(memberChange.packetId());
         final int from = memberChange.senderId();
         final int subject = memberChange.memberId();
-        if (memberChange.status() == MemberChangeFlyweight.STATUS_ADDED && from == subject)
+        if ((memberChange.status() == MemberChangeFlyweight.STATUS_ADDED || memberChange.status() == MemberChangeFlyweight.STATUS_EPOCH_ASK) &&
+            from == subject)
         {
             // A member asking to be added is alive but in no group of ours: it keeps its place in
             // the view until the timeout, but does not count as present for the leader's lease (a
@@ -1392,6 +1430,15 @@ public final class MemberEngine
                 }
             }
             case MemberChangeFlyweight.STATUS_LIST -> onList(from, buffer, nowNs);
+            case MemberChangeFlyweight.STATUS_EPOCH_ASK ->
+            {
+                if (from == subject && from != config.selfId && !amnesiac && memberChange.memberCount() == 1)
+                {
+                    counters.epochAsksAnswered++;
+                    outbox.epochTold(from, memberChange.member(0), Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch);
+                }
+            }
+            case MemberChangeFlyweight.STATUS_EPOCH_TOLD -> onEpochTold(from, subject);
             default -> onRemoved(from, subject, nowNs);
         }
     }
@@ -1663,7 +1710,7 @@ public final class MemberEngine
                 }
                 else
                 {
-                    outbox.added(promiseAboveEpoch());
+                    askToJoin();
                 }
             }
             case LEADER_IDLE, LEADER_BATCHING ->
@@ -1775,7 +1822,7 @@ public final class MemberEngine
     {
         if (mayBeRestarted())
         {
-            amnesiac = true;
+            becomeAmnesiac(nowNs);
             counters.foundingRejoins++;
         }
         founding = false;
@@ -1800,7 +1847,7 @@ public final class MemberEngine
             leaderId = -1;
         }
         transitionTo(State.JOINING, nowNs);
-        outbox.added(promiseAboveEpoch());
+        askToJoin();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1979,6 +2026,14 @@ public final class MemberEngine
                 target = reported;
                 holder = id;
             }
+        }
+        if (target > 0 && mayBeRestarted())
+        {
+            // A report shows a history we lack (we accepted nothing, from the founding
+            // configuration): we may be a restarted process, whose earlier incarnation's
+            // acceptances this takeover would miss in our place. We give it up and rejoin.
+            rejoin(nowNs);
+            return;
         }
         if (!reportedByMajority())
         {
@@ -2161,7 +2216,7 @@ public final class MemberEngine
             // A member holds more of this epoch's order than this leader ever gave: it follows an
             // earlier incarnation of this id, and this process, restarted, knows nothing of it.
             counters.leaderStepDowns++;
-            amnesiac = true;
+            becomeAmnesiac(nowNs);
             rejoin(nowNs);
             return;
         }
@@ -2258,6 +2313,81 @@ public final class MemberEngine
         leaderId = from;
         rejoin(nowNs);
         return true;
+    }
+
+    /** Forgets what it may have accepted or promised: it reports to no takeover, and asks the epochs before it asks to join. */
+    private void becomeAmnesiac(final long nowNs)
+    {
+        amnesiac = true;
+        forgetEpochsLearned(nowNs);
+    }
+
+    private void forgetEpochsLearned(final long nowNs)
+    {
+        epochsLearned = false;
+        epochAnswers.clear();
+        epochToldMax = 0;
+        // A new nonce per ask: an answer to an earlier ask (of an earlier incarnation) is not this one's.
+        final long mixed = (nowNs ^ (nowNs >>> 29) ^ ((long)config.selfId << 17)) * 0x9E3779B97F4A7C15L;
+        epochAskNonce = (int)(mixed >>> 32) | 1;
+    }
+
+    /** A joiner's request: EPOCH_ASK while it may be restarted and has not heard enough epochs, else ADDED. */
+    private void askToJoin()
+    {
+        if (amnesiac && !epochsLearned)
+        {
+            outbox.epochAsk(epochAskNonce);
+        }
+        else
+        {
+            outbox.added(promiseAboveEpoch());
+        }
+    }
+
+    private void onEpochTold(final int from, final int subject)
+    {
+        if (!amnesiac || epochsLearned || subject != config.selfId || from == config.selfId || memberChange.memberCount() != 2 ||
+            memberChange.member(0) != epochAskNonce)
+        {
+            return;
+        }
+        final int[] group = configuredGroup();
+        if (Arrays.binarySearch(group, from) < 0)
+        {
+            return;
+        }
+        epochAnswers.add(from);
+        if (Integer.compareUnsigned(memberChange.member(1), epochToldMax) > 0)
+        {
+            epochToldMax = memberChange.member(1);
+        }
+        // A majority that took a promise of an earlier process with our id holds majority - 1
+        // others; any n - majority + 1 of the n - 1 others meet it: one of them told that epoch.
+        final int majority = group.length / 2 + 1;
+        if (epochAnswers.size() >= group.length - majority + 1)
+        {
+            epochsLearned = true;
+            counters.epochsLearned++;
+            if (Integer.compareUnsigned(epochToldMax, promisedEpoch) > 0)
+            {
+                promise(epochToldMax, -1);
+            }
+            if (state == State.JOINING)
+            {
+                outbox.added(promiseAboveEpoch());
+            }
+        }
+    }
+
+    /** @return the configuration's members and the configured ones, ascending, this member included. */
+    private int[] configuredGroup()
+    {
+        final int[] conf = configuration.ids();
+        final int[] all = Arrays.copyOf(conf, conf.length + config.configuredIds.length + 1);
+        System.arraycopy(config.configuredIds, 0, all, conf.length, config.configuredIds.length);
+        all[all.length - 1] = config.selfId;
+        return Arrays.stream(all).distinct().sorted().toArray();
     }
 
     /**

@@ -220,6 +220,21 @@ final class OrderedDelivery
         return log.size();
     }
 
+    /**
+     * @return the first order of the unbroken run of retained orders that ends at the last one
+     *     delivered: what this member can send a new leader without a hole (a member that joined
+     *     at a commit has none before it).
+     */
+    long firstOfRetainedRun()
+    {
+        long seq = nextDeliverSeq - 1;
+        while (seq > 0 && log.containsKey(seq))
+        {
+            seq--;
+        }
+        return seq + 1;
+    }
+
     /** @return the oldest order sequence number retained, or the next to deliver when none is. */
     long firstRetainedSeq()
     {

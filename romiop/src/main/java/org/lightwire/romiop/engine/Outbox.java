@@ -122,6 +122,19 @@ final class Outbox
     }
 
     /**
+     * To the takeover this member reported to, which asks for orders it no longer has (it joined
+     * past them, or forgot them): a KeepAlive, not flagged, naming the epoch it promised
+     * ({@code epoch}), what it delivered ({@code last_order_seq}) and the order before the first it
+     * can send ({@code commit}).
+     */
+    void servesFrom(final int destinationId, final int promisedEpoch, final long deliveredSeq, final long firstServedSeq)
+    {
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, deliveredSeq, firstServedSeq - 1);
+        sender.send(destinationId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /**
      * The last packet of a survivor's report to the member taking over: a KeepAlive flagged REPORT
      * naming the epoch it promises to that takeover ({@code epoch}), how far it accepted
      * ({@code last_order_seq}), what it delivered ({@code commit}) and how many order entries its
@@ -149,6 +162,22 @@ final class Outbox
         memberChange.wrap(out, 0);
         memberChange.set(WIRE_ORDER, selfId, nextPacketId(), subject, status, 0);
         sender.send(destinationId, out, memberChange.packetSize());
+    }
+
+    /** A process that may have been restarted asks the members' epochs: EPOCH_ASK, multicast, its one entry {@code nonce}. */
+    void epochAsk(final int nonce)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_EPOCH_ASK, 1).member(0, nonce);
+        sender.send(GroupSender.GROUP, out, memberChange.packetSize());
+    }
+
+    /** The answer to {@code askerId}'s EPOCH_ASK {@code nonce}: the newest epoch this member is in or promised. */
+    void epochTold(final int askerId, final int nonce, final int newestEpoch)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 2).member(0, nonce).member(1, newestEpoch);
+        sender.send(askerId, out, memberChange.packetSize());
     }
 
     /** A joiner's ADDED; with {@code promisedEpoch} (its one entry) when it reported for an epoch newer than its own. */

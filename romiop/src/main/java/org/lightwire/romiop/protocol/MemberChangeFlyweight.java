@@ -38,6 +38,10 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static final int STATUS_REMOVED = 1;
     public static final int STATUS_ONLINE = 2;
     public static final int STATUS_LIST = 3;
+    /** Ours: a process that may have been restarted asks the members' epochs (one entry: its nonce). */
+    public static final int STATUS_EPOCH_ASK = 4;
+    /** Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch the sender is in or promised). */
+    public static final int STATUS_EPOCH_TOLD = 5;
 
     @Override
     public PacketType packetType()
@@ -101,7 +105,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             return Invalid.BAD_COUNT;
         }
-        if (status() > STATUS_LIST)
+        if (status() > STATUS_EPOCH_TOLD)
         {
             return Invalid.BAD_FIELD;
         }
@@ -113,6 +117,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
             case STATUS_LIST -> Integer.MAX_VALUE;
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
+            case STATUS_EPOCH_TOLD -> 2;
             default -> 1;
         };
         return memberCount() > most ? Invalid.BAD_COUNT : null;

@@ -11,7 +11,9 @@ import static org.lightwire.romiop.engine.WirePackets.orderAck;
 import static org.lightwire.romiop.engine.WirePackets.request;
 import static org.lightwire.romiop.engine.WirePackets.takeover;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 
 /**
  * A process restarted with the same id forgot what its earlier incarnation accepted and promised:
@@ -45,6 +47,11 @@ class AmnesiaTest
         assertEquals(0, reportsSent(), "an earlier process with its id may have accepted orders 1..30");
         assertEquals(1, m.counters().unadmittedReportsWithheld());
 
+        // It asks the members' epochs before it asks to join: 1 and 2 (two of [1, 2, 3] besides it) tell epoch 2.
+        final int nonce = sent.lastEpochAskNonce();
+        feed(m, WirePackets.epochTold(1, 70, 3, nonce, 2), 3 * MS);
+        feed(m, WirePackets.epochTold(2, 71, 3, nonce, 2), 3 * MS);
+        assertEquals(1, m.counters().epochsLearned());
         // Leader 2 (epoch 2) admits it from its commit, 30, on.
         feed(m, list(2, 81, 1, 3), 3 * MS);
         feed(m, keepAlive(2, 82, 2, 30, 30), 4 * MS);
@@ -131,5 +138,90 @@ class AmnesiaTest
         assertEquals(MemberEngine.State.JOINING, leader.state());
         assertEquals(0, leader.counters().selfTakeovers());
         assertEquals(1, leader.counters().foundingRejoins());
+    }
+
+    @Test
+    void aRestartedJoinerAsksTheEpochsOfEnoughMembersBeforeItAsksToJoin()
+    {
+        // Group [1..5]: any majority that took a promise of an earlier process 5 holds two others
+        // than 5, so 5 asks until three of the four others have told their epochs.
+        final MemberEngine m = OneEngine.started(GroupConfig.joining(5, 1, 2, 3, 4, 5), sent);
+        final int nonce = sent.lastEpochAskNonce();
+        assertEquals(0, addedSent().size(), "no ADDED before the epochs are known");
+        // A leader's view and start point reach it before it knows the epochs: not taken.
+        feed(m, list(1, 60, 2, 3, 4, 5), MS);
+        feed(m, keepAlive(1, 61, 3, 40, 40), MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        feed(m, WirePackets.epochTold(3, 70, 5, nonce + 2, 9), MS);
+        feed(m, WirePackets.epochTold(6, 70, 5, nonce, 9), MS);
+        feed(m, WirePackets.epochTold(1, 71, 5, nonce, 3), MS);
+        feed(m, WirePackets.epochTold(2, 72, 5, nonce, 7), MS);
+        runUntil(m, 2 * MS, 30 * MS);
+        assertEquals(0, addedSent().size(), "an answer to another ask, one from outside the group, and two of four are not enough");
+        feed(m, WirePackets.epochTold(2, 73, 5, nonce, 7), 31 * MS);
+        assertEquals(0, addedSent().size(), "the same member twice counts once");
+        feed(m, WirePackets.epochTold(4, 74, 5, nonce, 4), 31 * MS);
+        assertEquals(1, m.counters().epochsLearned());
+        assertEquals(List.of(7), addedSent(), "it asks to join promising the newest epoch told, 7");
+        // Leader 1 of epoch 3 (older than 7) lists it and says where to start: not admitted.
+        feed(m, list(1, 80, 2, 3, 4, 5), 32 * MS);
+        feed(m, keepAlive(1, 81, 3, 40, 40), 32 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+    }
+
+    @Test
+    void membersAnswerAnEpochAskUnlessTheyMayBeRestartedThemselves()
+    {
+        final MemberEngine member = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3), sent);
+        feed(member, keepAlive(1, 60, 4, 0, 0), MS);
+        feed(member, ask(3, 1234), 2 * MS);
+        final MemberChangeFlyweight told = sent.memberChanges().stream()
+            .filter(c -> c.status() == MemberChangeFlyweight.STATUS_EPOCH_TOLD).findFirst().orElseThrow();
+        assertEquals(List.of(3, 1234, 4), List.of(told.memberId(), told.member(0), told.member(1)), "to 3, its nonce, epoch 4");
+
+        final SentPackets joinerSent = new SentPackets();
+        final MemberEngine joiner = OneEngine.started(GroupConfig.joining(4, 1, 2, 3, 4), joinerSent);
+        feed(joiner, ask(3, 1234), 2 * MS);
+        assertEquals(0, joinerSent.memberChanges().stream().filter(c -> c.status() == MemberChangeFlyweight.STATUS_EPOCH_TOLD).count(),
+            "it knows no epoch worth telling");
+        assertEquals(1, member.counters().epochAsksAnswered());
+    }
+
+    private static java.nio.ByteBuffer ask(final int asker, final int nonce)
+    {
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final MemberChangeFlyweight c = new MemberChangeFlyweight();
+        c.wrap(b, 0);
+        c.set(java.nio.ByteOrder.BIG_ENDIAN, asker, 5, asker, MemberChangeFlyweight.STATUS_EPOCH_ASK, 1).member(0, nonce);
+        return b;
+    }
+
+    /** The epochs named by the ADDED sent (0 for none). */
+    private List<Integer> addedSent()
+    {
+        return sent.memberChanges().stream().filter(c -> c.status() == MemberChangeFlyweight.STATUS_ADDED)
+            .map(c -> c.memberCount() == 0 ? 0 : c.member(0)).toList();
+    }
+
+    @Test
+    void aFoundingMemberThatAcceptedNothingGivesUpItsTakeoverWhenAReportShowsAHistory()
+    {
+        // Member 1 of [1, 2, 3]; leader 3 falls silent, and 1, its successor, takes over.
+        final MemberEngine restarted = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3), sent);
+        runUntil(restarted, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, restarted.state());
+        // 2 delivered 30 orders 1 never saw: 1 may be a restarted process; 2 and 1 must not decide alone.
+        feed(restarted, WirePackets.reportEnd(2, 60, 2, 30, 30, 0), 151 * MS);
+        runUntil(restarted, 152 * MS, 300 * MS);
+        assertEquals(MemberEngine.State.JOINING, restarted.state());
+        assertEquals(1, restarted.counters().foundingRejoins());
+
+        // At a first start, 2 delivered nothing either: the takeover decides.
+        final MemberEngine firstStart = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3), new SentPackets());
+        runUntil(firstStart, MS, 150 * MS);
+        feed(firstStart, WirePackets.reportEnd(2, 60, 2, 0, 0, 0), 151 * MS);
+        runUntil(firstStart, 152 * MS, 160 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, firstStart.state());
+        assertEquals(0, firstStart.counters().foundingRejoins());
     }
 }

@@ -24,6 +24,10 @@ class RejoinLivenessTest
     void aJoinerListedByALeaderThatFellSilentTakesTheNextLeadersView()
     {
         final MemberEngine m = OneEngine.started(GroupConfig.joining(4, 1, 2, 3, 4), sent);
+        // A restarted process for all it knows: it learns the epochs of two of the others first.
+        final int nonce = sent.lastEpochAskNonce();
+        feed(m, WirePackets.epochTold(1, 70, 4, nonce, 2), 0);
+        feed(m, WirePackets.epochTold(3, 71, 4, nonce, 2), 0);
         // Leader 2 lists it, then fails before it says where the joiner starts.
         feed(m, list(2, 80, 4), MS);
         assertEquals(2, m.leaderId());

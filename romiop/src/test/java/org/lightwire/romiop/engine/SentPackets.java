@@ -82,6 +82,18 @@ final class SentPackets implements GroupSender
         return wrapped(PacketType.KEEP_ALIVE, KeepAliveFlyweight::new);
     }
 
+    /** @return the nonce of the last EPOCH_ASK sent (a possibly-restarted process asking the members' epochs). */
+    int lastEpochAskNonce()
+    {
+        final List<MemberChangeFlyweight> asks = memberChanges().stream()
+            .filter(m -> m.status() == MemberChangeFlyweight.STATUS_EPOCH_ASK).toList();
+        if (asks.isEmpty())
+        {
+            throw new AssertionError("no EPOCH_ASK sent");
+        }
+        return asks.get(asks.size() - 1).member(0);
+    }
+
     List<MemberChangeFlyweight> memberChanges()
     {
         return wrapped(PacketType.MEMBER_CHANGE, MemberChangeFlyweight::new);

@@ -111,4 +111,46 @@ class TakeoverLogTest
         assertEquals(3, m.leaderId());
         assertEquals(0, sent.orders().stream().filter(o -> o.header().report()).count());
     }
+
+    @Test
+    void aTakeoverWhoseHolderJoinedPastTheOrdersSkipsThemAsAJoinerDoes()
+    {
+        // Member 1 of [1, 2, 3] delivered order 1; leader 3 falls silent; 1 takes over.
+        final MemberEngine m = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3), sent);
+        feed(m, request(CLIENT, 1), MS);
+        feed(m, WirePackets.order(3, 90, 1, 1, CLIENT, 1, 1), MS);
+        assertEquals(1, m.deliveredSeq());
+        runUntil(m, 2 * MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        // 2 delivered 40, but joined at 40 (nothing before it to send): the holder of what is fixed.
+        feed(m, reportEnd(2, 60, 2, 40, 40, 0), 151 * MS);
+        runUntil(m, 152 * MS, 160 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 40 from 2"), m.deliverySummary());
+        // 2 answers the order NAK: it can send from 41 on.
+        feed(m, WirePackets.servesFrom(2, 61, 2, 40, 41), 161 * MS);
+        assertEquals(40, m.deliveredSeq());
+        assertEquals(1, m.counters().takeoverSkips());
+        assertTrue(m.state() == MemberEngine.State.LEADER_IDLE || m.state() == MemberEngine.State.LEADER_BATCHING, m.state().name());
+    }
+
+    @Test
+    void aMemberTellsTheTakeoverItReportedToWhereItCanStart()
+    {
+        // Member 3 of [1, 2, 3] joins leader 1's group at 40 (nothing retained before), then 2 takes over from 1.
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(m, request(CLIENT, 1), MS);
+        feed(m, WirePackets.order(1, 90, 1, 1, CLIENT, 1, 1), MS);
+        feed(m, WirePackets.list(1, 91, 2), 2 * MS);
+        feed(m, WirePackets.list(1, 92, 2, 3), 3 * MS);
+        feed(m, WirePackets.keepAlive(1, 93, 1, 40, 40), 3 * MS);
+        assertEquals(40, m.deliveredSeq());
+        feed(m, WirePackets.takeover(2, 1, 2, 1, 0), 4 * MS);
+        assertEquals(2, m.leaderId());
+        sent.clear();
+        feed(m, WirePackets.orderNak(2, 50, 1), 5 * MS);
+        final org.lightwire.romiop.protocol.KeepAliveFlyweight told = sent.keepAlives().get(0);
+        assertEquals(List.of(2L, 40L, 41L), List.of((long)told.epoch(), told.lastOrderSeq(), told.commit() + 1),
+            "promised epoch 2, delivered 40, and it can send from 41 on (it kept order 1, but not 2 to 40)");
+        assertEquals(1, m.counters().servedFromTold());
+    }
 }

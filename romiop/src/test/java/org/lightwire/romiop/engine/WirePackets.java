@@ -45,6 +45,16 @@ final class WirePackets
         return b;
     }
 
+    /** {@code from}'s answer to {@code asker}'s EPOCH_ASK {@code nonce}: the newest epoch it is in or promised. */
+    static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(2));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 2).member(0, nonce).member(1, epoch);
+        return b;
+    }
+
     /** A leader's view announcement: {@code leader} first, then {@code others}. */
     static ByteBuffer list(final int leader, final int packetId, final int... others)
     {
@@ -85,6 +95,12 @@ final class WirePackets
         final ByteBuffer b = order(from, packetId, epoch, seq, client, requestPacketId, 0);
         new MsgOrderFlyweight().wrap(b, 0).header().report(true);
         return b;
+    }
+
+    /** A survivor's word to the takeover it reported to: it delivered {@code delivered} and can send orders from {@code firstServed} on. */
+    static ByteBuffer servesFrom(final int from, final int packetId, final int promisedEpoch, final long delivered, final long firstServed)
+    {
+        return keepAlive(from, packetId, promisedEpoch, delivered, firstServed - 1);
     }
 
     /** A one-byte two-way Request of {@code client}. */

@@ -186,8 +186,12 @@ class PacketFlyweightsTest
         assertEquals(header("02", "0006", 36) + BE_PREFIX_S1_P2 + "00000001" + "03" + "00" + "0002" + "00000001" + "00000003", Hex.of(b, 36));
         assertNull(m.validate(36));
         assertEquals(3, m.member(1));
-        b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)4);
+        b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)6);
         assertEquals(Invalid.BAD_FIELD, m.validate(36));
+        b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_EPOCH_TOLD);
+        assertNull(m.validate(36), "an epoch answer: nonce and epoch");
+        b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_EPOCH_ASK);
+        assertEquals(Invalid.BAD_COUNT, m.validate(36), "an ask carries its nonce only");
         b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_ADDED);
         assertEquals(Invalid.BAD_COUNT, m.validate(36));
     }
