@@ -2392,11 +2392,16 @@ public final class MemberEngine
 
     /**
      * @return true for a member started from the founding configuration that never left the
-     *     founding epoch and accepted nothing: a first start and a restart look the same to it.
+     *     founding epoch and accepted nothing (the founding leader: had nothing committed): a first
+     *     start and a restart look the same to it.
      */
     private boolean mayBeRestarted()
     {
-        return founding && delivery.acceptedSeq() == 0 && reportedOrders.isEmpty();
+        // The founding leader's own orders prove nothing (a restarted one orders alone); a commit
+        // of them does: some member of its epoch accepted them.
+        final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
+            : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
+        return founding && !history;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

@@ -224,4 +224,18 @@ class AmnesiaTest
         assertEquals(MemberEngine.State.LEADER_IDLE, firstStart.state());
         assertEquals(0, firstStart.counters().foundingRejoins());
     }
+
+    @Test
+    void aFoundingLeaderWhoseOrdersNobodyCommittedHasNoHistory()
+    {
+        // A restarted founding leader orders alone in the founding epoch (the group is past it):
+        // its own orders prove nothing, so a joiner's promise sends it to rejoin, not to take over.
+        final MemberEngine leader = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3).orderInterval(0, true), sent);
+        feed(leader, request(CLIENT, 1), MS);
+        assertEquals(1, sent.orders().size(), "order 1 sent");
+        feed(leader, added(3, 30, 5), 2 * MS);
+        assertEquals(MemberEngine.State.JOINING, leader.state());
+        assertEquals(0, leader.counters().selfTakeovers());
+        assertEquals(1, leader.counters().foundingRejoins());
+    }
 }

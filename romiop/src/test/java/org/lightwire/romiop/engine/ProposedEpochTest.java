@@ -97,8 +97,10 @@ class ProposedEpochTest
     void aLeaderThatHearsAJoinerNameANewerEpochTakesOverFromItselfPastIt()
     {
         final MemberEngine leader = engine(new GroupConfig(1, 1, 1, 2, 3).orderInterval(0, true));
-        // It ordered request 1: a history of its own (a leader that accepted nothing may be a restarted process).
+        // Its order 1 committed with member 2: a history (a founding leader with nothing committed may be a restarted process).
         feed(leader, WirePackets.request(100, 1), MS / 2);
+        feed(leader, WirePackets.orderAck(2, 20, 1, 1), MS / 2);
+        assertEquals(1, leader.deliveredSeq());
         feed(leader, added(3, 5), MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());
         assertEquals(1, leader.counters().selfTakeovers());

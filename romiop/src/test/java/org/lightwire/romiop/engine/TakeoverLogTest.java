@@ -64,16 +64,21 @@ class TakeoverLogTest
         feed(leader, request(CLIENT, 1), MS);
         runUntil(leader, 2 * MS, 12 * MS);
         assertEquals(List.of("1=100/1"), ordered(), "ordered when its batch ended");
-        feed(leader, request(CLIENT + 1, 1), 13 * MS);
-        assertEquals(1, ordered().size(), "the next request waits for its batch");
+        feed(leader, WirePackets.orderAck(2, 20, 1, 1), 12 * MS);
+        assertEquals(1, leader.deliveredSeq(), "committed with member 2");
+        feed(leader, request(CLIENT, 2), 13 * MS);
+        runUntil(leader, 14 * MS, 24 * MS);
+        assertEquals(List.of("1=100/1", "2=100/2"), ordered());
+        feed(leader, request(CLIENT + 1, 1), 25 * MS);
+        assertEquals(2, ordered().size(), "the next request waits for its batch");
         // 3 reported for epoch 5 to a takeover that never finished: the leader takes over from itself.
-        feed(leader, added(3, 30, 5), 14 * MS);
+        feed(leader, added(3, 30, 5), 26 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());
-        feed(leader, reportEnd(2, 60, 6, 0, 0, 0), 15 * MS);
-        feed(leader, reportEnd(3, 60, 6, 0, 0, 0), 15 * MS);
-        runUntil(leader, 16 * MS, 60 * MS);
+        feed(leader, reportEnd(2, 60, 6, 1, 1, 0), 27 * MS);
+        feed(leader, reportEnd(3, 60, 6, 1, 1, 0), 27 * MS);
+        runUntil(leader, 28 * MS, 70 * MS);
         assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
-        assertEquals(List.of("1=100/1", "2=101/1"), ordered(), "its order 1 (maybe committed) first, then the batch");
+        assertEquals(List.of("1=100/1", "2=100/2", "3=101/1"), ordered(), "its order 2 (maybe committed) keeps its place, then the batch");
     }
 
     @Test
