@@ -1432,7 +1432,12 @@ public final class MemberEngine
             case MemberChangeFlyweight.STATUS_LIST -> onList(from, buffer, nowNs);
             case MemberChangeFlyweight.STATUS_EPOCH_ASK ->
             {
-                if (from == subject && from != config.selfId && !amnesiac && memberChange.memberCount() == 1)
+                if (from != subject || memberChange.memberCount() != 1)
+                {
+                    // An ask names its sender and carries its nonce, nothing else.
+                    counters.unexpectedPackets++;
+                }
+                else if (from != config.selfId && !amnesiac)
                 {
                     counters.epochAsksAnswered++;
                     outbox.epochTold(from, memberChange.member(0), Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch);
@@ -2347,8 +2352,13 @@ public final class MemberEngine
 
     private void onEpochTold(final int from, final int subject)
     {
-        if (!amnesiac || epochsLearned || subject != config.selfId || from == config.selfId || memberChange.memberCount() != 2 ||
-            memberChange.member(0) != epochAskNonce)
+        if (memberChange.memberCount() != 2)
+        {
+            // An answer carries the nonce and an epoch.
+            counters.unexpectedPackets++;
+            return;
+        }
+        if (!amnesiac || epochsLearned || subject != config.selfId || from == config.selfId || memberChange.member(0) != epochAskNonce)
         {
             return;
         }

@@ -22,7 +22,9 @@ import java.nio.ByteOrder;
  *  +---------------+---------------+-------------------------------+
  *  |    status     | reserved (0)  |     member_count (ushort)     |
  *  +---------------+---------------+-------------------------------+
- *  |   member_count x member_id (LIST only; 0 otherwise)           |
+ *  |   member_count x member_id (LIST), or the entries of another  |
+ *  |   status: REMOVED 3 (a takeover's), ADDED 0 or 1, EPOCH_ASK 1,  |
+ *  |   EPOCH_TOLD 2                                                |
  *  +---------------------------------------------------------------+
  * </pre>
  */

@@ -238,4 +238,21 @@ class AmnesiaTest
         assertEquals(0, leader.counters().selfTakeovers());
         assertEquals(1, leader.counters().foundingRejoins());
     }
+
+    @Test
+    void malformedEpochAsksAndAnswersAreCountedAndDropped()
+    {
+        final MemberEngine member = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3), sent);
+        final java.nio.ByteBuffer askForAnother = ask(3, 1234);
+        askForAnother.putInt(12 + MemberChangeFlyweight.MEMBER_ID_OFFSET, 1);
+        feed(member, askForAnother, MS);
+        final java.nio.ByteBuffer shortAnswer = java.nio.ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final MemberChangeFlyweight c = new MemberChangeFlyweight();
+        c.wrap(shortAnswer, 0);
+        c.set(java.nio.ByteOrder.BIG_ENDIAN, 3, 6, 2, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 1).member(0, 1234);
+        feed(member, shortAnswer, MS);
+        assertEquals(2, member.counters().unexpectedPackets());
+        assertEquals(0, member.counters().epochAsksAnswered());
+        assertEquals(0, sent.memberChanges().stream().filter(m -> m.status() == MemberChangeFlyweight.STATUS_EPOCH_TOLD).count());
+    }
 }
