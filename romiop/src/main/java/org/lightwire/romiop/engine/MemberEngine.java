@@ -212,17 +212,8 @@ public final class MemberEngine
      * accepted" from it could let a takeover miss an order its earlier incarnation helped commit.
      */
     private boolean amnesiac;
-    /**
-     * Viewstamped Replication's recovery, for an {@link #amnesiac} process: it asks the members'
-     * epochs (EPOCH_ASK, with a nonce of this ask) and asks to join only once enough members of
-     * its configured group answered that every majority that could have taken a promise of its
-     * earlier incarnation is among them; it takes the newest epoch told as promised, so no leader
-     * of an older epoch admits it.
-     */
-    private int epochAskNonce;
-    private final Set<Integer> epochAnswers = new HashSet<>();
-    private boolean epochsLearned;
-    private int epochToldMax;
+    /** An {@link #amnesiac} process learns the members' epochs before it asks to join. */
+    private final EpochRecovery recovery = new EpochRecovery();
     private long recoveryStartNs;
     private final Map<Integer, Long> reports = new HashMap<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
@@ -468,7 +459,7 @@ public final class MemberEngine
         lease.start(configuration, nowNs);
         if (amnesiac)
         {
-            forgetEpochsLearned(nowNs);
+            recovery.restart(nowNs, config.selfId);
         }
         if (state == State.JOINING)
         {
@@ -981,7 +972,7 @@ public final class MemberEngine
                     // A leader of an older epoch than one this member took part in: not to be followed.
                     counters.staleEpochPackets++;
                 }
-                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || epochsLearned))
+                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || recovery.learned()))
                 {
                     // The leader's word on where this member starts: after what is committed (no
                     // state transfer of earlier requests); the orders up to the KeepAlive's end it
@@ -2324,25 +2315,15 @@ public final class MemberEngine
     private void becomeAmnesiac(final long nowNs)
     {
         amnesiac = true;
-        forgetEpochsLearned(nowNs);
-    }
-
-    private void forgetEpochsLearned(final long nowNs)
-    {
-        epochsLearned = false;
-        epochAnswers.clear();
-        epochToldMax = 0;
-        // A new nonce per ask: an answer to an earlier ask (of an earlier incarnation) is not this one's.
-        final long mixed = (nowNs ^ (nowNs >>> 29) ^ ((long)config.selfId << 17)) * 0x9E3779B97F4A7C15L;
-        epochAskNonce = (int)(mixed >>> 32) | 1;
+        recovery.restart(nowNs, config.selfId);
     }
 
     /** A joiner's request: EPOCH_ASK while it may be restarted and has not heard enough epochs, else ADDED. */
     private void askToJoin()
     {
-        if (amnesiac && !epochsLearned)
+        if (amnesiac && !recovery.learned())
         {
-            outbox.epochAsk(epochAskNonce);
+            outbox.epochAsk(recovery.nonce());
         }
         else
         {
@@ -2358,30 +2339,13 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        if (!amnesiac || epochsLearned || subject != config.selfId || from == config.selfId || memberChange.member(0) != epochAskNonce)
+        if (amnesiac && subject == config.selfId && from != config.selfId &&
+            recovery.answer(from, memberChange.member(0), memberChange.member(1), configuredGroup()))
         {
-            return;
-        }
-        final int[] group = configuredGroup();
-        if (Arrays.binarySearch(group, from) < 0)
-        {
-            return;
-        }
-        epochAnswers.add(from);
-        if (Integer.compareUnsigned(memberChange.member(1), epochToldMax) > 0)
-        {
-            epochToldMax = memberChange.member(1);
-        }
-        // A majority that took a promise of an earlier process with our id holds majority - 1
-        // others; any n - majority + 1 of the n - 1 others meet it: one of them told that epoch.
-        final int majority = group.length / 2 + 1;
-        if (epochAnswers.size() >= group.length - majority + 1)
-        {
-            epochsLearned = true;
             counters.epochsLearned++;
-            if (Integer.compareUnsigned(epochToldMax, promisedEpoch) > 0)
+            if (Integer.compareUnsigned(recovery.newestTold(), promisedEpoch) > 0)
             {
-                promise(epochToldMax, -1);
+                promise(recovery.newestTold(), -1);
             }
             if (state == State.JOINING)
             {

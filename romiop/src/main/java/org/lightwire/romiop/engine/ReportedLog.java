@@ -76,6 +76,10 @@ final class ReportedLog
     /** @return true when some report names request {@code key} at an order number past {@code afterSeq}. */
     boolean names(final long key, final long afterSeq)
     {
+        if (entries.isEmpty())
+        {
+            return false;
+        }
         for (final long[] known : entries.tailMap(afterSeq, false).values())
         {
             if (known[0] == key)

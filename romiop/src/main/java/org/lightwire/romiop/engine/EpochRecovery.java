@@ -1,0 +1,70 @@
+package org.lightwire.romiop.engine;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Viewstamped Replication's recovery, for a process that may have been restarted and so forgot
+ * the epochs its earlier incarnation promised: it asks the members' epochs (EPOCH_ASK, with a
+ * nonce of this ask) and asks to join only once n - m + 1 members of its configured group other
+ * than itself answered (n members, m a majority). A majority that took a promise of the earlier
+ * incarnation holds m - 1 others, so it meets any n - m + 1 of the n - 1 others: one of them told
+ * that epoch, and the newest epoch told is taken as promised.
+ */
+final class EpochRecovery
+{
+    private final Set<Integer> answered = new HashSet<>();
+    private int nonce;
+    private int newestTold;
+    private boolean learned;
+
+    /** Starts a new ask at {@code nowNs}: a new nonce (an answer to an earlier ask is not this one's), nothing learned. */
+    void restart(final long nowNs, final int selfId)
+    {
+        learned = false;
+        answered.clear();
+        newestTold = 0;
+        final long mixed = (nowNs ^ (nowNs >>> 29) ^ ((long)selfId << 17)) * 0x9E3779B97F4A7C15L;
+        nonce = (int)(mixed >>> 32) | 1;
+    }
+
+    int nonce()
+    {
+        return nonce;
+    }
+
+    boolean learned()
+    {
+        return learned;
+    }
+
+    /** @return the newest epoch the answers told (unsigned; 0 before any). */
+    int newestTold()
+    {
+        return newestTold;
+    }
+
+    /**
+     * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}); answers to another ask,
+     * from outside {@code group} (ascending, this process included) or repeated count once or not
+     * at all.
+     *
+     * @return true when this answer completed what it needed to learn.
+     */
+    boolean answer(final int from, final int toldNonce, final int toldEpoch, final int[] group)
+    {
+        if (learned || toldNonce != nonce || Arrays.binarySearch(group, from) < 0)
+        {
+            return false;
+        }
+        answered.add(from);
+        if (Integer.compareUnsigned(toldEpoch, newestTold) > 0)
+        {
+            newestTold = toldEpoch;
+        }
+        final int majority = group.length / 2 + 1;
+        learned = answered.size() >= group.length - majority + 1;
+        return learned;
+    }
+}

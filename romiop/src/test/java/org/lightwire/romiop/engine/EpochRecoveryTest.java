@@ -1,0 +1,56 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class EpochRecoveryTest
+{
+    private static final int[] FIVE = {1, 2, 3, 4, 5};
+
+    @Test
+    void inAGroupOfFiveThreeOthersMustTellTheirEpochOnceEachToThisAsk()
+    {
+        final EpochRecovery r = new EpochRecovery();
+        r.restart(1_000, 5);
+        final int nonce = r.nonce();
+        assertFalse(r.answer(1, nonce + 2, 9, FIVE), "another ask's answer");
+        assertFalse(r.answer(6, nonce, 9, FIVE), "from outside the group");
+        assertFalse(r.answer(1, nonce, 3, FIVE));
+        assertFalse(r.answer(1, nonce, 3, FIVE), "the same member twice");
+        assertFalse(r.answer(2, nonce, 0x8000_0000, FIVE));
+        assertTrue(r.answer(4, nonce, 7, FIVE));
+        assertTrue(r.learned());
+        assertEquals(0x8000_0000, r.newestTold(), "epochs compare unsigned");
+        assertFalse(r.answer(3, nonce, 99, FIVE), "nothing more to learn");
+        assertEquals(0x8000_0000, r.newestTold());
+    }
+
+    @Test
+    void inGroupsOfThreeAndFourTwoOthersAreEnough()
+    {
+        for (final int[] group : new int[][] {{1, 2, 3}, {1, 2, 3, 4}})
+        {
+            final EpochRecovery r = new EpochRecovery();
+            r.restart(7, 1);
+            assertFalse(r.answer(2, r.nonce(), 4, group));
+            assertTrue(r.answer(3, r.nonce(), 4, group));
+        }
+    }
+
+    @Test
+    void aRestartedAskForgetsTheAnswersToTheLastOne()
+    {
+        final EpochRecovery r = new EpochRecovery();
+        r.restart(1_000, 3);
+        final int first = r.nonce();
+        r.answer(1, first, 5, new int[] {1, 2, 3});
+        r.restart(2_000, 3);
+        assertNotEquals(first, r.nonce());
+        assertEquals(0, r.newestTold());
+        assertFalse(r.answer(2, r.nonce(), 5, new int[] {1, 2, 3}), "1's answer was to the earlier ask");
+    }
+}
