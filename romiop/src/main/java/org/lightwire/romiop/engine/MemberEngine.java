@@ -145,8 +145,6 @@ public final class MemberEngine
     private int epoch = 1;
     /** The leader whose orders this member took in its epoch (-1 for none yet): an epoch has one. */
     private int epochLeader;
-    /** A new leader: the highest epoch among the reports; it orders in the next one. */
-    private int reportedEpoch;
     /**
      * The highest epoch this member reported for (to a takeover that proposed it) or proposed
      * itself; never below {@link #epoch}. It takes no order of an older epoch, reports to no
@@ -846,10 +844,6 @@ public final class MemberEngine
         final boolean fromHolder = state == State.LEADER_RECOVERING && recoveryTargetSeq >= 0 && from == recoveryHolderId;
         final boolean report = state == State.LEADER_RECOVERING && msgOrder.header().report() && from != config.selfId &&
             from != failedLeaderId && (isMember(from) || configuration.contains(from));
-        if (report)
-        {
-            reportedEpoch = Math.max(reportedEpoch, msgOrder.epoch());
-        }
         if (state == State.LEADER_RECOVERING && !report && !fromHolder && from != config.selfId &&
             Integer.compareUnsigned(msgOrder.epoch(), epoch) > 0)
         {
@@ -1895,7 +1889,6 @@ public final class MemberEngine
             removeMember(failedLeaderId);
         }
         leaderId = config.selfId;
-        reportedEpoch = epoch;
         promise(Math.max(epoch, promisedEpoch) + 1, config.selfId);
         // Its own knowledge stays in reportedOrders too: should it give the takeover up and
         // rejoin, a later takeover it reports to must still learn what it accepted.
@@ -2036,10 +2029,10 @@ public final class MemberEngine
             // Not a majority of the configuration: the other side may be ordering. Wait.
             return;
         }
-        // Its orders go out in an epoch newer than any reporter's: members that follow it take
-        // no other leader's orders after that, and a leader of an older epoch steps down on hearing it.
-        // The epoch it proposed: every reporter promised it and takes no order of an older one.
-        enterEpoch(Math.max(promisedEpoch, reportedEpoch + 1));
+        // The epoch it proposed, newer than any reporter's (each promised it, above its own):
+        // members that follow it take no older leader's orders, and such a leader steps down on
+        // hearing it.
+        enterEpoch(promisedEpoch);
         epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
