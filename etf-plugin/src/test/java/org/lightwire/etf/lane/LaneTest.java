@@ -207,19 +207,13 @@ class LaneTest
         };
         final ClientConnection a = connect("a");
         a.startCall(ByteBuffer.wrap(request(1, UTF8)));
-        while (counters.requestsHandedOff() < 1)
-        {
-            Thread.sleep(1);
-        }
+        awaitHandedOff(1);
         // The lane's reader is held inside JacORB with request 1: the next two wait in its queue, charged.
         final ClientConnection b = connect("b");
         final ClientConnection c = connect("c");
         b.startCall(ByteBuffer.wrap(request(2, UTF8)));
         c.startCall(ByteBuffer.wrap(request(3, UTF8)));
-        while (counters.requestsHandedOff() < 3)
-        {
-            Thread.sleep(1);
-        }
+        awaitHandedOff(3);
         assertEquals(2L * size, handOffMemory.usedBytes(), "requests 2 and 3 queued; request 1 was presented, no longer charged");
         final ClientConnection d = connect("d");
         final byte[] refused = bytes(d.call(ByteBuffer.wrap(request(4, UTF8)), TIMEOUT_NS));
@@ -245,6 +239,17 @@ class LaneTest
         }
         assertEquals(0, handOffMemory.usedBytes(), "every charge given back once its request was presented");
         assertEquals(2L * size, handOffMemory.peakBytes());
+    }
+
+    /** Waits, at most {@link #TIMEOUT_NS}, until {@code n} requests were handed off; fails naming the counters. */
+    private void awaitHandedOff(final long n) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (counters.requestsHandedOff() < n)
+        {
+            assertTrue(System.nanoTime() - deadline < 0, () -> "waited for " + n + " hand-offs: " + counters);
+            Thread.sleep(1);
+        }
     }
 
     @Test
