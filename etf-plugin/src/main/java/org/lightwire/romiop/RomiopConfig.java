@@ -69,6 +69,11 @@ public final class RomiopConfig
     public static final String MAX_REQUEST_BYTES = PREFIX + "max_request_bytes";
     /** Largest GIOP reply a replica sends (in pieces when longer than a packet) or a client puts together. */
     public static final String MAX_REPLY_BYTES = PREFIX + "max_reply_bytes";
+    /**
+     * Replica: the largest state it gives a joiner or takes (the application's {@code get_state}
+     * bytes and the engine's record of executed requests); a larger one is refused.
+     */
+    public static final String MAX_STATE_BYTES = PREFIX + "max_state_bytes";
     /** Replica: bytes of a reply's pieces sent to one client and not yet ACKed; the rest wait for ACKs. */
     public static final String REPLY_WINDOW_BYTES = PREFIX + "reply_window_bytes";
     /** Leader's KeepAlive period; 0 turns failure detection off. */
@@ -151,6 +156,7 @@ public final class RomiopConfig
     final int clientBacklog;
     final int maxRequestBytes;
     final int maxReplyBytes;
+    final int maxStateBytes;
     final int replyWindowBytes;
     final boolean allowConcurrentDispatch;
     final int poaThreadPoolMax;
@@ -228,6 +234,7 @@ public final class RomiopConfig
         clientBacklog = (int)LightwireConfig.range(c, CLIENT_BACKLOG, 1024, 1, 1 << 20);
         maxRequestBytes = (int)LightwireConfig.range(c, MAX_REQUEST_BYTES, 16 << 20, 1024, 1 << 30);
         maxReplyBytes = (int)LightwireConfig.range(c, MAX_REPLY_BYTES, GroupConfig.DEFAULT_MAX_REPLY_BYTES, 1024, 1 << 30);
+        maxStateBytes = (int)LightwireConfig.range(c, MAX_STATE_BYTES, GroupConfig.DEFAULT_MAX_STATE_BYTES, 1024, 1 << 30);
         replyWindowBytes = (int)LightwireConfig.range(c, REPLY_WINDOW_BYTES, GroupConfig.DEFAULT_REPLY_WINDOW_BYTES, 512, 1 << 30);
         allowConcurrentDispatch = LightwireConfig.bool(c, ALLOW_CONCURRENT_DISPATCH, false);
         poaThreadPoolMax = (int)LightwireConfig.range(c, "jacorb.poa.thread_pool_max", 20, 1, Integer.MAX_VALUE);
@@ -346,6 +353,7 @@ public final class RomiopConfig
             .cancelHoldNs(cancelHoldNs)
             .maxPendingReplies(maxPendingReplies)
             .maxReplyBytes(maxReplyBytes)
+            .maxStateBytes(maxStateBytes)
             .replyWindowBytes(replyWindowBytes)
             .replyGiveUpNs(replyGiveUpNs)
             .maxTrackedReplies(maxTrackedReplies)

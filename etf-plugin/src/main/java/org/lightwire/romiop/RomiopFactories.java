@@ -258,6 +258,12 @@ public final class RomiopFactories extends FactoriesBase
      * The documented call that makes a group reference on a replica: the same object with only its
      * ROMIOP profile, so a client that invokes it reaches the group whatever its profile selector.
      *
+     * <p>It also names the object whose servant holds the replica's state: the first object
+     * given to this call on a replica is the one whose {@code LightwireFT::Checkpointable}
+     * {@code get_state} and {@code set_state} the group calls when a member joins past requests it
+     * did not execute (one state object per replica; the group reference of any later object is
+     * made as before, and its servant's state is not carried).
+     *
      * @param object an object of a POA of this ORB, made after the ROMIOP listener started.
      * @throws BAD_PARAM when the object's IOR has no ROMIOP profile (no listener, or the POA
      *                   was created before the ORB listened).
@@ -265,7 +271,8 @@ public final class RomiopFactories extends FactoriesBase
     public static org.omg.CORBA.Object groupReference(final org.omg.CORBA.ORB orb, final org.omg.CORBA.Object object)
     {
         final org.jacorb.orb.ORB jorb = (org.jacorb.orb.ORB)orb;
-        final IOR ior = new ParsedIOR(jorb, orb.object_to_string(object)).getIOR();
+        final ParsedIOR parsed = new ParsedIOR(jorb, orb.object_to_string(object));
+        final IOR ior = parsed.getIOR();
         final java.util.List<TaggedProfile> mine = new java.util.ArrayList<>();
         for (final TaggedProfile p : ior.profiles)
         {
@@ -280,7 +287,26 @@ public final class RomiopFactories extends FactoriesBase
                 " in jacorb.transport.factories and set " + RomiopConfig.GROUP + " on this replica", RomiopExceptions.MINOR_BAD_ADDRESS,
                 org.omg.CORBA.CompletionStatus.COMPLETED_NO);
         }
+        nameStateObject(of(orb), parsed);
         return jorb._getObject(new IOR(ior.type_id, mine.toArray(new TaggedProfile[0])));
+    }
+
+    /** Tells this replica's listener which object holds its state: the key clients reach through its group profile. */
+    private static void nameStateObject(final RomiopFactories factories, final ParsedIOR parsed)
+    {
+        final RomiopListener listener = factories == null ? null : factories.listener();
+        if (listener == null)
+        {
+            return;
+        }
+        for (final Profile p : parsed.getProfiles())
+        {
+            if (p instanceof RomiopProfile)
+            {
+                listener.stateObject(((RomiopProfile)p).get_object_key());
+                return;
+            }
+        }
     }
 
     /** @return the ROMIOP factories of a JacORB ORB, or null when it was not configured with them. */

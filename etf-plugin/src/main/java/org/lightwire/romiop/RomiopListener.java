@@ -18,6 +18,7 @@ import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.FragmentAssembler;
 import org.lightwire.romiop.engine.MemberEngine;
+import org.lightwire.romiop.engine.StateHandler;
 import org.lightwire.romiop.link.UdpGroupLink;
 import org.lightwire.romiop.protocol.FragmentHeader;
 import org.omg.CORBA.INITIALIZE;
@@ -41,9 +42,21 @@ import org.omg.IOP.TAG_CODE_SETS;
  * <p>Request ids. Requests of many clients share the one connection, and two clients may use the
  * same GIOP request id; each delivered request is given a connection-local id, and the reply's id
  * is put back before the reply goes to the group ({@code MemberEngine.sendReply}) for the client.
+ *
+ * <p>State transfer. The listener is the engine's {@link StateHandler}: it asks the servant of the
+ * object the application passed to {@link RomiopFactories#groupReference} for its state, and gives
+ * a joiner's servant the group's, through {@code LightwireFT::Checkpointable} requests queued
+ * among the deliveries at the engine's cut ({@link StateTransfer}).
  */
-public final class RomiopListener extends ListenerBase
+public final class RomiopListener extends ListenerBase implements StateHandler
 {
+    /**
+     * How long a joiner given the group's state waits for its application to name the group
+     * object ({@link RomiopFactories#groupReference}) before it leaves: the engine joins as the ORB
+     * starts listening, and the state may come before the application has activated its servant.
+     */
+    static final long STATE_OBJECT_WAIT_MS = 10_000;
+
     /** Told of each request the group delivers to this replica, on the driver thread, in order. */
     @FunctionalInterface
     public interface DeliveryObserver
@@ -62,6 +75,8 @@ public final class RomiopListener extends ListenerBase
     private volatile RomiopServerConnection connection;
     private volatile boolean destroyed;
     private volatile DeliveryObserver observer;
+    /** Made at {@link #configure}; its object key may be named any time after. */
+    private volatile StateTransfer stateTransfer;
     /** Driver thread only. */
     private long nextLocalRequestId = 1;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
@@ -70,6 +85,8 @@ public final class RomiopListener extends ListenerBase
     final AtomicLong notGiop = new AtomicLong();
     final AtomicLong repliesSent = new AtomicLong();
     final AtomicLong repliesWithoutRequest = new AtomicLong();
+    /** Replies not sent because this replica's set_state failed (it serves nothing from then on). */
+    final AtomicLong repliesWithheld = new AtomicLong();
     private final AtomicLong repliesTooLarge = new AtomicLong();
     final AtomicLong messagesDropped = new AtomicLong();
     /** Deliveries that waited because {@code delivery_queue} requests were waiting for the ORB already. */
@@ -107,6 +124,57 @@ public final class RomiopListener extends ListenerBase
                 config.poaThreadPoolMin + ") and jacorb.poa.queue_wait=on (now " + (config.poaQueueWait ? "on" : "off") + "), or set " +
                 RomiopConfig.ALLOW_CONCURRENT_DISPATCH + "=true if the servant orders requests itself");
         }
+        stateTransfer = new StateTransfer(config.memberId, new StateTransfer.Replica()
+        {
+            @Override
+            public long nextRequestId()
+            {
+                return nextLocalRequestId++ & 0xFFFF_FFFFL;
+            }
+
+            @Override
+            public boolean queue(final byte[] request)
+            {
+                return queueRequest(request);
+            }
+
+            @Override
+            public void stateCaptured(final long cut, final byte[] state)
+            {
+                onDriver(now -> engine.stateCaptured(cut, state, now));
+            }
+
+            @Override
+            public void stateUnavailable(final long cut, final String reason)
+            {
+                onDriver(now -> engine.stateUnavailable(cut, reason, now));
+            }
+
+            @Override
+            public void leave()
+            {
+                onDriver(engine::leave);
+            }
+        }, logger, STATE_OBJECT_WAIT_MS);
+    }
+
+    /** Runs {@code task} on the driver thread, unless the replica is shutting down (then the group carries on without it). */
+    private void onDriver(final java.util.function.LongConsumer task)
+    {
+        final EngineDriver d = driver;
+        if (d == null)
+        {
+            messagesDropped.incrementAndGet();
+            return;
+        }
+        try
+        {
+            d.submit(task);
+        }
+        catch (final IllegalStateException e)
+        {
+            messagesDropped.incrementAndGet();
+        }
     }
 
     /** @return the driver of this replica's engine (null before listen). */
@@ -133,7 +201,7 @@ public final class RomiopListener extends ListenerBase
         {
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
-        engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver);
+        engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver, this);
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs, engine::wakesForRequests));
@@ -278,38 +346,144 @@ public final class RomiopListener extends ListenerBase
             pending.put(localId, new Pending(senderId, packetId, requestId));
         }
         GiopMessage.setRequestId(m, m.length, localId);
-        final RomiopServerConnection c = connection;
-        boolean queued = false;
-        if (c != null)
-        {
-            if (c.queued() >= config.deliveryQueue)
-            {
-                deliveryStalls.incrementAndGet();
-            }
-            try
-            {
-                queued = c.offer(m, config.deliveryQueue);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (!queued)
+        if (!queueRequest(m))
         {
             pending.remove(localId);
             messagesDropped.incrementAndGet();
         }
     }
 
+    /**
+     * Queues a request for the ORB after every request queued before it (the ORB executes them in
+     * this order); driver thread.
+     *
+     * @return false when the connection is closed.
+     */
+    private boolean queueRequest(final byte[] m)
+    {
+        final RomiopServerConnection c = connection;
+        if (c == null)
+        {
+            return false;
+        }
+        if (c.queued() >= config.deliveryQueue)
+        {
+            deliveryStalls.incrementAndGet();
+        }
+        try
+        {
+            return c.offer(m, config.deliveryQueue);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** The engine asks for this replica's state after order {@code cut}: queued as {@code get_state}, after the request of {@code cut}. */
+    @Override
+    public void captureState(final long cut)
+    {
+        stateTransfer.capture(cut);
+    }
+
+    /**
+     * The engine gives this replica the group's state after order {@code cut}: queued as
+     * {@code set_state}, before the request of {@code cut + 1}.
+     */
+    @Override
+    public void installState(final long cut, final byte[] state)
+    {
+        stateTransfer.install(cut, state);
+    }
+
+    @Override
+    public void stateRefused(final String reason)
+    {
+        stateTransfer.refused(reason);
+    }
+
+    /**
+     * Names the object whose servant holds this replica's state ({@link RomiopFactories#groupReference}
+     * does, for the first object it is given).
+     *
+     * @return false when another object holds it already.
+     */
+    boolean stateObject(final byte[] objectKey)
+    {
+        if (stateTransfer.stateObject(objectKey))
+        {
+            return true;
+        }
+        logger.info("ROMIOP member " + config.memberId + ": object key " + StateErrors.keyText(objectKey) + " has a group reference, " +
+            "but its state is not carried to joiners: object key " + StateErrors.keyText(stateTransfer.stateObject()) +
+            " holds this replica's state");
+        return false;
+    }
+
+    /** @return the key of the object whose servant holds this replica's state, or null before the application named one. */
+    public byte[] stateObjectKey()
+    {
+        final byte[] k = stateTransfer.stateObject();
+        return k == null ? null : k.clone();
+    }
+
+    /** @return states this replica's servant gave for joiners ({@code get_state} answered). */
+    public long statesServed()
+    {
+        return stateTransfer.statesServed.get();
+    }
+
+    /** @return states asked of this replica that it could not give ({@code get_state} failed, or no object was named). */
+    public long statesNotServed()
+    {
+        return stateTransfer.statesNotServed.get();
+    }
+
+    /** @return group states this replica's servant took ({@code set_state} completed). */
+    public long statesApplied()
+    {
+        return stateTransfer.statesApplied.get();
+    }
+
+    /** @return group states this replica could not take (it left its group each time). */
+    public long statesNotApplied()
+    {
+        return stateTransfer.statesNotApplied.get();
+    }
+
+    /** @return joins of this replica refused because no member could give a state (it left its group each time). */
+    public long joinsRefused()
+    {
+        return stateTransfer.joinsRefused.get();
+    }
+
+    /** @return the last reason a state was not given or taken, or null when none failed. */
+    public String lastStateError()
+    {
+        return stateTransfer.lastError();
+    }
+
     /** The ORB flushed a GIOP Reply on the group connection; any POA thread. */
     void onReply(final byte[] reply)
     {
         final long localId = GiopMessage.requestId(reply, reply.length);
+        if (localId != GiopMessage.UNKNOWN && stateTransfer.onReply(localId, reply))
+        {
+            return;
+        }
         final Pending p = localId == GiopMessage.UNKNOWN ? null : pending.remove(localId);
         if (p == null)
         {
             repliesWithoutRequest.incrementAndGet();
+            return;
+        }
+        if (stateTransfer.stateLost())
+        {
+            // Executed on a state that is not the group's (its set_state failed; it is leaving):
+            // the client has the other members' replies.
+            repliesWithheld.incrementAndGet();
             return;
         }
         final String refusal = engine.replyRefusal(reply.length);
@@ -356,6 +530,7 @@ public final class RomiopListener extends ListenerBase
     {
         if (!destroyed && connection == c)
         {
+            stateTransfer.connectionClosed("the ORB closed it");
             openConnection();
         }
     }
@@ -377,12 +552,13 @@ public final class RomiopListener extends ListenerBase
     {
         return "ROMIOP member " + config.memberId + ": delivered=" + delivered + ", repliesSent=" + repliesSent + ", repliesTooLarge=" +
             repliesTooLarge + ", notGiop=" + notGiop +
-            ", repliesWithoutRequest=" + repliesWithoutRequest + ", messagesDropped=" + messagesDropped +
-            ", deliveryStalls=" + deliveryStalls + ", driverFailures=" +
+            ", repliesWithoutRequest=" + repliesWithoutRequest + ", repliesWithheld=" + repliesWithheld + ", messagesDropped=" + messagesDropped +
+            ", deliveryStalls=" + deliveryStalls + ", " + stateTransfer.counters() + ", driverFailures=" +
             (driver == null ? 0 : driver.failures()) + (driver != null && driver.lastFailure() != null ? " (" + driver.lastFailure() + ")" : "") +
             (driver instanceof org.lightwire.romiop.driver.PollingDriver ? ", " + driver : "") +
             ", link " + (link == null ? "-" : link.counters()) + (assembler == null ? "" : ", " + assembler.counters("Requests")) +
-            (engine == null ? "" : ", engine " + engineSummary());
+            (engine == null ? "" : ", engine " + engineSummary()) +
+            (stateTransfer.lastError() == null ? "" : ", lastStateError \"" + stateTransfer.lastError() + '"');
     }
 
     /** The engine's state, read without its lock: for diagnostics only (values may be a moment old). */

@@ -63,7 +63,7 @@ class RomiopConfigTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {RomiopConfig.MAX_REQUEST_BYTES, RomiopConfig.MAX_REPLY_BYTES})
+    @ValueSource(strings = {RomiopConfig.MAX_REQUEST_BYTES, RomiopConfig.MAX_REPLY_BYTES, RomiopConfig.MAX_STATE_BYTES})
     void aLargestMessageOutsideItsRangeIsRefused(final String property)
     {
         final String small = initError(property, "100");

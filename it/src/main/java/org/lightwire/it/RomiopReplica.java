@@ -14,10 +14,12 @@ import org.omg.PortableServer.POA;
 import org.omg.PortableServer.POAHelper;
 
 /**
- * A replica JVM of a ROMIOP group: serves a {@code lwtest::replicated_log} under a fixed object
+ * A replica JVM of a ROMIOP group: serves a {@code lwtest::checkpointable_log} under a fixed object
  * key, so that every replica serves the same key (a PERSISTENT, USER_ID POA named
  * {@value #POA_NAME}, object id {@value #OBJECT_ID}, and the same {@code jacorb.implname} on every
- * replica), and a {@code lwtest::replica_probe} over IIOP.
+ * replica), and a {@code lwtest::replica_probe} over IIOP. The group carries the log's state to a
+ * replica that joins past executed requests; with {@value #CHECKPOINTABLE}{@code =false} the
+ * log is served as a plain {@code lwtest::replicated_log}, which has no state to give or take.
  *
  * <p>Arguments: {@code -p key=value}..., ORB properties added to {@link Orbs#baseProperties()}
  * (the group's properties among them). Announces {@code group} (the group reference: ROMIOP
@@ -28,6 +30,8 @@ public final class RomiopReplica
 {
     public static final String POA_NAME = "romiop-group";
     public static final String OBJECT_ID = "log";
+    /** Test knob (not an ORB property): false serves the log without {@code LightwireFT::Checkpointable}. */
+    public static final String CHECKPOINTABLE = "lightwire.test.checkpointable";
     /** Execution entries kept for the order comparison. */
     private static final int MAX_ENTRIES = 1 << 20;
 
@@ -50,7 +54,8 @@ public final class RomiopReplica
             Long.parseLong(props.getOrDefault("lightwire.test.reply_delay_ms", "0")),
             Long.parseLong(props.getOrDefault("lightwire.test.oneway_delay_ms", "0")));
         final byte[] oid = OBJECT_ID.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        groupPoa.activate_object_with_id(oid, log);
+        final boolean checkpointable = Boolean.parseBoolean(props.getOrDefault(CHECKPOINTABLE, "true"));
+        groupPoa.activate_object_with_id(oid, checkpointable ? log : new org.lightwire.it.idl.lwtest.replicated_logPOATie(log));
         final org.omg.CORBA.Object group = RomiopFactories.groupReference(orb, groupPoa.id_to_reference(oid));
 
         final RomiopListener listener = RomiopFactories.of(orb).listener();

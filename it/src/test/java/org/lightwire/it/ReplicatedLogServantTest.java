@@ -1,12 +1,21 @@
 package org.lightwire.it;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 import org.lightwire.it.servant.ReplicatedLogServant;
+import org.lightwire.romiop.ft.InvalidState;
+import org.lightwire.romiop.ft.NoStateAvailable;
 
-/** The counts the benchmarks compare transports by: calls executed, and executed in order per client. */
+/**
+ * The counts the benchmarks compare transports by: calls executed, and executed in order per
+ * client; and the log's state (LightwireFT::Checkpointable), which a joining replica takes.
+ */
 class ReplicatedLogServantTest
 {
     @Test
@@ -40,5 +49,68 @@ class ReplicatedLogServantTest
         expected.update("1:5:100:intact\n1:6:100:corrupt\n1:7:100:corrupt\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         assertEquals(java.util.HexFormat.of().formatHex(expected.digest()), log.digest());
         assertEquals("1:5:100:intact\n", ReplicatedLogServant.line(1, 5, ReplicatedLogServant.checkedLine(100, true)));
+    }
+
+    @Test
+    void aLogThatTookAnothersStateHasItsEntriesDigestAndLength() throws Exception
+    {
+        final ReplicatedLogServant donor = new ReplicatedLogServant(16);
+        donor.append(1, 0);
+        donor.append_data(2, 5, new char[7]);
+        donor.append_checked(1, 1, org.lightwire.it.servant.TtcpPattern.create(1, 10));
+        final byte[] state = donor.get_state();
+        assertEquals("1:0\n2:5:7\n1:1:10:intact\n", new String(state, StandardCharsets.US_ASCII));
+
+        final ReplicatedLogServant joiner = new ReplicatedLogServant(16);
+        joiner.append(9, 9);
+        joiner.set_state(state);
+        assertEquals(3, joiner.installed());
+        assertEquals(3, joiner.executed());
+        assertEquals(donor.digest(), joiner.digest());
+        assertArrayEquals(new int[] {0, 5, 1}, joiner.executionSeqs());
+        assertArrayEquals(new int[] {1, 2, 1}, joiner.executionClients());
+        assertEquals(donor.inOrder(), joiner.inOrder());
+        assertEquals(donor.append(1, 2), joiner.append(1, 2), "the same reply to the next call");
+        assertEquals(donor.digest(), joiner.digest());
+        assertArrayEquals(donor.get_state(), joiner.get_state());
+    }
+
+    @Test
+    void anEmptyStateEmptiesTheLog() throws Exception
+    {
+        final ReplicatedLogServant log = new ReplicatedLogServant(4);
+        log.append(1, 1);
+        log.set_state(new byte[0]);
+        assertEquals(0, log.executed());
+        assertEquals(new ReplicatedLogServant(4).digest(), log.digest());
+        assertArrayEquals(new byte[0], log.get_state());
+    }
+
+    @Test
+    void aStateThatIsNoLogIsRefusedAndTheLogKept() throws Exception
+    {
+        final ReplicatedLogServant log = new ReplicatedLogServant(4);
+        log.append(1, 1);
+        final String digest = log.digest();
+        for (final String bad : new String[] {"1:2", "1:2\nx\n", "1:2\n\n", "99999999999:1\n", "1:2::\n"})
+        {
+            final InvalidState e = assertThrows(InvalidState.class, () -> log.set_state(bad.getBytes(StandardCharsets.US_ASCII)), bad);
+            assertTrue(e.getMessage().contains("not a log line at byte"), e.getMessage());
+        }
+        assertEquals(1, log.executed());
+        assertEquals(digest, log.digest());
+        assertEquals(0, log.installed());
+    }
+
+    @Test
+    void aLogLongerThanItKeepsHasNoStateToGive() throws Exception
+    {
+        final ReplicatedLogServant log = new ReplicatedLogServant(4, 8);
+        log.append(1, 100);
+        assertArrayEquals("1:100\n".getBytes(StandardCharsets.US_ASCII), log.get_state(), "6 bytes of 8");
+        log.append(1, 1);
+        assertThrows(NoStateAvailable.class, log::get_state, "10 bytes of 8");
+        log.set_state("2:3\n".getBytes(StandardCharsets.US_ASCII));
+        assertArrayEquals("2:3\n".getBytes(StandardCharsets.US_ASCII), log.get_state(), "a state taken is kept again");
     }
 }

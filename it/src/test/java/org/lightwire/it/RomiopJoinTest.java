@@ -20,10 +20,12 @@ import org.omg.CORBA.ORB;
 
 /**
  * Membership end to end (paper, section 4.1): a fourth replica joins a running group of three
- * ({@code jacorb.lightwire.romiop.join=true}) and executes exactly the calls ordered after it
- * joined (no state transfer); then a replica leaves in order and announces it, and the leader
- * removes it long before its KeepAlive timeout (60 s) could; then it returns and rejoins. Calls use first-reply consolidation:
- * a joiner's log is shorter, so its replies differ from the others'.
+ * ({@code jacorb.lightwire.romiop.join=true}), takes the group's state (the log of the calls
+ * ordered before it joined, through {@code LightwireFT::Checkpointable}) and executes exactly the
+ * calls ordered after; then a replica leaves in order and announces it, and the leader removes it
+ * long before its KeepAlive timeout (60 s) could; then it returns, rejoins and takes the state
+ * again. Every replica's log is the whole log, so the calls use atomic consolidation: every
+ * member's reply (the log's length) must agree.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RomiopJoinTest
@@ -35,7 +37,6 @@ class RomiopJoinTest
         final Map<String, String> p = RomiopGroupFixture.orbProperties("multicast");
         p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
         p.put("jacorb.lightwire.romiop.keepalive_timeout_ms", "60000");
-        p.put("jacorb.lightwire.romiop.consolidation.mode", "first_reply");
         return p;
     }
 
@@ -72,8 +73,27 @@ class RomiopJoinTest
         return IntStream.range(from, to).toArray();
     }
 
+    /** @return the states the replicas at {@code indexes} gave to joiners. */
+    private static long statesGiven(final List<replica_probe> probes, final int... indexes)
+    {
+        long given = 0;
+        for (final int i : indexes)
+        {
+            given += RomiopGroupFixture.counter(probes.get(i).counters(), "statesServed");
+        }
+        return given;
+    }
+
+    /** The joiner took the log of the first {@code installed} calls as its state and executed the rest. */
+    private static void assertTookState(final replica_probe joiner, final int installed, final int total, final String who)
+    {
+        assertEquals(installed, joiner.installed(), who + " took the log before it joined: " + joiner.counters());
+        assertEquals(1, RomiopGroupFixture.counter(joiner.counters(), "statesApplied"), who + ": " + joiner.counters());
+        assertArrayEquals(range(0, total), joiner.execution_seqs(), who + " holds the whole log");
+    }
+
     @Test
-    void aJoinerRunsWhatIsOrderedAfterItJoinsAndALeaverIsRemovedAtOnce() throws Exception
+    void aJoinerTakesTheGroupsStateAndRunsWhatIsOrderedAfterAndALeaverIsRemovedAtOnce() throws Exception
     {
         final String groupAddress = "239.255.8.30:" + (20000 + (int)(ProcessHandle.current().pid() % 10000));
         final List<ProcessHarness> replicas = new ArrayList<>();
@@ -103,8 +123,11 @@ class RomiopJoinTest
                 awaitExecuted(probes.get(i), 2 * PHASE);
                 assertArrayEquals(range(0, 2 * PHASE), probes.get(i).execution_seqs(), "replica " + (i + 1));
             }
-            awaitExecuted(probes.get(3), PHASE);
-            assertArrayEquals(range(PHASE, 2 * PHASE), probes.get(3).execution_seqs(), "the joiner ran exactly what came after it");
+            awaitExecuted(probes.get(3), 2 * PHASE);
+            assertTookState(probes.get(3), PHASE, 2 * PHASE, "the joiner");
+            assertEquals(probes.get(0).digest(), probes.get(3).digest());
+            assertEquals(1, statesGiven(probes, 0, 1, 2, 3), "one state given for the join");
+            final long givenBefore = statesGiven(probes, 0, 2, 3);
 
             // Replica 2 leaves in order: its announcement, not the 60 s KeepAlive timeout, removes it.
             probes.get(1).leave();
@@ -115,8 +138,8 @@ class RomiopJoinTest
                 awaitExecuted(probes.get(i), 3 * PHASE);
                 assertArrayEquals(range(0, 3 * PHASE), probes.get(i).execution_seqs(), "replica " + (i + 1));
             }
-            awaitExecuted(probes.get(3), 2 * PHASE);
-            assertArrayEquals(range(PHASE, 3 * PHASE), probes.get(3).execution_seqs(), "the joiner after the leave");
+            awaitExecuted(probes.get(3), 3 * PHASE);
+            assertTookState(probes.get(3), PHASE, 3 * PHASE, "the joiner after the leave");
 
             // Replica 2 returns (a new process, the same member id) and rejoins.
             replicas.get(1).close();
@@ -127,8 +150,13 @@ class RomiopJoinTest
             call(group, 3 * PHASE, 4 * PHASE);
             awaitExecuted(probes.get(0), 4 * PHASE);
             assertArrayEquals(range(0, 4 * PHASE), probes.get(0).execution_seqs());
-            awaitExecuted(probes.get(1), PHASE);
-            assertArrayEquals(range(3 * PHASE, 4 * PHASE), probes.get(1).execution_seqs(), "the returning replica");
+            awaitExecuted(probes.get(1), 4 * PHASE);
+            assertTookState(probes.get(1), 3 * PHASE, 4 * PHASE, "the returning replica");
+            for (final replica_probe p : probes)
+            {
+                assertEquals(probes.get(0).digest(), p.digest(), "every log the same: " + p.counters());
+            }
+            assertEquals(1, statesGiven(probes, 0, 2, 3) - givenBefore, "one state given for the rejoin");
         }
         finally
         {

@@ -92,7 +92,7 @@ public final class GiopMessage
         return readULong(m, SIZE_OFFSET, littleEndian(m));
     }
 
-    static void setBodySize(final byte[] m, final int size)
+    public static void setBodySize(final byte[] m, final int size)
     {
         writeULong(m, SIZE_OFFSET, size, littleEndian(m));
     }
@@ -233,7 +233,8 @@ public final class GiopMessage
         return align(offset, 4);
     }
 
-    static int align(final int offset, final int boundary)
+    /** @return {@code offset} rounded up to a multiple of {@code boundary} (CDR alignment, counted from the message start). */
+    public static int align(final int offset, final int boundary)
     {
         final int rest = offset % boundary;
         return rest == 0 ? offset : offset + boundary - rest;

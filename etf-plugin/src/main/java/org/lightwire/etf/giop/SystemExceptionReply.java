@@ -1,7 +1,5 @@
 package org.lightwire.etf.giop;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * Builds a GIOP Reply with status SYSTEM_EXCEPTION, big-endian, for a call that the transport
  * could not complete. Handing it to the ORB in place of the reply that never came fails exactly
@@ -22,9 +20,6 @@ public final class SystemExceptionReply
     /** {@code IOP::ExceptionDetailMessage}. */
     public static final int EXCEPTION_DETAIL_MESSAGE = 14;
     private static final int SYSTEM_EXCEPTION = 2;
-
-    private byte[] buffer = new byte[256];
-    private int position;
 
     private SystemExceptionReply()
     {
@@ -47,81 +42,30 @@ public final class SystemExceptionReply
         final int completionStatus,
         final byte[] detailContextData)
     {
-        final SystemExceptionReply w = new SystemExceptionReply();
-        w.writeHeader(giopMinor);
+        final CdrWriter w = new CdrWriter(256).header(giopMinor, GiopMessage.REPLY);
         if (giopMinor == 2)
         {
-            w.writeULong((int)requestId);
-            w.writeULong(SYSTEM_EXCEPTION);
-            w.writeServiceContexts(detailContextData);
-            w.alignTo(8);
+            w.uLong((int)requestId);
+            w.uLong(SYSTEM_EXCEPTION);
+            writeServiceContexts(w, detailContextData);
+            w.align(8);
         }
         else
         {
-            w.writeServiceContexts(detailContextData);
-            w.writeULong((int)requestId);
-            w.writeULong(SYSTEM_EXCEPTION);
+            writeServiceContexts(w, detailContextData);
+            w.uLong((int)requestId);
+            w.uLong(SYSTEM_EXCEPTION);
         }
-        final byte[] id = repositoryId.getBytes(StandardCharsets.ISO_8859_1);
-        w.writeULong(id.length + 1);
-        w.writeBytes(id, id.length);
-        w.writeBytes(new byte[1], 1);
-        w.writeULong(minorCode);
-        w.writeULong(completionStatus);
-        final byte[] message = new byte[w.position];
-        System.arraycopy(w.buffer, 0, message, 0, w.position);
-        GiopMessage.setBodySize(message, w.position - GiopMessage.HEADER_LENGTH);
-        return message;
+        return w.string(repositoryId).uLong(minorCode).uLong(completionStatus).toMessage();
     }
 
-    private void writeHeader(final int giopMinor)
-    {
-        writeBytes(new byte[] {'G', 'I', 'O', 'P', 1, (byte)giopMinor, 0, GiopMessage.REPLY}, 8);
-        writeULong(0);
-    }
-
-    private void writeServiceContexts(final byte[] detail)
+    private static void writeServiceContexts(final CdrWriter w, final byte[] detail)
     {
         if (detail == null)
         {
-            writeULong(0);
+            w.uLong(0);
             return;
         }
-        writeULong(1);
-        writeULong(EXCEPTION_DETAIL_MESSAGE);
-        writeULong(detail.length);
-        writeBytes(detail, detail.length);
-    }
-
-    private void alignTo(final int boundary)
-    {
-        final int aligned = GiopMessage.align(position, boundary);
-        ensure(aligned - position);
-        position = aligned;
-    }
-
-    private void writeULong(final int value)
-    {
-        alignTo(4);
-        ensure(4);
-        GiopMessage.writeULong(buffer, position, value, false);
-        position += 4;
-    }
-
-    private void writeBytes(final byte[] bytes, final int length)
-    {
-        ensure(length);
-        System.arraycopy(bytes, 0, buffer, position, length);
-        position += length;
-    }
-
-    private void ensure(final int more)
-    {
-        if (position + more > buffer.length)
-        {
-            final byte[] bigger = new byte[Math.max(buffer.length * 2, position + more)];
-            System.arraycopy(buffer, 0, bigger, 0, position);
-            buffer = bigger;
-        }
+        w.uLong(1).uLong(EXCEPTION_DETAIL_MESSAGE).uLong(detail.length).bytes(detail);
     }
 }

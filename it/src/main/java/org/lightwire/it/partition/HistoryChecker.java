@@ -17,8 +17,8 @@ import java.util.TreeSet;
  *
  * <ol>
  * <li><b>identical</b>: there is one sequence of which every replica's log is a stretch: a prefix
- * for a process that ran from the group's start, a stretch from its first entry for a restarted
- * one (no state transfer). Each log is compared entry by entry with the reference, the log that
+ * for a process that ran from the group's start or took the group's state, a stretch from its
+ * first entry for a restarted one without a state. Each log is compared entry by entry with the reference, the log that
  * agrees with most entries of all logs, and the first divergence is named with its index and both
  * entries. After the run every live replica ends at the same place, with the same digest;</li>
  * <li><b>lost</b>: every acknowledged append is in that sequence, and no live replica skipped one
@@ -210,7 +210,7 @@ public final class HistoryChecker
             }
             else if (!a.log().fromStart())
             {
-                f.add(a.log().name() + " holds sequence indexes " + a.start() + " to " + (a.end() - 1) + " (it started afresh: no state transfer)");
+                f.add(a.log().name() + " holds sequence indexes " + a.start() + " to " + (a.end() - 1) + " (it started afresh without the group's state)");
             }
         }
         final Set<String> digests = new TreeSet<>();
@@ -218,7 +218,7 @@ public final class HistoryChecker
         if (digests.size() > 1)
         {
             passed = false;
-            f.add("the replicas that ran from the start report " + digests.size() + " different digests");
+            f.add("the replicas that ran from the start or took the group's state report " + digests.size() + " different digests");
         }
         checks.add(new Verdict.Check("identical", passed, f));
         return divergedAt >= 0 ? Long.toString(divergedAt) : atStart ? "start" : "none";

@@ -26,7 +26,9 @@ import org.omg.CORBA.ORB;
  * {@code id} of a {@link NetnsNetwork}, multicasting across its bridge; each replica's
  * {@code replica_probe} reached over IIOP from this JVM. Members are founded together with
  * {@code members = 1,...,n} (1 leads); {@link #restart} starts a member's process again with the
- * same id, founding ({@code join=false}) or joining.
+ * same id, founding ({@code join=false}) or joining; a restarted process that took the group's
+ * state ({@code LightwireFT::Checkpointable}, the plug-in's {@code statesApplied}) holds the
+ * group's log from the start, as a founder does.
  *
  * <p>Replicas run with small heaps ({@value #HEAP}); the probe ORB gives up on a call after
  * {@value #PROBE_TIMEOUT_MS} ms (a replica executes probe calls on the one POA thread its group
@@ -40,6 +42,8 @@ public final class ReplicaGroup implements AutoCloseable
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Pattern LEADER = Pattern.compile("engine (\\w+), leader (-?\\d+)");
     private static final Pattern DELIVERED = Pattern.compile("delivered=(\\d+)");
+    /** Group states the replica's servant took (set_state completed): its log then holds the group's from the start. */
+    private static final Pattern STATES_APPLIED = Pattern.compile("\\bstatesApplied=(\\d+)");
     private static final Pattern STATE = Pattern.compile("engine (\\w+, leader -?\\d+, view \\[[^]]*], deliveredSeq \\d+)");
 
     private final NetnsNetwork network;
@@ -260,7 +264,14 @@ public final class ReplicaGroup implements AutoCloseable
         {
             entries[i] = Entries.of(clients[i], seqs[i]);
         }
-        return new ReplicaLog(id, incarnations[id], incarnations[id] == 1, last, entries, digest, executed, counters);
+        return new ReplicaLog(id, incarnations[id], incarnations[id] == 1 || tookState(counters), last, entries, digest, executed, counters);
+    }
+
+    /** @return true when the replica's counters say it took the group's state: its log is a prefix of the sequence, as a founder's. */
+    private static boolean tookState(final String counters)
+    {
+        final Matcher m = STATES_APPLIED.matcher(counters);
+        return m.find() && Long.parseLong(m.group(1)) > 0;
     }
 
     /**

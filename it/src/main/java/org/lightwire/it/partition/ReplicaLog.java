@@ -11,8 +11,9 @@ import java.util.HexFormat;
  *
  * @param member      the member id.
  * @param incarnation 1 for the process the group was founded with, 2 for its first restart, ...
- * @param fromStart   true when this process ran from the group's start (no state transfer: a
- *                    restarted one holds a stretch of the group's sequence, not a prefix).
+ * @param fromStart   true when this process ran from the group's start, or took the group's state
+ *                    when it joined: its log is a prefix of the group's sequence (a restarted one
+ *                    without a state holds a stretch of it).
  * @param last        true for a read of a live replica after the run; false for one taken
  *                    before a kill (a prefix of what the process executed).
  * @param entries     {@link Entries} in execution order.

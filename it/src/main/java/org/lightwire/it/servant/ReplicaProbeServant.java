@@ -33,6 +33,12 @@ public final class ReplicaProbeServant extends replica_probePOA
     }
 
     @Override
+    public long installed()
+    {
+        return log.installed();
+    }
+
+    @Override
     public String digest()
     {
         return log.digest();

@@ -5,19 +5,37 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-import org.lightwire.it.idl.lwtest.replicated_logPOA;
+import org.lightwire.it.idl.lwtest.checkpointable_logHelper;
+import org.lightwire.it.idl.lwtest.checkpointable_logPOA;
+import org.lightwire.it.idl.lwtest.replicated_logHelper;
+import org.lightwire.romiop.ft.InvalidState;
+import org.lightwire.romiop.ft.NoStateAvailable;
 
 /**
  * One replica's execution log: every call appends (client, seq) and feeds the same bytes to a
  * running SHA-256, so replicas compare whole histories by digest. It also records the client of
  * each call in execution order (bounded by {@code maxEntries}; calls beyond it are still counted
  * and digested), so a test can compare execution order with the plug-in's delivery order.
+ *
+ * <p>Its state ({@code LightwireFT::Checkpointable}) is the log's text, every line that went into
+ * the digest (US-ASCII, {@link #line}): {@code set_state} replays those lines into an empty log,
+ * so a replica that took another's state has its log, digest, counts and replies. The text is
+ * kept up to {@value #MAX_STATE_BYTES} bytes (by default); a longer log has no state to give. To serve a
+ * group without state transfer, activate it behind {@code replicated_logPOATie}: its ORB then
+ * answers {@code get_state} with BAD_OPERATION.
  */
-public final class ReplicatedLogServant extends replicated_logPOA
+public final class ReplicatedLogServant extends checkpointable_logPOA
 {
-    private final MessageDigest digest;
+    /** The longest log text kept for {@code get_state}, by default. */
+    public static final int MAX_STATE_BYTES = 32 << 20;
+
+    private final int maxStateBytes;
+    private MessageDigest digest;
     private final int[] clients;
     private final int[] seqs;
+    /** The log's text while it is at most {@link #maxStateBytes} long; null after. */
+    private java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    private long installed;
     private long executed;
     private long inOrder;
     private long lastExecutionNs;
@@ -29,16 +47,108 @@ public final class ReplicatedLogServant extends replicated_logPOA
 
     public ReplicatedLogServant(final int maxEntries)
     {
+        this(maxEntries, MAX_STATE_BYTES);
+    }
+
+    /** @param maxStateBytes the longest log text kept for {@code get_state}. */
+    public ReplicatedLogServant(final int maxEntries, final int maxStateBytes)
+    {
+        this.maxStateBytes = maxStateBytes;
+        digest = newDigest();
+        clients = new int[maxEntries];
+        seqs = new int[maxEntries];
+    }
+
+    private static MessageDigest newDigest()
+    {
         try
         {
-            digest = MessageDigest.getInstance("SHA-256");
+            return MessageDigest.getInstance("SHA-256");
         }
         catch (final NoSuchAlgorithmException e)
         {
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }
-        clients = new int[maxEntries];
-        seqs = new int[maxEntries];
+    }
+
+    /**
+     * Published as a {@code replicated_log} first: a client narrowing its group reference to one
+     * then needs no {@code _is_a} call, which a group orders and every member answers as any
+     * other request (the tests that time calls or make members misbehave count on that); the
+     * servant still answers {@code _is_a} for {@code checkpointable_log} and {@code Checkpointable}.
+     */
+    @Override
+    public String[] _all_interfaces(final org.omg.PortableServer.POA poa, final byte[] objectId)
+    {
+        return new String[] {replicated_logHelper.id(), checkpointable_logHelper.id(), org.lightwire.romiop.ft.CheckpointableHelper.id()};
+    }
+
+    /** @return every line of the log, as digested. */
+    @Override
+    public synchronized byte[] get_state() throws NoStateAvailable
+    {
+        if (text == null)
+        {
+            throw new NoStateAvailable("the log is longer than the " + maxStateBytes + " bytes kept");
+        }
+        return text.toByteArray();
+    }
+
+    /** Replaces the log by the lines of {@code state} (from another replica's {@link #get_state}), as if it had executed them. */
+    @Override
+    public synchronized void set_state(final byte[] state) throws InvalidState
+    {
+        final java.util.List<Line> lines = parse(state);
+        digest = newDigest();
+        text = new java.io.ByteArrayOutputStream(state.length);
+        executed = 0;
+        inOrder = 0;
+        lastSeq.clear();
+        for (final Line l : lines)
+        {
+            record(l.client(), l.seq(), l.rest());
+        }
+        installed = lines.size();
+    }
+
+    /** One line of the log: {@code client:seq} and the rest ({@code ""}, {@code :length} or {@code :length:intact}). */
+    private record Line(int client, int seq, String rest)
+    {
+    }
+
+    private static final java.util.regex.Pattern LINE = java.util.regex.Pattern.compile("(-?\\d{1,10}):(-?\\d{1,10})((?::[^:\n]+)*)\n");
+
+    /** @return each line's client, seq and rest; the state is refused whole if one line is not a log line. */
+    private static java.util.List<Line> parse(final byte[] state) throws InvalidState
+    {
+        final String all = new String(state, StandardCharsets.US_ASCII);
+        final java.util.List<Line> lines = new java.util.ArrayList<>();
+        final java.util.regex.Matcher m = LINE.matcher(all);
+        int at = 0;
+        while (at < all.length())
+        {
+            m.region(at, all.length());
+            if (!m.lookingAt())
+            {
+                throw new InvalidState("not a log line at byte " + at);
+            }
+            try
+            {
+                lines.add(new Line(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), m.group(3)));
+            }
+            catch (final NumberFormatException e)
+            {
+                throw new InvalidState("not a log line at byte " + at + ": " + e.getMessage());
+            }
+            at = m.end();
+        }
+        return lines;
+    }
+
+    /** @return entries that came with the last state this log took ({@link #set_state}), 0 when it took none. */
+    public synchronized long installed()
+    {
+        return installed;
     }
 
     /**
@@ -158,7 +268,16 @@ public final class ReplicatedLogServant extends replicated_logPOA
 
     private long record(final int client, final int seq, final String rest)
     {
-        digest.update(line(client, seq, rest).getBytes(StandardCharsets.US_ASCII));
+        final byte[] line = line(client, seq, rest).getBytes(StandardCharsets.US_ASCII);
+        digest.update(line);
+        if (text != null && text.size() + line.length <= maxStateBytes)
+        {
+            text.write(line, 0, line.length);
+        }
+        else
+        {
+            text = null;
+        }
         final Integer before = lastSeq.put(client, seq);
         if (before == null || seq > before)
         {

@@ -308,7 +308,7 @@ class HistoryCheckerTest
         final Verdict v = check(appends(), logs);
         assertTrue(v.passed(), v.report());
         assertTrue(named(v, "identical").findings().contains(
-            "replica 1 (incarnation 2) holds sequence indexes 205 to 299 (it started afresh: no state transfer)"), v.report());
+            "replica 1 (incarnation 2) holds sequence indexes 205 to 299 (it started afresh without the group's state)"), v.report());
     }
 
     @Test

@@ -1,6 +1,8 @@
 package org.lightwire.romiop.engine;
 
+import java.nio.ByteBuffer;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.LinkedHashMap;
 import java.util.TreeSet;
 
@@ -78,6 +80,78 @@ final class DuplicateFilter
             n += w.finished.size();
         }
         return n;
+    }
+
+    /** @return bytes of {@link #writeImage}'s image. */
+    int imageBytes()
+    {
+        int n = 4;
+        for (final ClientWindow w : clients.values())
+        {
+            n += 16 + 4 * w.finished.size();
+        }
+        return n;
+    }
+
+    /**
+     * Writes what the filter holds, least recently used client first: a count of clients, then
+     * per client its id, watermark (8 bytes), count of ids above it and the ids (4 bytes each).
+     */
+    void writeImage(final ByteBuffer to)
+    {
+        to.putInt(clients.size());
+        for (final Map.Entry<Integer, ClientWindow> e : clients.entrySet())
+        {
+            final ClientWindow w = e.getValue();
+            to.putInt(e.getKey()).putLong(w.watermark).putInt(w.finished.size());
+            for (final long id : w.finished)
+            {
+                to.putInt((int)id);
+            }
+        }
+    }
+
+    /**
+     * Takes in another member's image ({@link #writeImage}): every request finished there is
+     * finished here too (a watermark only rises).
+     *
+     * @throws IllegalArgumentException when the image is malformed; the filter may then hold part of it.
+     */
+    void mergeImage(final ByteBuffer from)
+    {
+        try
+        {
+            final int count = from.getInt();
+            if (count < 0 || count > from.remaining() / 16)
+            {
+                throw new IllegalArgumentException("a duplicate filter image of " + count + " clients in " + from.remaining() + " bytes");
+            }
+            for (int i = 0; i < count; i++)
+            {
+                final int clientId = from.getInt();
+                final long watermark = from.getLong();
+                final int ids = from.getInt();
+                if (watermark < 0 || watermark > 0xFFFF_FFFFL || ids < 0 || ids > from.remaining() / 4)
+                {
+                    throw new IllegalArgumentException("client " + clientId + ": watermark " + watermark + ", " + ids + " ids in " +
+                        from.remaining() + " bytes");
+                }
+                if (watermark > 0)
+                {
+                    finish(clientId, (int)watermark);
+                    clients.get(clientId).watermark = Math.max(clients.get(clientId).watermark, watermark);
+                    clients.get(clientId).finished.headSet(watermark, true).clear();
+                }
+                for (int k = 0; k < ids; k++)
+                {
+                    finish(clientId, from.getInt());
+                }
+            }
+        }
+        catch (final java.nio.BufferUnderflowException e)
+        {
+            throw new IllegalArgumentException("a duplicate filter image cut short", e);
+        }
     }
 
     private static final class ClientWindow

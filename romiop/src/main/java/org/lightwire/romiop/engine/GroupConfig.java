@@ -70,6 +70,8 @@ public final class GroupConfig
     public static final long DEFAULT_MAX_HELD_BYTES = 64L << 20;
     /** {@code jacorb.lightwire.romiop.max_retained_orders}: delivered requests a member keeps for a new leader's recovery. */
     public static final int DEFAULT_MAX_RETAINED_ORDERS = 1024;
+    /** 256 MiB: the largest state a member gives or takes (state transfer). */
+    public static final int DEFAULT_MAX_STATE_BYTES = 256 << 20;
 
     /**
      * {@code jacorb.lightwire.romiop.requests_to_sequencer}: a client sends each request that fits
@@ -110,6 +112,7 @@ public final class GroupConfig
     int maxMembers = DEFAULT_MAX_MEMBERS;
     long maxHeldBytes = DEFAULT_MAX_HELD_BYTES;
     int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
+    int maxStateBytes = DEFAULT_MAX_STATE_BYTES;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -359,6 +362,21 @@ public final class GroupConfig
     public GroupConfig maxOrderEntries(final int entries)
     {
         this.maxOrderEntries = entries;
+        return this;
+    }
+
+    /**
+     * The largest state a member takes from another (state transfer) or gives: a donor refuses a
+     * larger one of its own, and a joiner refuses to assemble a larger one; either way the joiner
+     * leaves the group, told why.
+     */
+    public GroupConfig maxStateBytes(final int bytes)
+    {
+        if (bytes < 64)
+        {
+            throw new IllegalArgumentException("maxStateBytes " + bytes + " is below 64");
+        }
+        this.maxStateBytes = bytes;
         return this;
     }
 

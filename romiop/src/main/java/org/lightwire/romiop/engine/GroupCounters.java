@@ -86,6 +86,30 @@ public final class GroupCounters
     long staleReportsIgnored;
     long servedFromTold;
     long takeoverSkips;
+    /** States this member awaited (it joined past orders it did not execute). */
+    long stateTransfers;
+    /** States this member took whole from a donor and installed. */
+    long statesInstalled;
+    /** State chunks taken in order. */
+    long stateChunksReceived;
+    /** State chunks and refusals dropped: from a member that is not the donor, of an older cut, or out of sequence. */
+    long staleStateChunks;
+    /** Donors given up for the next member of the view after a KeepAlive timeout without progress. */
+    long stateDonorsChanged;
+    /** Refusals of this member's state ASK: it left the group. */
+    long stateRefusalsReceived;
+    /** States this member took from its application for joiners. */
+    long statesCaptured;
+    /** States a joiner fetched from this member to the end. */
+    long statesGiven;
+    /** State chunks sent. */
+    long stateChunksSent;
+    /** State ASKs this member refused (its application cannot give its state, or no state transfer). */
+    long statesRefused;
+    /** State ASKs dropped: this member had no state to give yet, or served as many joiners as it may. */
+    long stateAsksIgnored;
+    /** State ASKs of a transfer this member finished serving (a delayed or duplicated copy), dropped. */
+    long staleStateAsks;
     long epochAsksAnswered;
     long epochsLearned;
     long staleLeadersTold;
@@ -472,6 +496,78 @@ public final class GroupCounters
         return servedFromTold;
     }
 
+    /** States this member awaited (it joined past orders it did not execute). */
+    public long stateTransfers()
+    {
+        return stateTransfers;
+    }
+
+    /** States this member took whole from a donor and installed. */
+    public long statesInstalled()
+    {
+        return statesInstalled;
+    }
+
+    /** State chunks taken in order. */
+    public long stateChunksReceived()
+    {
+        return stateChunksReceived;
+    }
+
+    /** State chunks and refusals dropped: from a member that is not the donor, of an older cut, or out of sequence. */
+    public long staleStateChunks()
+    {
+        return staleStateChunks;
+    }
+
+    /** Donors given up for the next member of the view after a KeepAlive timeout without progress. */
+    public long stateDonorsChanged()
+    {
+        return stateDonorsChanged;
+    }
+
+    /** Refusals of this member's state ASK: it left the group. */
+    public long stateRefusalsReceived()
+    {
+        return stateRefusalsReceived;
+    }
+
+    /** States this member took from its application for joiners. */
+    public long statesCaptured()
+    {
+        return statesCaptured;
+    }
+
+    /** States a joiner fetched from this member to the end. */
+    public long statesGiven()
+    {
+        return statesGiven;
+    }
+
+    /** State chunks sent. */
+    public long stateChunksSent()
+    {
+        return stateChunksSent;
+    }
+
+    /** State ASKs this member refused (its application cannot give its state, or no state transfer). */
+    public long statesRefused()
+    {
+        return statesRefused;
+    }
+
+    /** State ASKs of a transfer this member finished serving (a delayed or duplicated copy), dropped. */
+    public long staleStateAsks()
+    {
+        return staleStateAsks;
+    }
+
+    /** State ASKs dropped: this member had no state to give yet, or served as many joiners as it may. */
+    public long stateAsksIgnored()
+    {
+        return stateAsksIgnored;
+    }
+
     /** Takeovers that skipped orders nobody could send them (their holder joined past them), as a joiner does. */
     public long takeoverSkips()
     {
@@ -624,7 +720,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", epochAsksAnswered=" + epochAsksAnswered + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", epochAsksAnswered=" + epochAsksAnswered + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

@@ -23,6 +23,7 @@ import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.lightwire.romiop.protocol.StateFlyweight;
 import org.lightwire.romiop.protocol.ViewChangeFlyweight;
 import org.lightwire.romiop.engine.view.CommitTracker;
 import org.lightwire.romiop.engine.view.Configuration;
@@ -91,6 +92,7 @@ public final class MemberEngine
 
     private final GroupConfig config;
     private final DeliveryHandler handler;
+    private final StateHandler stateHandler;
     private final GroupCounters counters = new GroupCounters();
     private final Outbox outbox;
     /** The send buffer, lent by the outbox. */
@@ -107,6 +109,9 @@ public final class MemberEngine
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
     private final OrderAckFlyweight orderAck = new OrderAckFlyweight();
     private final ViewChangeFlyweight viewChange = new ViewChangeFlyweight();
+    private final StateFlyweight statePacket = new StateFlyweight();
+    private final StateDonor donor;
+    private final StateReceiver stateReceiver;
     private final ReplyStore replies;
     private final DuplicateFilter finished;
     /**
@@ -239,14 +244,28 @@ public final class MemberEngine
      */
     public MemberEngine(final GroupConfig config, final GroupSender sender, final DeliveryHandler handler)
     {
+        this(config, sender, handler, null);
+    }
+
+    /**
+     * An engine whose application gives and takes its state ({@link StateHandler}): a member that
+     * joins past orders it did not execute takes a state at a cut of the order and delivers from
+     * there. Without one ({@code stateHandler} null) such a member skips those orders, and it
+     * refuses its own state to members that ask.
+     */
+    public MemberEngine(final GroupConfig config, final GroupSender sender, final DeliveryHandler handler, final StateHandler stateHandler)
+    {
         this.config = config;
         this.handler = handler;
+        this.stateHandler = stateHandler;
         this.outbox = new Outbox(config, sender);
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
         // Its evictions are counted apart (they mirror the finished filter's): not in this member's counters.
         this.executed = new DuplicateFilter(config.duplicateWindow, config.maxClients, new GroupCounters());
+        this.donor = new StateDonor(config, counters, outbox, executed, stateHandler);
+        this.stateReceiver = new StateReceiver(config, counters, outbox);
         this.clientLeases = new ClientLeases(config.replyGiveUpNs, config.maxClients);
         this.delivery = new OrderedDelivery(outbox, this::delivered);
         this.cancels = new CancelTracker(config, counters, delivery, finished, new CancelTracker.Orders()
@@ -466,6 +485,25 @@ public final class MemberEngine
     }
 
     /**
+     * The application's answer to {@link StateHandler#captureState}: its state after order
+     * {@code cut}, which this member now sends to the members that asked for it. On the engine's
+     * thread; the bytes are kept (not copied) until those members have them.
+     */
+    public void stateCaptured(final long cut, final byte[] state, final long nowNs)
+    {
+        donor.captured(cut, state, nowNs);
+    }
+
+    /**
+     * The application cannot give its state after order {@code cut} ({@code reason} says why, and
+     * reaches the members that asked): they are refused and leave the group. On the engine's thread.
+     */
+    public void stateUnavailable(final long cut, final String reason, final long nowNs)
+    {
+        donor.unavailable(cut, reason);
+    }
+
+    /**
      * Leaves the group: multicasts MemberChange REMOVED for itself (once; the leader's KeepAlive
      * probes remove it anyway if that is lost) and stops. A leaving leader hands over at once: the
      * members start failover without waiting for the KeepAlive timeout.
@@ -478,6 +516,7 @@ public final class MemberEngine
             return;
         }
         outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_REMOVED);
+        stateReceiver.cancel();
         transitionTo(State.LEFT, nowNs);
     }
 
@@ -594,6 +633,7 @@ public final class MemberEngine
             case CANCEL -> onCancel(buffer, offset, length, nowNs);
             case MEMBER_CHANGE -> onMemberChange(buffer, offset, length, nowNs);
             case ORDER_ACK -> onOrderAck(buffer, offset, length, nowNs);
+            case STATE -> onState(buffer, offset, length, nowNs);
             default -> counters.unexpectedPackets++;
         }
         // After it: a member heard again may bring the majority back.
@@ -635,6 +675,7 @@ public final class MemberEngine
             fifo.onTimer(nowNs);
         }
         cancels.onTimer(nowNs);
+        stateReceiver.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING || isOrdering(), view, nowNs);
         expireRequestsOfGoneClients(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
         {
@@ -673,6 +714,7 @@ public final class MemberEngine
             delivery.heldByKey().size() > delivery.orders().size(), clientLeases.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
         deadline = Deadlines.earlier(deadline, acks.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, stateReceiver.nextDeadlineNs());
         if (isOrdering())
         {
             deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
@@ -979,6 +1021,8 @@ public final class MemberEngine
                     epochLeader = from;
                     leaderHeardNs = nowNs;
                     final long start = Math.max(keepAlive.commit(), delivery.deliveredSeq());
+                    // Past orders it did not execute, it takes a state at a cut from the start on.
+                    final boolean needsState = stateHandler != null && (start > delivery.deliveredSeq() || stateReceiver.awaiting());
                     delivery.startAfter(start);
                     delivery.knowUpTo(keepAlive.lastOrderSeq());
                     acks.startAt(start);
@@ -991,6 +1035,10 @@ public final class MemberEngine
                     onlineAnsweredBy.clear();
                     onlineUntilNs = nowNs + config.keepAliveTimeoutNs;
                     outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
+                    if (needsState)
+                    {
+                        stateReceiver.await(start, from, nowNs);
+                    }
                 }
             }
             case MEMBER ->
@@ -1053,7 +1101,15 @@ public final class MemberEngine
                     // past them, and nobody reported more. We skip them as a joiner does (their
                     // requests are not executed here) and take the rest from it.
                     final long servedFrom = keepAlive.commit() + 1;
-                    if (servedFrom > delivery.nextDeliverSeq())
+                    if (servedFrom > delivery.nextDeliverSeq() && stateHandler != null)
+                    {
+                        // It has a state past them: this member takes one, from there on.
+                        if (!stateReceiver.awaiting())
+                        {
+                            stateReceiver.await(servedFrom - 1, from, nowNs);
+                        }
+                    }
+                    else if (servedFrom > delivery.nextDeliverSeq())
                     {
                         counters.takeoverSkips++;
                         delivery.startAfter(Math.min(servedFrom - 1, recoveryTargetSeq));
@@ -1087,7 +1143,11 @@ public final class MemberEngine
         {
             return;
         }
-        delivery.deliverReady(deliverLimit());
+        if (!stateReceiver.awaiting())
+        {
+            // A member awaiting a state accepts orders (commits need it) but executes none before it.
+            delivery.deliverReady(deliverLimit());
+        }
         // Acceptance goes to the leader (it commits by it), with the delivery it allowed.
         acks.onAccepted(nowNs);
         if (!isOrdering())
@@ -1105,6 +1165,87 @@ public final class MemberEngine
         acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         finishRecoveryWhenCaughtUp(nowNs);
+    }
+
+    private void onState(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        if (!Packets.wrapValid(statePacket, buffer, offset, length, counters))
+        {
+            return;
+        }
+        outbox.observe(statePacket.packetId());
+        final int from = statePacket.senderId();
+        if (from == config.selfId || !(isMember(from) || configuration.contains(from)))
+        {
+            counters.unexpectedPackets++;
+            return;
+        }
+        heard(from, nowNs);
+        switch (statePacket.kind())
+        {
+            case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.cut(), statePacket.stateOffset(), delivery.deliveredSeq(),
+                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering()), nowNs);
+            case StateFlyweight.CHUNK ->
+            {
+                final byte[] image;
+                try
+                {
+                    image = stateReceiver.onChunk(from, statePacket, nowNs);
+                }
+                catch (final IllegalStateException tooLarge)
+                {
+                    stateReceiver.cancel();
+                    refusedState(tooLarge.getMessage(), nowNs);
+                    return;
+                }
+                if (image != null)
+                {
+                    installState(stateReceiver.cut(), image, nowNs);
+                }
+            }
+            default ->
+            {
+                if (stateReceiver.onRefused(from))
+                {
+                    final ByteBuffer text = buffer.duplicate().position(statePacket.dataOffset()).limit(statePacket.dataOffset() + statePacket.dataLength());
+                    refusedState(java.nio.charset.StandardCharsets.UTF_8.decode(text).toString(), nowNs);
+                }
+            }
+        }
+    }
+
+    /**
+     * Installs the state taken after order {@code cut} at the donor: the requests it executed are
+     * finished here too, the application takes its part, and delivery goes on after the cut.
+     */
+    private void installState(final long cut, final byte[] image, final long nowNs)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(image);
+        final int engineBytes = image.length >= 4 ? b.getInt() : -1;
+        try
+        {
+            if (engineBytes < 0 || engineBytes > b.remaining())
+            {
+                throw new IllegalArgumentException("its engine part claims " + engineBytes + " of " + image.length + " bytes");
+            }
+            executed.mergeImage(b.slice(4, engineBytes));
+            finished.mergeImage(b.slice(4, engineBytes));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            refusedState("member " + stateReceiver.donorId() + "'s state after order " + cut + " is malformed: " + e.getMessage(), nowNs);
+            return;
+        }
+        delivery.installedAt(cut);
+        stateHandler.installState(cut, Arrays.copyOfRange(image, 4 + engineBytes, image.length));
+        deliverInOrder(nowNs);
+    }
+
+    /** No state for this member ({@code reason}): it serves nothing, and leaves the group. */
+    private void refusedState(final String reason, final long nowNs)
+    {
+        stateHandler.stateRefused(reason);
+        leave(nowNs);
     }
 
     /**
@@ -1690,6 +1831,7 @@ public final class MemberEngine
 
     private void membershipTick(final long nowNs)
     {
+        donor.expire(nowNs);
         switch (state)
         {
             case JOINING ->

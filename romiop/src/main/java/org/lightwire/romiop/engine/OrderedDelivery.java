@@ -188,6 +188,22 @@ final class OrderedDelivery
         highestKnownSeq = orderSeq;
     }
 
+    /**
+     * A state taken after order {@code cut} is installed: the orders up to it, and the requests
+     * they name, are done with (the state holds their effects); delivery goes on after it.
+     */
+    void installedAt(final long cut)
+    {
+        final var upToCut = orders.headMap(cut, true);
+        for (final long key : upToCut.values())
+        {
+            drop(key);
+        }
+        upToCut.clear();
+        nextDeliverSeq = Math.max(nextDeliverSeq, cut + 1);
+        highestKnownSeq = Math.max(highestKnownSeq, cut);
+    }
+
     /** Drops the known, undelivered order entries (a new leader takes them over, or no longer needs them). */
     void clearOrders()
     {

@@ -3,7 +3,7 @@ package org.lightwire.romiop.protocol;
 /**
  * ROMIOP packet types, codes as in the paper's Figure 3 ({@code typedef octet PacketType}).
  * MsgOrder (7) is the paper's own addition (section 3.3); ViewChange (8) and OrderAck (9) are
- * ours, for views agreed by a majority.
+ * ours, for views agreed by a majority; State (10) carries a member's state to a joiner.
  */
 public enum PacketType
 {
@@ -16,7 +16,8 @@ public enum PacketType
     MEMBER_CHANGE(6),
     MSG_ORDER(7),
     VIEW_CHANGE(8),
-    ORDER_ACK(9);
+    ORDER_ACK(9),
+    STATE(10);
 
     private static final PacketType[] BY_CODE = values();
 

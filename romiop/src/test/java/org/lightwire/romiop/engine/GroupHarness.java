@@ -29,6 +29,11 @@ final class GroupHarness
     private final List<Trigger> triggers = new ArrayList<>();
     long nowNs;
     private long nextSendNs;
+    /**
+     * Members added from now on give and take their state ({@link StateHandler}: their delivered
+     * requests), answering a capture at the next step, as an application that queues requests does.
+     */
+    boolean stateTransfer;
     /** Each client multicasts at most one request per interval (fewer when its window is full). */
     long sendIntervalNs = 50_000L;
 
@@ -56,13 +61,67 @@ final class GroupHarness
         int jumps;
         boolean alive = true;
         boolean cutOff;
+        /**
+         * With state transfer: what the application did, in order: "S" and the cut for each state
+         * installed, the order number of each request executed.
+         */
+        final List<String> executions = new ArrayList<>();
+        /** With state transfer: each refusal's reason. */
+        final List<String> refusals = new ArrayList<>();
+        /** With state transfer: answers {@link StateHandler#captureState} with this reason instead of its state, when set. */
+        String unavailable;
 
         Member(final int id, final GroupConfig config)
         {
             this.id = id;
             final MemberEngine[] self = new MemberEngine[1];
+            final StateHandler state = !stateTransfer ? null : new StateHandler()
+            {
+                @Override
+                public void captureState(final long cut)
+                {
+                    final byte[] image = stateImage();
+                    final MemberEngine engineThen = self[0];
+                    when(() -> true, () ->
+                    {
+                        if (alive)
+                        {
+                            if (unavailable != null)
+                            {
+                                engineThen.stateUnavailable(cut, unavailable, nowNs);
+                            }
+                            else
+                            {
+                                engineThen.stateCaptured(cut, image, nowNs);
+                            }
+                        }
+                    });
+                }
+
+                @Override
+                public void installState(final long cut, final byte[] image)
+                {
+                    executions.add("S" + cut);
+                    delivered.clear();
+                    for (final String line : new String(image, StandardCharsets.US_ASCII).split("\n"))
+                    {
+                        if (!line.isEmpty())
+                        {
+                            final int space = line.indexOf(' ');
+                            delivered.put(Long.parseLong(line.substring(0, space)), line.substring(space + 1));
+                        }
+                    }
+                }
+
+                @Override
+                public void stateRefused(final String reason)
+                {
+                    refusals.add(reason);
+                }
+            };
             this.engine = new MemberEngine(tuned(config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
             {
+                executions.add(Long.toString(orderSeq));
                 final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();
                 if (!text.equals(senderId + "/" + requestId))
                 {
@@ -79,8 +138,16 @@ final class GroupHarness
                 delivered.put(orderSeq, text);
                 final byte[] answer = (id + ":" + text).getBytes(StandardCharsets.US_ASCII);
                 self[0].sendReply(senderId, packetId, requestId, ByteBuffer.wrap(answer), 0, answer.length, nowNs);
-            });
+            }, state);
             self[0] = engine;
+        }
+
+        /** The application's state: one line "orderSeq request" per request it executed. */
+        byte[] stateImage()
+        {
+            final StringBuilder sb = new StringBuilder();
+            delivered.forEach((seq, request) -> sb.append(seq).append(' ').append(request).append('\n'));
+            return sb.toString().getBytes(StandardCharsets.US_ASCII);
         }
     }
 
@@ -132,6 +199,8 @@ final class GroupHarness
         final Client c = new Client(id, config, toSend);
         clients.put(id, c);
         net.attach(id, c.engine::onPacket);
+        // A client added mid-run starts sending at the next step.
+        nextSendNs = Math.min(nextSendNs, nowNs);
         return c;
     }
 

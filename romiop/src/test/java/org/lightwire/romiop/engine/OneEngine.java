@@ -23,6 +23,15 @@ final class OneEngine
         return e;
     }
 
+    /** @return as {@link #started(GroupConfig, SentPackets)}, delivering to {@code handler} and giving and taking state with {@code state}. */
+    static MemberEngine started(final GroupConfig config, final SentPackets sent, final DeliveryHandler handler, final StateHandler state)
+    {
+        final MemberEngine e = new MemberEngine(config.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
+            .requestAckDelayNs(0).orderAckDelayNs(0), sent, handler, state);
+        e.start(0);
+        return e;
+    }
+
     static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
     {
         e.onPacket(b, 0, b.capacity(), nowNs);

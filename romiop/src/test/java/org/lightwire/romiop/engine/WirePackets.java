@@ -137,4 +137,14 @@ final class WirePackets
         ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, epoch, accepted, accepted);
         return b;
     }
+
+    /** A donor's State CHUNK: bytes {@code [stateOffset, stateOffset + data.length)} of a state of {@code total} bytes taken after {@code cut}. */
+    static ByteBuffer stateChunk(final int from, final int packetId, final long cut, final int stateOffset, final int total, final byte[] data)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH + data.length);
+        ((org.lightwire.romiop.protocol.StateFlyweight)new org.lightwire.romiop.protocol.StateFlyweight().wrap(b, 0))
+            .set(ByteOrder.BIG_ENDIAN, from, packetId, org.lightwire.romiop.protocol.StateFlyweight.CHUNK, cut, stateOffset, total, data.length);
+        b.put(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH, data);
+        return b;
+    }
 }

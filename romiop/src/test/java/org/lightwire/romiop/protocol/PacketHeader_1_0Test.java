@@ -62,7 +62,7 @@ class PacketHeader_1_0Test
         b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0x04);
         assertEquals(Invalid.BAD_FLAGS, header.validate(12));
         b.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)0);
-        b.putShort(PacketHeader_1_0.TYPE_OFFSET, (short)10);
+        b.putShort(PacketHeader_1_0.TYPE_OFFSET, (short)11);
         assertEquals(Invalid.UNKNOWN_TYPE, header.validate(12));
         b.put(PacketHeader_1_0.VERSION_OFFSET, (byte)0x10);
         assertEquals(Invalid.BAD_VERSION, header.validate(12), "wire 1.0 is not spoken");

@@ -38,6 +38,11 @@ final class History
     {
     }
 
+    /** A state installed: the incarnation's application was replaced by {@code entries}, taken after order {@code cut}. */
+    record Install(Incarnation by, long cut, List<ReplicaLog.Entry> entries, long atNs)
+    {
+    }
+
     record Fault(long atNs, String what)
     {
     }
@@ -48,6 +53,7 @@ final class History
     private final List<Reply> replies = new ArrayList<>();
     private final List<Completion> completions = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
+    private final List<Install> installs = new ArrayList<>();
 
     void sent(final String request, final long atNs)
     {
@@ -82,6 +88,18 @@ final class History
         final Delivery d = new Delivery(by, orderSeq, request, atNs);
         deliveries.get(by).add(d);
         return d;
+    }
+
+    Install installed(final Incarnation by, final long cut, final List<ReplicaLog.Entry> entries, final long atNs)
+    {
+        final Install i = new Install(by, cut, entries, atNs);
+        installs.add(i);
+        return i;
+    }
+
+    List<Install> installs()
+    {
+        return installs;
     }
 
     void replied(final Reply reply)

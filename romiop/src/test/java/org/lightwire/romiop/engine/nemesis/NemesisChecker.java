@@ -49,6 +49,17 @@ final class NemesisChecker
         MEMBER_STUCK,
         /** After the last heal, a client saw none of its new calls succeed within the bound. */
         CLIENT_STUCK,
+        /**
+         * An incarnation executed an order past one it neither executed nor took in a state (and
+         * whose request it had not executed at another number): its application misses a request.
+         */
+        SKIPPED_ORDER,
+        /** A state installed holds a request at an order number where an incarnation delivered another. */
+        STATE_DIVERGED,
+        /** A member was asked its state after an order below one its application had executed. */
+        STATE_CUT_WRONG,
+        /** A member was refused the state it needed (every simulated member can give one). */
+        STATE_REFUSED,
         /** An engine threw out of onPacket, onTimer or start (they must never throw). */
         ENGINE_THREW
     }
@@ -119,6 +130,8 @@ final class NemesisChecker
     /** For the liveness probe: the newest send time of a request each incarnation delivered, of a call each client completed. */
     private final Map<Incarnation, Long> newestSentDelivered = new HashMap<>();
     private final Map<Integer, Long> newestSentCompleted = new HashMap<>();
+    /** Per incarnation: the order numbers it jumped over ({@link Violation#SKIPPED_ORDER} unless excused at the end). */
+    private final Map<Incarnation, List<long[]>> jumps = new HashMap<>();
 
     NemesisChecker(final History history)
     {
@@ -144,6 +157,11 @@ final class NemesisChecker
         {
             violation(Violation.SEQ_NOT_INCREASING, by + " delivered order " + d.orderSeq() + " after " + last + " at " + ms(d.atNs()));
         }
+        final long next = last == null ? 1 : last + 1;
+        if (d.orderSeq() > next)
+        {
+            jumps.computeIfAbsent(by, k -> new ArrayList<>()).add(new long[] {next, d.orderSeq() - 1, d.atNs()});
+        }
         final Long before = requestsDelivered.computeIfAbsent(by, k -> new HashMap<>()).putIfAbsent(d.request(), d.orderSeq());
         if (before != null)
         {
@@ -168,6 +186,27 @@ final class NemesisChecker
         }
         here.computeIfAbsent(d.request(), k -> new ArrayList<>(2)).add(by);
         newestSentDelivered.merge(by, history.sentNs(d.request()), Math::max);
+    }
+
+    /**
+     * A state installed: each of its entries must agree with what was delivered at its number; the
+     * incarnation's application now holds exactly those requests and goes on after the cut.
+     */
+    void onInstall(final History.Install install)
+    {
+        final Map<String, Long> holds = new HashMap<>();
+        for (final ReplicaLog.Entry e : install.entries())
+        {
+            final Map<String, List<Incarnation>> here = bySeq.get(e.orderSeq());
+            if (here != null && !here.containsKey(e.request()))
+            {
+                violation(Violation.STATE_DIVERGED, install.by() + " installed a state (cut " + install.cut() + ", " + ms(install.atNs()) + ") with " +
+                    e.request() + " at order " + e.orderSeq() + " where " + here + " was delivered");
+            }
+            holds.put(e.request(), e.orderSeq());
+        }
+        requestsDelivered.put(install.by(), holds);
+        lastSeq.put(install.by(), install.cut());
     }
 
     void onCompletion(final Completion c)
@@ -252,6 +291,25 @@ final class NemesisChecker
                     c.orderSeq() + " (" + ms(c.atNs()) + "); the sequence has " + there + " there");
             }
         }
+        jumps.forEach((by, ranges) ->
+        {
+            final Map<String, Long> executed = requestsDelivered.getOrDefault(by, Map.of());
+            for (final long[] r : ranges)
+            {
+                for (long seq = r[0]; seq <= r[1]; seq++)
+                {
+                    // Excused: a number where no incarnation executed anything (each had executed its
+                    // request at an earlier number), or a request this one executed at another number.
+                    final String there = sequence.get(seq);
+                    if (there != null && !executed.containsKey(there))
+                    {
+                        violation(Violation.SKIPPED_ORDER, by + " went on at order " + (r[1] + 1) + " (" + ms(r[2]) + ") without order " + seq +
+                            " (" + there + ")");
+                        break;
+                    }
+                }
+            }
+        });
         final long deadlineNs = healNs + boundNs;
         for (final Incarnation i : live)
         {

@@ -18,6 +18,7 @@ import org.lightwire.romiop.engine.GroupClientEngine;
 import org.lightwire.romiop.engine.GroupConfig;
 import org.lightwire.romiop.engine.MemberEngine;
 import org.lightwire.romiop.engine.SimulatedGroupNetwork;
+import org.lightwire.romiop.engine.StateHandler;
 import org.lightwire.romiop.engine.nemesis.History.Completion;
 import org.lightwire.romiop.engine.nemesis.History.Incarnation;
 import org.lightwire.romiop.engine.nemesis.History.Reply;
@@ -38,6 +39,8 @@ final class NemesisCluster
     static final long MS = 1_000_000L;
     /** Packets a paused process's socket buffer holds; the rest are lost. */
     static final int PAUSED_BUFFER_PACKETS = 1000;
+    /** How long a member's application takes to answer for its state. */
+    static final long CAPTURE_DELAY_NS = 2 * MS;
 
     final long seed;
     final int[] memberIds;
@@ -111,6 +114,41 @@ final class NemesisCluster
         {
             final Incarnation self = new Incarnation(id, ++incarnations);
             final MemberEngine[] engineOf = new MemberEngine[1];
+            final ReplicaLog app = new ReplicaLog();
+            final StateHandler state = new StateHandler()
+            {
+                @Override
+                public void captureState(final long cut)
+                {
+                    if (app.lastSeq() > cut)
+                    {
+                        checker.violation(Violation.STATE_CUT_WRONG, self + " was asked its state after order " + cut + " having executed order " +
+                            app.lastSeq() + " at " + NemesisChecker.ms(nowNs));
+                    }
+                    // Taken now, answered later, as an application that queues its requests does.
+                    final byte[] image = app.image();
+                    final MemberEngine engineThen = engineOf[0];
+                    at(nowNs + CAPTURE_DELAY_NS, () ->
+                    {
+                        if (engine == engineThen && runs())
+                        {
+                            guard(() -> engineThen.stateCaptured(cut, image, nowNs), "stateCaptured");
+                        }
+                    });
+                }
+
+                @Override
+                public void installState(final long cut, final byte[] image)
+                {
+                    checker.onInstall(history.installed(self, cut, app.install(image), nowNs));
+                }
+
+                @Override
+                public void stateRefused(final String reason)
+                {
+                    checker.violation(Violation.STATE_REFUSED, self + " was refused a state at " + NemesisChecker.ms(nowNs) + ": " + reason);
+                }
+            };
             engineOf[0] = new MemberEngine(tuned(config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
             {
                 final String request = senderId + "/" + requestId;
@@ -119,10 +157,11 @@ final class NemesisCluster
                 {
                     checker.violation(Violation.CORRUPT_DELIVERY, self + " delivered payload " + text + " as " + request);
                 }
+                app.executed(orderSeq, request);
                 checker.onDelivery(history.delivered(self, orderSeq, request, nowNs));
                 final byte[] answer = (orderSeq + ":" + request).getBytes(StandardCharsets.US_ASCII);
                 engineOf[0].sendReply(senderId, packetId, requestId, ByteBuffer.wrap(answer), 0, answer.length, nowNs);
-            });
+            }, state);
             incarnation = self;
             engine = engineOf[0];
             crashed = false;
