@@ -86,6 +86,10 @@ public final class GroupCounters
     long staleReportsIgnored;
     long servedFromTold;
     long takeoverSkips;
+    /** Takeovers a joiner started because it heard no leader while a majority of the configuration was heard. */
+    long leaderlessTakeovers;
+    /** Takeovers started over because the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
+    long catchUpsRetried;
     /** States this member awaited (it joined past orders it did not execute). */
     long stateTransfers;
     /** States this member took whole from a donor and installed. */
@@ -568,6 +572,18 @@ public final class GroupCounters
         return stateAsksIgnored;
     }
 
+    /** Takeovers a joiner started because it heard no leader while a majority of the configuration was heard. */
+    public long leaderlessTakeovers()
+    {
+        return leaderlessTakeovers;
+    }
+
+    /** Takeovers started over because the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
+    public long catchUpsRetried()
+    {
+        return catchUpsRetried;
+    }
+
     /** Takeovers that skipped orders nobody could send them (their holder joined past them), as a joiner does. */
     public long takeoverSkips()
     {
@@ -720,7 +736,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", epochAsksAnswered=" + epochAsksAnswered + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", epochAsksAnswered=" + epochAsksAnswered + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

@@ -143,6 +143,14 @@ public final class MemberEngine
     private final Set<Integer> onlineAnsweredBy = new HashSet<>();
     private long onlineUntilNs;
     private long joinDeadlineNs;
+    /**
+     * When this member last heard a sign of a leader: a KeepAlive or MsgOrder (not a report), a
+     * LIST, a takeover's REMOVED; or entered JOINING. A joiner of the configuration that hears none
+     * for long starts a takeover itself (see {@link #leaderlessTakeoverDue}).
+     */
+    private long leaderSignNs;
+    /** When each member of the configuration was last heard, whatever it sent (a joiner's ADDED too). */
+    private final Map<Integer, Long> configuredHeardNs = new HashMap<>();
     private boolean groupHeard;
 
     // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
@@ -233,6 +241,9 @@ public final class MemberEngine
      * numbers may be an older epoch's that were never committed.
      */
     private int recoveryHolderId = -1;
+    /** The catch-up's progress: what this member had delivered when it last went on, and when. */
+    private long catchUpDelivered;
+    private long catchUpSinceNs;
 
     /** Leader: whether a majority of the configuration is present; without it nothing is ordered. */
     private final Lease lease;
@@ -621,6 +632,15 @@ public final class MemberEngine
         {
             return;
         }
+        if (length >= PacketHeader_1_0.HEADER_LENGTH + 4)
+        {
+            final int raw = buffer.getInt(offset + PacketHeader_1_0.HEADER_LENGTH);
+            final int sender = buffer.order() == header.byteOrder() ? raw : Integer.reverseBytes(raw);
+            if (sender != config.selfId && configuration.contains(sender))
+            {
+                configuredHeardNs.put(sender, nowNs);
+            }
+        }
         // Before the packet: a Request must meet the lease as it stands now, even if the timer is late.
         checkLease(nowNs);
         switch (header.type())
@@ -874,6 +894,10 @@ public final class MemberEngine
         final int from = msgOrder.senderId();
         heard(from, nowNs);
         groupHeard = true;
+        if (!msgOrder.header().report())
+        {
+            leaderSignNs = nowNs;
+        }
         if (newerLeader(from, msgOrder.epoch(), nowNs))
         {
             return;
@@ -986,6 +1010,10 @@ public final class MemberEngine
         final int from = keepAlive.senderId();
         heard(from, nowNs);
         groupHeard = true;
+        if (!keepAlive.header().report())
+        {
+            leaderSignNs = nowNs;
+        }
         if (newerLeader(from, keepAlive.epoch(), nowNs))
         {
             return;
@@ -1576,6 +1604,7 @@ public final class MemberEngine
 
     private void onList(final int from, final ByteBuffer buffer, final long nowNs)
     {
+        leaderSignNs = nowNs;
         final int count = memberChange.memberCount();
         if (count == 0)
         {
@@ -1656,6 +1685,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
+        leaderSignNs = nowNs;
         // (Taken over from while we rejoin, after stepping down: what we ordered is in our report.)
         // A takeover: "subject failed, I (from) lead now, in epoch proposed". Repeated until we report.
         final int proposed = memberChange.memberCount() >= 1 ? memberChange.member(0) : 0;
@@ -1840,6 +1870,17 @@ public final class MemberEngine
                 {
                     foundGroup(nowNs);
                 }
+                else if (leaderlessTakeoverDue(nowNs))
+                {
+                    counters.leaderlessTakeovers++;
+                    view = new int[] {config.selfId};
+                    if (leaderId == config.selfId || !configuration.contains(leaderId))
+                    {
+                        // The takeover names a failed leader; a member of the configuration stands in.
+                        leaderId = configuration.ids()[configuration.ids()[0] == config.selfId && configuration.size() > 1 ? 1 : 0];
+                    }
+                    startRecovery(nowNs);
+                }
                 else
                 {
                     askToJoin();
@@ -1885,7 +1926,27 @@ public final class MemberEngine
             }
             case LEADER_RECOVERING ->
             {
-                if (recoveryTargetSeq >= 0)
+                if (recoveryTargetSeq >= 0 && delivery.deliveredSeq() > catchUpDelivered)
+                {
+                    catchUpDelivered = delivery.deliveredSeq();
+                    catchUpSinceNs = nowNs;
+                }
+                if (recoveryTargetSeq >= 0 && !stateReceiver.awaiting() && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
+                {
+                    // The survivor it catches up from sends nothing more (it rejoined elsewhere, or
+                    // failed): the takeover starts over in the next epoch, with fresh reports.
+                    counters.catchUpsRetried++;
+                    counters.takeoversRetried++;
+                    recoveryTargetSeq = -1;
+                    recoveryHolderId = -1;
+                    gaps.disarm();
+                    promise(promisedEpoch + 1, config.selfId);
+                    reports.clear();
+                    recoveredOrders.forgetReporters();
+                    recoveryStartNs = nowNs;
+                    outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
+                }
+                else if (recoveryTargetSeq >= 0)
                 {
                     // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
                     outbox.keepAlive(GroupSender.GROUP, delivery.deliveredSeq());
@@ -1920,6 +1981,34 @@ public final class MemberEngine
             {
             }
         }
+    }
+
+    /**
+     * A joiner that was a member of its configuration (not a possibly-restarted process), and has
+     * heard no sign of a leader for twice the KeepAlive timeout while a majority of the
+     * configuration, itself included, is heard, starts a takeover: otherwise a group whose members
+     * all rejoin after a partition (each stepped down or gave up its takeover) waits for good.
+     * Members of lower id it hears go first: each waits one more KeepAlive timeout per such member,
+     * and hears the first one's takeover before its own turn comes.
+     */
+    private boolean leaderlessTakeoverDue(final long nowNs)
+    {
+        if (amnesiac || mayBeRestarted() || !configuration.contains(config.selfId) || config.keepAliveTimeoutNs <= 0)
+        {
+            return false;
+        }
+        int heard = 1;
+        int lower = 0;
+        for (final int id : configuration.ids())
+        {
+            final Long at = configuredHeardNs.get(id);
+            if (id != config.selfId && at != null && nowNs - at <= config.keepAliveTimeoutNs)
+            {
+                heard++;
+                lower += id < config.selfId ? 1 : 0;
+            }
+        }
+        return heard >= configuration.quorum() && nowNs - leaderSignNs >= (2L + lower) * config.keepAliveTimeoutNs;
     }
 
     private int silentMembers(final long nowNs)
@@ -2179,6 +2268,8 @@ public final class MemberEngine
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
         recoveryHolderId = holder;
+        catchUpDelivered = delivery.deliveredSeq();
+        catchUpSinceNs = nowNs;
         gaps.target(holder);
         // The orders up to the target come from the holder's delivered log (its order NAK
         // answers): what others reported at those numbers may be an uncommitted older epoch's.
@@ -2669,7 +2760,11 @@ public final class MemberEngine
         switch (next)
         {
             case LEADER_BATCHING -> batchDeadlineNs = nowNs + config.orderIntervalNs;
-            case JOINING -> joinDeadlineNs = nowNs + config.joinTimeoutNs;
+            case JOINING ->
+            {
+                joinDeadlineNs = nowNs + config.joinTimeoutNs;
+                leaderSignNs = nowNs;
+            }
             case LEADER_IDLE, MEMBER, LEADER_RECOVERING, LEFT ->
             {
             }
