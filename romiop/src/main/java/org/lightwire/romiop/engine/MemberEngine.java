@@ -243,6 +243,7 @@ public final class MemberEngine
     private int recoveryHolderId = -1;
     /** The catch-up's progress: what this member had delivered when it last went on, and when. */
     private long catchUpDelivered;
+    private long catchUpChunks;
     private long catchUpSinceNs;
 
     /** Leader: whether a majority of the configuration is present; without it nothing is ordered. */
@@ -1211,7 +1212,8 @@ public final class MemberEngine
         heard(from, nowNs);
         switch (statePacket.kind())
         {
-            case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.cut(), statePacket.stateOffset(), delivery.deliveredSeq(),
+            case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.snapshot(), statePacket.cut(), statePacket.stateOffset(),
+                delivery.deliveredSeq(),
                 !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering()), nowNs);
             case StateFlyweight.CHUNK ->
             {
@@ -1231,6 +1233,7 @@ public final class MemberEngine
                     installState(stateReceiver.cut(), image, nowNs);
                 }
             }
+            case StateFlyweight.CAPTURING -> stateReceiver.onCapturing(from, nowNs);
             default ->
             {
                 if (stateReceiver.onRefused(from))
@@ -1926,12 +1929,14 @@ public final class MemberEngine
             }
             case LEADER_RECOVERING ->
             {
-                if (recoveryTargetSeq >= 0 && delivery.deliveredSeq() > catchUpDelivered)
+                if (recoveryTargetSeq >= 0 && (delivery.deliveredSeq() > catchUpDelivered || counters.stateChunksReceived > catchUpChunks))
                 {
+                    // Progress: an order delivered, or a piece of the state it takes instead.
                     catchUpDelivered = delivery.deliveredSeq();
+                    catchUpChunks = counters.stateChunksReceived;
                     catchUpSinceNs = nowNs;
                 }
-                if (recoveryTargetSeq >= 0 && !stateReceiver.awaiting() && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
+                if (recoveryTargetSeq >= 0 && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
                 {
                     // The survivor it catches up from sends nothing more (it rejoined elsewhere, or
                     // failed): the takeover starts over in the next epoch, with fresh reports.
@@ -1993,7 +1998,7 @@ public final class MemberEngine
      */
     private boolean leaderlessTakeoverDue(final long nowNs)
     {
-        if (amnesiac || mayBeRestarted() || !configuration.contains(config.selfId) || config.keepAliveTimeoutNs <= 0)
+        if (amnesiac || mayBeRestarted() || stateReceiver.awaiting() || !configuration.contains(config.selfId) || config.keepAliveTimeoutNs <= 0)
         {
             return false;
         }
@@ -2102,7 +2107,23 @@ public final class MemberEngine
             candidateSinceNs = nowNs;
             candidate = successor(leaderId);
         }
-        if (candidate == config.selfId)
+        if (candidate == config.selfId && stateReceiver.awaiting())
+        {
+            // It has no state to lead with (it awaits one): the next member takes its turn, as
+            // the others pass it over when its takeover does not come.
+            passedOver.add(config.selfId);
+            candidate = successor(leaderId);
+            if (candidate == config.selfId)
+            {
+                // Every other member was passed over too: their turns come round again.
+                passedOver.clear();
+                passedOver.add(leaderId);
+                passedOver.add(config.selfId);
+                candidateSinceNs = nowNs;
+                candidate = successor(leaderId);
+            }
+        }
+        if (candidate == config.selfId && !stateReceiver.awaiting())
         {
             startRecovery(nowNs);
         }
@@ -2269,6 +2290,7 @@ public final class MemberEngine
         recoveryTargetSeq = target;
         recoveryHolderId = holder;
         catchUpDelivered = delivery.deliveredSeq();
+        catchUpChunks = counters.stateChunksReceived;
         catchUpSinceNs = nowNs;
         gaps.target(holder);
         // The orders up to the target come from the holder's delivered log (its order NAK

@@ -33,6 +33,8 @@ final class StateDonor
     private final StateHandler handler;
     private final StateFlyweight packet = new StateFlyweight();
     private final Map<Integer, Snapshot> snapshots = new HashMap<>();
+    /** Tags of the states taken: each one's CHUNKs carry it (24 bits, never 0). */
+    private int captures;
     /** Per joiner, the transfer it fetched to the end last: a delayed copy of one of its ASKs starts nothing. */
     private final Map<Integer, Integer> finished = new HashMap<>();
 
@@ -59,8 +61,8 @@ final class StateDonor
      * @param deliveredSeq what this member delivered: the cut a new state is taken at.
      * @param canGive      false while this member has no state to give (it awaits one itself, or is no member yet).
      */
-    void ask(final int joinerId, final int transfer, final long minCut, final int stateOffset, final long deliveredSeq, final boolean canGive,
-        final long nowNs)
+    void ask(final int joinerId, final int transfer, final int snapshot, final long minCut, final int stateOffset, final long deliveredSeq,
+        final boolean canGive, final long nowNs)
     {
         if (finished.getOrDefault(joinerId, 0) == transfer)
         {
@@ -78,9 +80,19 @@ final class StateDonor
         if (s != null && s.cut >= minCut)
         {
             s.lastAskNs = nowNs;
-            if (s.image != null)
+            if (s.image == null)
+            {
+                // Its application has not answered yet: the joiner waits for this donor.
+                send(joinerId, StateFlyweight.CAPTURING, 0, s.cut, 0, 0);
+            }
+            else if (snapshot == s.tag)
             {
                 sendChunks(joinerId, s, stateOffset);
+            }
+            else
+            {
+                // Its offset is into another state (an earlier one of ours, or another donor's): from the start.
+                sendChunks(joinerId, s, 0);
             }
             return;
         }
@@ -100,8 +112,8 @@ final class StateDonor
             counters.stateAsksIgnored++;
             return;
         }
-        final Snapshot fresh = new Snapshot(transfer, deliveredSeq, nowNs);
         final Snapshot sameCut = atCut(deliveredSeq);
+        final Snapshot fresh = new Snapshot(transfer, sameCut != null ? sameCut.tag : nextTag(), deliveredSeq, nowNs);
         snapshots.put(joinerId, fresh);
         if (sameCut != null)
         {
@@ -170,6 +182,16 @@ final class StateDonor
         return snapshots.size();
     }
 
+    private int nextTag()
+    {
+        captures = (captures + 1) & 0xFF_FFFF;
+        if (captures == 0)
+        {
+            captures = 1;
+        }
+        return captures;
+    }
+
     private Snapshot atCut(final long cut)
     {
         for (final Snapshot s : snapshots.values())
@@ -212,7 +234,7 @@ final class StateDonor
             final int n = Math.min(chunkBytes(), s.image.length - offset);
             final ByteBuffer out = outbox.buffer();
             packet.wrap(out, 0);
-            packet.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), StateFlyweight.CHUNK, s.cut, offset, s.image.length, n);
+            packet.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), StateFlyweight.CHUNK, s.tag, s.cut, offset, s.image.length, n);
             out.put(StateFlyweight.HEADER_LENGTH, s.image, offset, n);
             outbox.send(joinerId, StateFlyweight.HEADER_LENGTH + n);
             counters.stateChunksSent++;
@@ -224,26 +246,33 @@ final class StateDonor
     {
         final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
         final int n = Math.min(text.length, config.maxPacketBytes - StateFlyweight.HEADER_LENGTH);
-        final ByteBuffer out = outbox.buffer();
-        packet.wrap(out, 0);
-        packet.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), StateFlyweight.REFUSED, cut, 0, 0, n);
-        out.put(StateFlyweight.HEADER_LENGTH, text, 0, n);
-        outbox.send(joinerId, StateFlyweight.HEADER_LENGTH + n);
+        outbox.buffer().put(StateFlyweight.HEADER_LENGTH, text, 0, n);
+        send(joinerId, StateFlyweight.REFUSED, 0, cut, 0, n);
         counters.statesRefused++;
+    }
+
+    /** Sends a State of {@code kind} whose {@code dataLength} data bytes are in the send buffer already. */
+    private void send(final int joinerId, final int kind, final int tag, final long cut, final int total, final int dataLength)
+    {
+        packet.wrap(outbox.buffer(), 0);
+        packet.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), kind, tag, cut, 0, total, dataLength);
+        outbox.send(joinerId, StateFlyweight.HEADER_LENGTH + dataLength);
     }
 
     /** One joiner's state: its cut, the engine's part taken at the cut, the whole image once the application answered. */
     private static final class Snapshot
     {
         final int transfer;
+        final int tag;
         final long cut;
         long lastAskNs;
         byte[] engineImage;
         byte[] image;
 
-        Snapshot(final int transfer, final long cut, final long nowNs)
+        Snapshot(final int transfer, final int tag, final long cut, final long nowNs)
         {
             this.transfer = transfer;
+            this.tag = tag;
             this.cut = cut;
             this.lastAskNs = nowNs;
         }

@@ -27,6 +27,8 @@ final class StateReceiver
     private long progressNs;
     /** The state being assembled: its cut, its bytes, how many arrived in a row from the start. */
     private long cut = -1;
+    /** The donor's tag of the state being assembled (0: none). */
+    private int snapshot;
     private byte[] image;
     private int received;
     private int askedFrom;
@@ -77,6 +79,11 @@ final class StateReceiver
             cut = -1;
             received = 0;
         }
+        if (donor != donorId)
+        {
+            // Another donor's state is another state: its bytes never join these.
+            forgetAssembly();
+        }
         donorId = donor;
         progressNs = nowNs;
         ask(nowNs);
@@ -103,9 +110,7 @@ final class StateReceiver
             {
                 counters.stateDonorsChanged++;
                 donorId = next;
-                image = null;
-                cut = -1;
-                received = 0;
+                forgetAssembly();
             }
             progressNs = nowNs;
         }
@@ -130,19 +135,26 @@ final class StateReceiver
             counters.staleStateChunks++;
             return null;
         }
-        if (chunk.cut() != cut)
+        if (chunk.snapshot() != snapshot || chunk.cut() != cut || image == null || chunk.total() != image.length)
         {
+            if (chunk.stateOffset() != 0)
+            {
+                // A piece of a state other than the one assembled: the next ASK names ours.
+                counters.staleStateChunks++;
+                return null;
+            }
             if (chunk.total() > config.maxStateBytes)
             {
                 throw new IllegalStateException("member " + from + "'s state after order " + chunk.cut() + " is " + chunk.total() +
                     " bytes, more than maxStateBytes (" + config.maxStateBytes + ", jacorb.lightwire.romiop.max_state_bytes)");
             }
+            snapshot = chunk.snapshot();
             cut = chunk.cut();
             image = new byte[chunk.total()];
             received = 0;
             askedFrom = 0;
         }
-        if (chunk.total() != image.length || chunk.stateOffset() != received)
+        if (chunk.stateOffset() != received)
         {
             // Out of sequence (a lost chunk before it, or a repeat): the next ASK names where to go on.
             counters.staleStateChunks++;
@@ -176,6 +188,19 @@ final class StateReceiver
         return cut;
     }
 
+    /** The donor's application is still taking its state: that counts as progress (no other donor is tried). */
+    void onCapturing(final int from, final long nowNs)
+    {
+        if (awaiting && from == donorId)
+        {
+            progressNs = nowNs;
+        }
+        else
+        {
+            counters.staleStateChunks++;
+        }
+    }
+
     /** @return true when {@code from} is the donor this member awaits a state from: it is refused. */
     boolean onRefused(final int from)
     {
@@ -193,8 +218,15 @@ final class StateReceiver
     void cancel()
     {
         awaiting = false;
+        forgetAssembly();
+    }
+
+    private void forgetAssembly()
+    {
         image = null;
         cut = -1;
+        snapshot = 0;
+        received = 0;
     }
 
     private void ask(final long nowNs)
@@ -208,7 +240,7 @@ final class StateReceiver
     {
         final ByteBuffer out = outbox.buffer();
         packet.wrap(out, 0);
-        packet.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), kind, minCut, stateOffset, transfer, 0);
+        packet.set(Outbox.WIRE_ORDER, outbox.selfId(), outbox.nextPacketId(), kind, snapshot, minCut, stateOffset, transfer, 0);
         outbox.send(donorId, StateFlyweight.HEADER_LENGTH);
     }
 

@@ -9,7 +9,11 @@ import java.nio.ByteOrder;
  * {@code cut}, from byte {@code offset} on, naming its transfer in {@code total} (a nonce, never 0:
  * a delayed copy of an ASK of a transfer the donor finished starts no new one); the donor answers with CHUNKs of the state it took
  * after order {@code cut} ({@code total} bytes in all, this one's bytes from {@code offset}), or
- * REFUSED with its reason as UTF-8 text when its application cannot give its state.
+ * REFUSED with its reason as UTF-8 text when its application cannot give its state, or CAPTURING
+ * while its application has not answered yet (the joiner then keeps asking that donor). Each
+ * state a donor takes has a {@code snapshot} tag (never 0) that its CHUNKs carry; an ASK names
+ * the tag its {@code offset} refers to (0: none yet), so a joiner never splices two states and a
+ * donor never reads an offset against another state.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -21,7 +25,7 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |                   packet_id (Lamport)                         |
  *  +---------------+-----------------------------------------------+
- *  | kind (octet)  |   reserved (3 octets, 0)                      |
+ *  | kind (octet)  |   snapshot (24 bits; REFUSED, CAPTURING: 0)   |
  *  +---------------+-----------------------------------------------+
  *  |                   cut (unsigned long long)                    |
  *  |                                                               |
@@ -39,6 +43,7 @@ public final class StateFlyweight extends PacketFlyweight
     public static final int ASK = 0;
     public static final int CHUNK = 1;
     public static final int REFUSED = 2;
+    public static final int CAPTURING = 3;
     public static final int KIND_OFFSET = 8;
     public static final int CUT_OFFSET = 12;
     public static final int STATE_OFFSET = 20;
@@ -62,10 +67,17 @@ public final class StateFlyweight extends PacketFlyweight
     public StateFlyweight set(final ByteOrder order, final int senderId, final int packetId, final int kind, final long cut,
         final int stateOffset, final int total, final int dataLength)
     {
+        return set(order, senderId, packetId, kind, 0, cut, stateOffset, total, dataLength);
+    }
+
+    /** As {@link #set(ByteOrder, int, int, int, long, int, int, int)}, naming a snapshot (low 24 bits of {@code snapshot}). */
+    public StateFlyweight set(final ByteOrder order, final int senderId, final int packetId, final int kind, final int snapshot,
+        final long cut, final int stateOffset, final int total, final int dataLength)
+    {
         init(order, false, HEADER_LENGTH + dataLength, senderId, packetId);
         putU8(KIND_OFFSET, kind);
-        putU8(KIND_OFFSET + 1, 0);
-        putU16(KIND_OFFSET + 2, 0);
+        putU8(KIND_OFFSET + 1, (snapshot >>> 16) & 0xFF);
+        putU16(KIND_OFFSET + 2, snapshot & 0xFFFF);
         putI64(CUT_OFFSET, cut);
         putI32(STATE_OFFSET, stateOffset);
         putI32(TOTAL_OFFSET, total);
@@ -75,6 +87,12 @@ public final class StateFlyweight extends PacketFlyweight
     public int kind()
     {
         return getU8(KIND_OFFSET);
+    }
+
+    /** CHUNK: the tag of the state it is part of; ASK: the tag its offset refers to (0: none). */
+    public int snapshot()
+    {
+        return (getU8(KIND_OFFSET + 1) << 16) | getU16(KIND_OFFSET + 2);
     }
 
     public long cut()
@@ -120,8 +138,9 @@ public final class StateFlyweight extends PacketFlyweight
     {
         final int data = bodyLength - BODY_LENGTH;
         final int kind = kind();
-        if (kind > REFUSED || getU8(KIND_OFFSET + 1) != 0 || getU16(KIND_OFFSET + 2) != 0 || cut() < 0)
+        if (kind > CAPTURING || cut() < 0 || (kind == CHUNK) == (snapshot() == 0) && kind != ASK)
         {
+            // A chunk names its snapshot; a refusal or a capturing notice names none.
             return Invalid.BAD_FIELD;
         }
         return switch (kind)
@@ -130,6 +149,7 @@ public final class StateFlyweight extends PacketFlyweight
             // A chunk lies inside its state; only an empty state comes as a chunk without data.
             case CHUNK -> total() < 0 || stateOffset() < 0 || (data == 0 && total() != 0) || (long)stateOffset() + data > total() ?
                 Invalid.BAD_FIELD : null;
+            case CAPTURING -> data != 0 ? Invalid.SIZE_MISMATCH : stateOffset() != 0 || total() != 0 ? Invalid.BAD_FIELD : null;
             default -> stateOffset() != 0 || total() != 0 ? Invalid.BAD_FIELD : null;
         };
     }
@@ -141,8 +161,9 @@ public final class StateFlyweight extends PacketFlyweight
         {
             return "State{unwrapped}";
         }
-        final String[] kinds = {"ASK", "CHUNK", "REFUSED"};
-        return describe("State").append(", kind=").append(kind() <= REFUSED ? kinds[kind()] : "?" + kind()).append(", cut=").append(cut())
+        final String[] kinds = {"ASK", "CHUNK", "REFUSED", "CAPTURING"};
+        return describe("State").append(", kind=").append(kind() <= CAPTURING ? kinds[kind()] : "?" + kind())
+            .append(", snapshot=").append(snapshot()).append(", cut=").append(cut())
             .append(", offset=").append(stateOffset()).append(", total=").append(total()).append(", data=").append(dataLength())
             .append('}').toString();
     }

@@ -200,7 +200,7 @@ class StateTransferTest
     }
 
     /** A state image as a donor writes it: its executed requests, then the application's bytes. */
-    private static byte[] image(final DuplicateFilter executedThere, final String app)
+    static byte[] image(final DuplicateFilter executedThere, final String app)
     {
         final ByteBuffer engine = ByteBuffer.allocate(executedThere.imageBytes());
         executedThere.writeImage(engine);

@@ -138,12 +138,23 @@ final class WirePackets
         return b;
     }
 
-    /** A donor's State CHUNK: bytes {@code [stateOffset, stateOffset + data.length)} of a state of {@code total} bytes taken after {@code cut}. */
+    /**
+     * A donor's State CHUNK: bytes {@code [stateOffset, stateOffset + data.length)} of a state of
+     * {@code total} bytes taken after {@code cut}, tagged with the donor's id (one state per donor).
+     */
     static ByteBuffer stateChunk(final int from, final int packetId, final long cut, final int stateOffset, final int total, final byte[] data)
+    {
+        return stateChunk(from, packetId, from, cut, stateOffset, total, data);
+    }
+
+    /** As above, of the donor's state tagged {@code snapshot}. */
+    static ByteBuffer stateChunk(final int from, final int packetId, final int snapshot, final long cut, final int stateOffset, final int total,
+        final byte[] data)
     {
         final ByteBuffer b = ByteBuffer.allocate(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH + data.length);
         ((org.lightwire.romiop.protocol.StateFlyweight)new org.lightwire.romiop.protocol.StateFlyweight().wrap(b, 0))
-            .set(ByteOrder.BIG_ENDIAN, from, packetId, org.lightwire.romiop.protocol.StateFlyweight.CHUNK, cut, stateOffset, total, data.length);
+            .set(ByteOrder.BIG_ENDIAN, from, packetId, org.lightwire.romiop.protocol.StateFlyweight.CHUNK, snapshot, cut, stateOffset, total,
+                data.length);
         b.put(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH, data);
         return b;
     }

@@ -17,9 +17,14 @@ class StateFlyweightTest
 
     private static StateFlyweight written(final int kind, final long cut, final int offset, final int total, final byte[] data)
     {
+        return written(kind, kind == StateFlyweight.CHUNK ? 0x0A0B0C : 0, cut, offset, total, data);
+    }
+
+    private static StateFlyweight written(final int kind, final int snapshot, final long cut, final int offset, final int total, final byte[] data)
+    {
         final ByteBuffer b = ByteBuffer.allocate(StateFlyweight.HEADER_LENGTH + data.length);
         final StateFlyweight w = (StateFlyweight)new StateFlyweight().wrap(b, 0);
-        w.set(ByteOrder.BIG_ENDIAN, 1, 2, kind, cut, offset, total, data.length);
+        w.set(ByteOrder.BIG_ENDIAN, 1, 2, kind, snapshot, cut, offset, total, data.length);
         b.put(StateFlyweight.HEADER_LENGTH, data);
         return w;
     }
@@ -29,18 +34,19 @@ class StateFlyweightTest
     {
         final StateFlyweight w = written(StateFlyweight.CHUNK, 0x0102030405060708L, 16, 19, new byte[] {(byte)0xAA, (byte)0xBB, (byte)0xCC});
         assertEquals(43, w.packetSize());
-        assertEquals(header(43) + "00000001" + "00000002" + "01000000" + "0102030405060708" + "00000010" + "00000013" + "aabbcc",
+        assertEquals(header(43) + "00000001" + "00000002" + "010a0b0c" + "0102030405060708" + "00000010" + "00000013" + "aabbcc",
             Hex.of(w.buffer(), 43));
         final StateFlyweight r = (StateFlyweight)new StateFlyweight().wrap(Hex.parse(Hex.of(w.buffer(), 43)), 0);
         assertNull(r.validate(43));
         assertEquals(StateFlyweight.CHUNK, r.kind());
         assertEquals(0x0102030405060708L, r.cut());
+        assertEquals(0x0A0B0C, r.snapshot());
         assertEquals(16, r.stateOffset());
         assertEquals(19, r.total());
         assertEquals(3, r.dataLength());
         assertEquals((byte)0xCC, r.buffer().get(r.dataOffset() + 2));
         assertEquals("State{PacketHeader_1_0{magic=RMOP, version=0x11, flags=0x0, order=BIG_ENDIAN, type=STATE, size=43}, sender=1, " +
-            "packetId=2, kind=CHUNK, cut=72623859790382856, offset=16, total=19, data=3}", r.toString());
+            "packetId=2, kind=CHUNK, snapshot=658188, cut=72623859790382856, offset=16, total=19, data=3}", r.toString());
     }
 
     @Test
@@ -73,10 +79,13 @@ class StateFlyweightTest
         final byte[] reason = "no Checkpointable".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         assertNull(written(StateFlyweight.REFUSED, 30, 0, 0, reason).validate(StateFlyweight.HEADER_LENGTH + reason.length));
         assertEquals(Invalid.BAD_FIELD, written(StateFlyweight.REFUSED, 30, 1, 0, reason).validate(StateFlyweight.HEADER_LENGTH + reason.length));
-        final StateFlyweight unknownKind = written(3, 30, 0, 0, new byte[0]);
-        assertEquals(Invalid.BAD_FIELD, unknownKind.validate(StateFlyweight.HEADER_LENGTH));
-        final StateFlyweight reserved = written(StateFlyweight.ASK, 30, 0, 1, new byte[0]);
-        reserved.buffer().put(PacketHeader_1_0.HEADER_LENGTH + StateFlyweight.KIND_OFFSET + 3, (byte)1);
-        assertEquals(Invalid.BAD_FIELD, reserved.validate(StateFlyweight.HEADER_LENGTH), "reserved must be 0");
+        assertEquals(Invalid.BAD_FIELD, written(4, 30, 0, 0, new byte[0]).validate(StateFlyweight.HEADER_LENGTH), "no kind 4");
+        assertNull(written(StateFlyweight.CAPTURING, 30, 0, 0, new byte[0]).validate(StateFlyweight.HEADER_LENGTH));
+        assertEquals(Invalid.SIZE_MISMATCH, written(StateFlyweight.CAPTURING, 30, 0, 0, new byte[1]).validate(StateFlyweight.HEADER_LENGTH + 1));
+        assertEquals(Invalid.BAD_FIELD, written(StateFlyweight.REFUSED, 7, 30, 0, 0, reason).validate(StateFlyweight.HEADER_LENGTH + reason.length),
+            "a refusal names no snapshot");
+        assertEquals(Invalid.BAD_FIELD, written(StateFlyweight.CHUNK, 0, 30, 0, 3, new byte[3]).validate(StateFlyweight.HEADER_LENGTH + 3),
+            "a chunk names its snapshot");
+        assertNull(written(StateFlyweight.ASK, 0xFFFFFF, 30, 0, 1, new byte[0]).validate(StateFlyweight.HEADER_LENGTH), "an ASK names the one it reads");
     }
 }

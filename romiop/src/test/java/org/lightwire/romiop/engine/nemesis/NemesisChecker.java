@@ -56,7 +56,11 @@ final class NemesisChecker
         SKIPPED_ORDER,
         /** A state installed holds a request at an order number where an incarnation delivered another. */
         STATE_DIVERGED,
-        /** A member was asked its state after an order below one its application had executed. */
+        /**
+         * A state installed is not the order up to its cut: it lacks a request the final sequence has
+         * at or below the cut (unless it holds it at an earlier number, or nobody executed anything
+         * there), or its cut is below an order the incarnation had executed already.
+         */
         STATE_CUT_WRONG,
         /** A member was refused the state it needed (every simulated member can give one). */
         STATE_REFUSED,
@@ -205,6 +209,12 @@ final class NemesisChecker
             }
             holds.put(e.request(), e.orderSeq());
         }
+        final Long before = lastSeq.get(install.by());
+        if (before != null && before > install.cut())
+        {
+            violation(Violation.STATE_CUT_WRONG, install.by() + " installed a state after order " + install.cut() + " having executed order " +
+                before + " (" + ms(install.atNs()) + ")");
+        }
         requestsDelivered.put(install.by(), holds);
         lastSeq.put(install.by(), install.cut());
     }
@@ -240,7 +250,7 @@ final class NemesisChecker
      * counted it already; this picks the order the group adopted, against which replies and
      * successful calls are judged.
      */
-    Map<Long, String> finalSequence()
+    TreeMap<Long, String> finalSequence()
     {
         final TreeMap<Long, String> sequence = new TreeMap<>();
         bySeq.forEach((seq, requests) ->
@@ -272,7 +282,7 @@ final class NemesisChecker
     Verdict checkEnd(final Collection<Incarnation> live, final Collection<Integer> clientIds, final long healNs, final long boundNs,
         final Function<Incarnation, String> describe)
     {
-        final Map<Long, String> sequence = finalSequence();
+        final TreeMap<Long, String> sequence = finalSequence();
         for (final Reply r : history.replies())
         {
             final String there = sequence.get(r.orderSeq());
@@ -299,9 +309,10 @@ final class NemesisChecker
                 for (long seq = r[0]; seq <= r[1]; seq++)
                 {
                     // Excused: a number where no incarnation executed anything (each had executed its
-                    // request at an earlier number), or a request this one executed at another number.
+                    // request at an earlier number), or a request this one executed at an earlier number.
                     final String there = sequence.get(seq);
-                    if (there != null && !executed.containsKey(there))
+                    final Long at = there == null ? null : executed.get(there);
+                    if (there != null && (at == null || at >= seq))
                     {
                         violation(Violation.SKIPPED_ORDER, by + " went on at order " + (r[1] + 1) + " (" + ms(r[2]) + ") without order " + seq +
                             " (" + there + ")");
@@ -310,6 +321,26 @@ final class NemesisChecker
                 }
             }
         });
+        for (final History.Install install : history.installs())
+        {
+            final Map<String, Long> holds = new HashMap<>();
+            final Map<Long, String> bySeqThere = new HashMap<>();
+            for (final ReplicaLog.Entry e : install.entries())
+            {
+                holds.put(e.request(), e.orderSeq());
+                bySeqThere.put(e.orderSeq(), e.request());
+            }
+            for (final Map.Entry<Long, String> e : sequence.headMap(install.cut(), true).entrySet())
+            {
+                final Long at = holds.get(e.getValue());
+                if (e.getValue() != null && !e.getValue().equals(bySeqThere.get(e.getKey())) && (at == null || at >= e.getKey()))
+                {
+                    violation(Violation.STATE_CUT_WRONG, install.by() + " installed a state after order " + install.cut() + " (" +
+                        ms(install.atNs()) + ") without " + e.getValue() + ", order " + e.getKey() + " of the sequence");
+                    break;
+                }
+            }
+        }
         final long deadlineNs = healNs + boundNs;
         for (final Incarnation i : live)
         {

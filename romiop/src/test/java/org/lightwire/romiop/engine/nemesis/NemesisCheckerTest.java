@@ -124,6 +124,58 @@ class NemesisCheckerTest
         assertEquals(1, counts.get(Violation.CLIENT_STUCK));
     }
 
+    private void install(final Incarnation by, final long cut, final long atNs, final String... seqAndRequest)
+    {
+        final java.util.List<ReplicaLog.Entry> entries = new java.util.ArrayList<>();
+        for (final String e : seqAndRequest)
+        {
+            final String[] parts = e.split(" ");
+            entries.add(new ReplicaLog.Entry(Long.parseLong(parts[0]), parts[1]));
+        }
+        checker.onInstall(history.installed(by, cut, entries, atNs));
+    }
+
+    @Test
+    void aStateThatLacksAnOrderBeforeItsCutOrDisagreesWithTheOrderIsCaught()
+    {
+        agreeingRun();
+        final Incarnation c = new Incarnation(3, 1);
+        history.started(c);
+        // Orders 1..3 are 101/0..2; c installs a state after order 3 without order 2.
+        install(c, 3, 300 * MS, "1 101/0", "3 101/2");
+        final Incarnation d = new Incarnation(4, 1);
+        history.started(d);
+        install(d, 2, 300 * MS, "1 101/0", "2 101/5");
+        assertEquals(1, checker.verdict().counts().get(Violation.STATE_DIVERGED), "order 2 holds 101/1");
+        final Map<Violation, Integer> counts = checker.checkEnd(List.of(), List.of(), 150 * MS, BOUND, i -> "").counts();
+        assertEquals(2, counts.get(Violation.STATE_CUT_WRONG), "c lacks order 2; d has another request there");
+    }
+
+    @Test
+    void aStateWholeUpToItsCutThenEveryOrderAfterItPasses()
+    {
+        agreeingRun();
+        final Incarnation c = new Incarnation(3, 1);
+        history.started(c);
+        install(c, 2, 300 * MS, "1 101/0", "2 101/1");
+        deliver(c, 3, "101/2", 310 * MS);
+        assertEquals(Map.of(), checker.checkEnd(List.of(), List.of(), 150 * MS, BOUND, i -> "").counts());
+    }
+
+    @Test
+    void goingOnPastAnOrderIsExcusedOnlyWhenItsRequestRanAtAnEarlierNumber()
+    {
+        agreeingRun();
+        // a: order 4 holds 101/0 again (a later leader ordered it anew); a skips it (it ran it at 1) and goes on at 5.
+        deliver(b, 4, "101/0", 400 * MS);
+        deliver(a, 5, "101/3", 410 * MS);
+        assertEquals(Map.of(Violation.DUPLICATE_DELIVERY, 1), checker.verdict().counts(), "b ran 101/0 twice");
+        // b skips order 5 and runs 101/3 later, at 6: a different execution order, not excused.
+        deliver(b, 6, "101/3", 420 * MS);
+        final Map<Violation, Integer> counts = checker.checkEnd(List.of(), List.of(), 150 * MS, BOUND, i -> "").counts();
+        assertEquals(1, counts.get(Violation.SKIPPED_ORDER));
+    }
+
     @Test
     void linkCutsBlockOneDirectionOrEveryLinkAcrossSidesUntilHealed()
     {

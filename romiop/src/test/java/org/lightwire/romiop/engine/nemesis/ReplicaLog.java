@@ -47,10 +47,4 @@ final class ReplicaLog
         }
         return List.copyOf(entries);
     }
-
-    /** @return the order number of the last entry, 0 when empty. */
-    long lastSeq()
-    {
-        return entries.isEmpty() ? 0 : entries.get(entries.size() - 1).orderSeq();
-    }
 }

@@ -1,0 +1,416 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.lightwire.romiop.engine.OneEngine.feed;
+import static org.lightwire.romiop.engine.WirePackets.keepAlive;
+import static org.lightwire.romiop.engine.WirePackets.list;
+import static org.lightwire.romiop.engine.WirePackets.stateChunk;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * State transfer against what goes wrong around it: a joiner re-admitted by another leader
+ * mid-transfer, a donor that forgot the state an ASK's offset was into, applications slower to
+ * capture than the KeepAlive timeout, a member awaiting its state when its leader fails, a
+ * takeover whose state donor fails. Each test failed before the rule it pins down was built.
+ */
+class StateTransferFaultsTest
+{
+    private static final long MS = GroupHarness.MS;
+
+    // ---------------------------------------------------------------------------------------------
+    // One engine, fed by hand.
+
+    private final SentPackets sent = new SentPackets();
+    private final List<String> executed = new ArrayList<>();
+    private final List<String> installed = new ArrayList<>();
+    private final List<String> refused = new ArrayList<>();
+
+    private MemberEngine engine(final GroupConfig config)
+    {
+        return OneEngine.started(config, sent,
+            (seq, client, packetId, requestId, payload, offset, length) -> executed.add(seq + ":" + client + "/" + packetId),
+            new StateHandler()
+            {
+                @Override
+                public void captureState(final long cut)
+                {
+                }
+
+                @Override
+                public void installState(final long cut, final byte[] state)
+                {
+                    installed.add(cut + ":" + new String(state, StandardCharsets.US_ASCII));
+                }
+
+                @Override
+                public void stateRefused(final String reason)
+                {
+                    refused.add(reason);
+                }
+            });
+    }
+
+    /** A state image as a donor writes it: an empty executed-request filter, then the application's bytes. */
+    private static byte[] image(final String app)
+    {
+        return StateTransferTest.image(new DuplicateFilter(1024, 16, new GroupCounters()), app);
+    }
+
+    /**
+     * A joiner has the first part of leader 1's state at cut 10 when it is removed; leader 2 (a
+     * newer epoch) re-admits it at the same start, and it asks member 2 now. Member 2's state
+     * after order 10 holds the same entries serialized in another order (a hash map's, say), of
+     * the same length: a chunk of it from the joiner's offset would fit, and half of one state
+     * with half of the other is neither. The joiner drops what it had from another donor (and
+     * each chunk names its state), so it installs one donor's state whole, or none.
+     */
+    @Test
+    void aStateIsNeverAssembledFromTwoDonors()
+    {
+        final MemberEngine m = engine(GroupConfig.joining(4));
+        feed(m, list(1, 80, 2, 4), MS);
+        feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+
+        final byte[] at1 = image("k1=a;k2=b;");
+        final byte[] at2 = image("k2=b;k1=a;");
+        assertEquals(at1.length, at2.length);
+        final int half = at1.length - 5;
+        feed(m, stateChunk(1, 82, 10, 0, at1.length, Arrays.copyOfRange(at1, 0, half)), 3 * MS);
+
+        // Removed by leader 1, then admitted by leader 2 in epoch 2 at the same start.
+        feed(m, list(1, 90, 2), 4 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        feed(m, list(2, 91, 4), 5 * MS);
+        feed(m, keepAlive(2, 92, 2, 10, 10), 6 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(1, m.counters().stateTransfers(), "still the same transfer");
+
+        feed(m, stateChunk(2, 93, 10, half, at2.length, Arrays.copyOfRange(at2, half, at2.length)), 7 * MS);
+        assertTrue(installed.isEmpty() || installed.equals(List.of("10:k1=a;k2=b;")) || installed.equals(List.of("10:k2=b;k1=a;")),
+            "installed a state neither donor had: " + installed);
+    }
+
+    /**
+     * A member awaiting its state has nothing to lead with: when its leader fails it passes
+     * itself over (the others pass it over too when its takeover does not come) and reports to
+     * the next member's takeover. Were it to take over, its delivered sequence, its start point,
+     * would make it the holder of what is fixed, though it executed none of it.
+     */
+    @Test
+    void aMemberAwaitingItsStateTakesNothingOverAndReportsToTheNextMember()
+    {
+        final MemberEngine m = engine(GroupConfig.joining(2));
+        feed(m, list(1, 80, 2, 3), MS);
+        feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(1, m.counters().stateTransfers());
+        // Leader 1 is silent from now on.
+        for (long t = 3 * MS; t < 400 * MS; t += MS)
+        {
+            m.onTimer(t);
+        }
+        assertEquals(MemberEngine.State.MEMBER, m.state(), "it is the lowest id after 1, but awaits its state");
+        assertEquals(0, m.counters().recoveries());
+        feed(m, WirePackets.takeover(3, 1, 2, 1, 8), 400 * MS);
+        assertEquals(3, m.leaderId(), "it follows member 3's takeover");
+        assertEquals(1, m.counters().reportsSent());
+    }
+
+    /**
+     * A small lossless group whose applications answer captureState {@code captureNs} later (an
+     * application that queues get_state behind its backlog, or has a large state).
+     */
+    private static final class SlowCaptureGroup
+    {
+        final SimulatedGroupNetwork net = new SimulatedGroupNetwork(7, new int[0], 0.0, 0.0, 50_000L, 100_000L);
+        final java.util.Map<Integer, MemberEngine> members = new java.util.TreeMap<>();
+        final java.util.Map<Integer, List<String>> apps = new java.util.TreeMap<>();
+        final java.util.TreeMap<Long, List<Runnable>> scheduled = new java.util.TreeMap<>();
+        final long captureNs;
+        long nowNs;
+        GroupClientEngine client;
+        int sentRequests;
+        int toSend = 20;
+
+        SlowCaptureGroup(final long captureNs)
+        {
+            this.captureNs = captureNs;
+        }
+
+        void at(final long atNs, final Runnable r)
+        {
+            scheduled.computeIfAbsent(atNs, k -> new ArrayList<>()).add(r);
+        }
+
+        MemberEngine add(final int id, final GroupConfig config)
+        {
+            final List<String> app = new ArrayList<>();
+            apps.put(id, app);
+            final MemberEngine[] self = new MemberEngine[1];
+            self[0] = new MemberEngine(GroupHarness.tuned(config), net.senderFor(id), (seq, c, packetId, requestId, payload, offset, length) ->
+            {
+                app.add(Long.toString(seq));
+                final byte[] answer = "ok".getBytes(StandardCharsets.US_ASCII);
+                self[0].sendReply(c, packetId, requestId, ByteBuffer.wrap(answer), 0, answer.length, nowNs);
+            }, new StateHandler()
+            {
+                @Override
+                public void captureState(final long cut)
+                {
+                    final byte[] image = String.join(",", app).getBytes(StandardCharsets.US_ASCII);
+                    at(nowNs + captureNs, () -> self[0].stateCaptured(cut, image, nowNs));
+                }
+
+                @Override
+                public void installState(final long cut, final byte[] state)
+                {
+                    app.clear();
+                    app.add("S" + cut);
+                }
+
+                @Override
+                public void stateRefused(final String reason)
+                {
+                    app.add("refused: " + reason);
+                }
+            });
+            members.put(id, self[0]);
+            net.attachMember(id, self[0]::onPacket);
+            self[0].start(nowNs);
+            return self[0];
+        }
+
+        void runUntil(final long untilNs, final java.util.function.BooleanSupplier done)
+        {
+            while (nowNs < untilNs && !done.getAsBoolean())
+            {
+                long next = Math.min(net.nextDeliveryNs(), scheduled.isEmpty() ? Long.MAX_VALUE : scheduled.firstKey());
+                for (final MemberEngine m : members.values())
+                {
+                    next = Math.min(next, m.nextDeadlineNs());
+                }
+                if (client != null)
+                {
+                    next = Math.min(next, client.nextDeadlineNs());
+                    if (sentRequests < toSend && client.canMulticast())
+                    {
+                        next = Math.min(next, nowNs + 100_000L);
+                    }
+                }
+                nowNs = Math.max(nowNs, Math.min(next, untilNs));
+                net.deliverDue(nowNs);
+                while (!scheduled.isEmpty() && scheduled.firstKey() <= nowNs)
+                {
+                    scheduled.pollFirstEntry().getValue().forEach(Runnable::run);
+                }
+                if (client != null && sentRequests < toSend && client.canMulticast())
+                {
+                    final byte[] payload = new byte[] {1};
+                    client.multicast(sentRequests++, 3, ByteBuffer.wrap(payload), 0, 1, nowNs);
+                }
+                for (final MemberEngine m : members.values())
+                {
+                    if (m.nextDeadlineNs() - nowNs <= 0)
+                    {
+                        m.onTimer(nowNs);
+                    }
+                }
+                if (client != null && client.nextDeadlineNs() - nowNs <= 0)
+                {
+                    client.onTimer(nowNs);
+                }
+            }
+        }
+    }
+
+    /**
+     * The applications take 150 ms to answer captureState, more than the KeepAlive timeout
+     * (100 ms; a large state, or a backlog ahead of get_state). A donor answers each ASK with
+     * CAPTURING meanwhile, so the joiner stays with it instead of trying the next member every
+     * timeout (and coming back after the first had forgotten its state): it gets its state, and
+     * one capture serves.
+     */
+    @Test
+    void aJoinerGetsAStateWhenCapturingTakesLongerThanTheKeepAliveTimeout()
+    {
+        final SlowCaptureGroup g = new SlowCaptureGroup(150 * MS);
+        for (final int id : new int[] {1, 2, 3})
+        {
+            g.add(id, new GroupConfig(id, 1, 1, 2, 3));
+        }
+        g.client = new GroupClientEngine(new GroupConfig(101, 1, 1, 2, 3).retransmitTimeoutNs(5 * MS), g.net.senderFor(101));
+        g.net.attach(101, g.client::onPacket);
+        g.runUntil(2_000 * MS, () -> g.members.get(1).deliveredSeq() >= 20);
+        assertEquals(20, g.members.get(1).deliveredSeq());
+        final MemberEngine joiner = g.add(4, new GroupConfig(4, 1, 1, 2, 3));
+        g.runUntil(g.nowNs + 10_000 * MS, () -> joiner.counters().statesInstalled() > 0);
+        final long captures = g.members.values().stream().mapToLong(m -> m.counters().statesCaptured()).sum();
+        assertEquals(1, joiner.counters().statesInstalled(), "after 10 s the joiner has no state; the members took " + captures + " states for it");
+    }
+
+    /** Control for the test above: an application that answers in 2 ms gives the joiner its state. */
+    @Test
+    void controlAJoinerGetsAStateWhenCapturingIsQuick()
+    {
+        final SlowCaptureGroup g = new SlowCaptureGroup(2 * MS);
+        for (final int id : new int[] {1, 2, 3})
+        {
+            g.add(id, new GroupConfig(id, 1, 1, 2, 3));
+        }
+        g.client = new GroupClientEngine(new GroupConfig(101, 1, 1, 2, 3).retransmitTimeoutNs(5 * MS), g.net.senderFor(101));
+        g.net.attach(101, g.client::onPacket);
+        g.runUntil(2_000 * MS, () -> g.members.get(1).deliveredSeq() >= 20);
+        final MemberEngine joiner = g.add(4, new GroupConfig(4, 1, 1, 2, 3));
+        g.runUntil(g.nowNs + 10_000 * MS, () -> joiner.counters().statesInstalled() > 0);
+        assertEquals(1, joiner.counters().statesInstalled());
+    }
+
+    /**
+     * Member 2 takes over from failed leader 1. Member 3 reported the highest delivered sequence
+     * (12) but joined past order 10 (it serves orders from 11 on), so member 2 awaits a state from
+     * it, at a cut of 10 or later. Member 3 then fails too. Members 4 and 5 (delivered 6) cannot
+     * give a state at 10; with member 2 they are a majority of the five, enough to start over:
+     * a catch-up (orders or a state's chunks) that makes no progress for twice the KeepAlive
+     * timeout starts the takeover over in the next epoch (catchUpsRetried).
+     */
+    @Test
+    void aTakeoverWhoseStateDonorFailsStartsOver()
+    {
+        final MemberEngine m = engine(new GroupConfig(2, 1, 1, 2, 3, 4, 5));
+        long t = MS;
+        for (int i = 1; i <= 5; i++)
+        {
+            feed(m, WirePackets.request(100, i), t);
+            feed(m, WirePackets.order(1, 80 + i, 1, i, 100, i, i), t);
+            t += MS;
+        }
+        assertEquals(5, m.deliveredSeq());
+        for (; t < 400 * MS && m.state() != MemberEngine.State.LEADER_RECOVERING; t += MS)
+        {
+            feed(m, WirePackets.orderAck(4, 100 + (int)(t / MS), 1, 5), t);
+            feed(m, WirePackets.orderAck(5, 100 + (int)(t / MS), 1, 5), t);
+            m.onTimer(t);
+        }
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        feed(m, WirePackets.reportEnd(3, 500, 2, 12, 12, 0), t);
+        feed(m, WirePackets.reportEnd(4, 501, 2, 6, 6, 0), t);
+        feed(m, WirePackets.reportEnd(5, 501, 2, 6, 6, 0), t);
+        // Member 3, the holder, serves orders from 11 on only.
+        feed(m, WirePackets.servesFrom(3, 502, 2, 12, 11), t + MS);
+        assertEquals(1, m.counters().stateTransfers(), "it awaits a state from member 3");
+        // Member 3 fails; member 4 stays (its packets keep coming) but has delivered only 6.
+        int pid = 600;
+        for (long u = t + 2 * MS; u < t + 5_000 * MS; u += MS)
+        {
+            if (u % (20 * MS) == 0)
+            {
+                feed(m, WirePackets.reportEnd(4, pid++, 2, 6, 6, 0), u);
+                feed(m, WirePackets.reportEnd(5, pid++, 2, 6, 6, 0), u);
+            }
+            m.onTimer(u);
+        }
+        final List<Integer> askedWhom = new ArrayList<>();
+        sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE).forEach(s -> askedWhom.add(s.to()));
+        assertTrue(m.counters().catchUpsRetried() > 0 || m.state() != MemberEngine.State.LEADER_RECOVERING,
+            "5 s after its holder and state donor failed, member 2 still catches up from it (" + m.state() + ")");
+    }
+
+    private static ByteBuffer ask(final int from, final int packetId, final long minCut, final int offset, final int transfer)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH);
+        ((org.lightwire.romiop.protocol.StateFlyweight)new org.lightwire.romiop.protocol.StateFlyweight().wrap(b, 0))
+            .set(java.nio.ByteOrder.BIG_ENDIAN, from, packetId, org.lightwire.romiop.protocol.StateFlyweight.ASK, minCut, offset, transfer, 0);
+        return b;
+    }
+
+    private List<org.lightwire.romiop.protocol.StateFlyweight> chunksTo(final int to, final int fromIndex)
+    {
+        final List<org.lightwire.romiop.protocol.StateFlyweight> list = new ArrayList<>();
+        final List<SentPackets.Sent> states = sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE);
+        for (final SentPackets.Sent x : states.subList(fromIndex, states.size()))
+        {
+            final org.lightwire.romiop.protocol.StateFlyweight f = new org.lightwire.romiop.protocol.StateFlyweight();
+            f.wrap(x.bytes(), 0);
+            if (x.to() == to && f.kind() == org.lightwire.romiop.protocol.StateFlyweight.CHUNK)
+            {
+                list.add(f);
+            }
+        }
+        return list;
+    }
+
+    /**
+     * An ASK's offset is into the state it names. Joiner 2 had 640 bytes of the state member 1
+     * took after order 10 when it was removed for a while (member 1 forgot that state: no ASK for
+     * twice the KeepAlive timeout). Readmitted, it asks from byte 640 again; member 1 takes a new
+     * state, after order 12, shorter than 640 bytes. A retransmitted ASK(640) of the old state is
+     * not read as "the joiner has it all" (which would end the transfer and drop every later ASK
+     * as stale): an offset into another state gets the new one from its start.
+     */
+    @Test
+    void anAskIsReadAgainstTheStateItWasSentFor()
+    {
+        final List<Long> captures = new ArrayList<>();
+        final MemberEngine d = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3).maxPacketBytes(200), sent,
+            (seq, client, packetId, requestId, payload, offset, length) -> { }, new StateHandler()
+            {
+                @Override
+                public void captureState(final long cut)
+                {
+                    captures.add(cut);
+                }
+
+                @Override
+                public void installState(final long cut, final byte[] state)
+                {
+                }
+
+                @Override
+                public void stateRefused(final String reason)
+                {
+                }
+            });
+        long t = MS;
+        for (int i = 1; i <= 10; i++)
+        {
+            feed(d, WirePackets.request(100, i), t);
+            feed(d, WirePackets.order(3, 80 + i, 1, i, 100, i, i), t);
+        }
+        assertEquals(10, d.deliveredSeq());
+        feed(d, ask(2, 500, 10, 0, 77), t);
+        assertEquals(List.of(10L), captures);
+        d.stateCaptured(10, new byte[1000], t);
+        assertTrue(chunksTo(2, 0).size() >= 4);
+        // The joiner has 640 bytes, then is silent (removed) for longer than twice the KeepAlive timeout; the group goes on.
+        for (int i = 11; i <= 12; i++)
+        {
+            feed(d, WirePackets.request(100, i), t);
+            feed(d, WirePackets.order(3, 80 + i, 1, i, 100, i, i), t);
+        }
+        for (long u = t; u < t + 300 * MS; u += MS)
+        {
+            feed(d, keepAlive(3, 100 + (int)(u / MS), 1, 12, 12), u);
+            d.onTimer(u);
+        }
+        t += 300 * MS;
+        feed(d, ask(2, 501, 10, 640, 77), t);
+        assertEquals(List.of(10L, 12L), captures, "the old state was forgotten; a new one is taken after order 12");
+        final int before = sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE).size();
+        d.stateCaptured(12, new byte[500], t + 5 * MS);
+        // The joiner's retransmitted ASK from byte 640, sent before it had the new chunks.
+        feed(d, ask(2, 502, 10, 640, 77), t + 20 * MS);
+        // The joiner took the new state's first burst (cut 12) and asks for more.
+        final int mark = sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE).size();
+        feed(d, ask(2, 503, 10, 160, 77), t + 25 * MS);
+        assertTrue(chunksTo(2, mark).size() > 0, "member 1 took a retransmitted ASK for the end of the old state as the end of the new one: " +
+            "statesGiven " + d.counters().statesGiven() + ", and now drops the joiner's ASKs as stale (" + d.counters().staleStateAsks() + ")");
+    }
+}
