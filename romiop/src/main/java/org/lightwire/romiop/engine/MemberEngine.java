@@ -207,6 +207,11 @@ public final class MemberEngine
 
     // Failover, new leader side.
     private int failedLeaderId;
+    /**
+     * The takeover was started by a joiner that heard no leader: the member it names failed may be
+     * alive and joining too, so its report counts and its KeepAlive proves no leader alive.
+     */
+    private boolean leaderlessTakeover;
     /** The leader that announced its leaving (REMOVED for itself), or -1. */
     private int leaderThatLeft = -1;
     private boolean recoveringFromLeave;
@@ -910,7 +915,7 @@ public final class MemberEngine
         // NAK answers, while we catch up from it, are its delivered orders.
         final boolean fromHolder = state == State.LEADER_RECOVERING && recoveryTargetSeq >= 0 && from == recoveryHolderId;
         final boolean report = state == State.LEADER_RECOVERING && msgOrder.header().report() && from != config.selfId &&
-            from != failedLeaderId && (isMember(from) || configuration.contains(from));
+            (from != failedLeaderId || leaderlessTakeover) && (isMember(from) || configuration.contains(from));
         if (state == State.LEADER_RECOVERING && !report && !fromHolder && from != config.selfId &&
             Integer.compareUnsigned(msgOrder.epoch(), epoch) > 0)
         {
@@ -1095,7 +1100,8 @@ public final class MemberEngine
                     // Sent before it left, still in flight.
                     counters.unexpectedPackets++;
                 }
-                else if (keepAlive.header().report() && from != failedLeaderId && from != config.selfId && (isMember(from) || configuration.contains(from)))
+                else if (keepAlive.header().report() && (from != failedLeaderId || leaderlessTakeover) && from != config.selfId &&
+                    (isMember(from) || configuration.contains(from)))
                 {
                     // A survivor's report, complete. A member of the configuration outside our view
                     // (one we removed) that follows our takeover is one again.
@@ -1146,7 +1152,7 @@ public final class MemberEngine
                         deliverInOrder(nowNs);
                     }
                 }
-                else if ((from == failedLeaderId || !isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
+                else if (!leaderlessTakeover && (from == failedLeaderId || !isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
                     Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
                 {
                     // A leader is alive after all (we were cut off from it), or one of a newer
@@ -1883,6 +1889,7 @@ public final class MemberEngine
                         leaderId = configuration.ids()[configuration.ids()[0] == config.selfId && configuration.size() > 1 ? 1 : 0];
                     }
                     startRecovery(nowNs);
+                    leaderlessTakeover = true;
                 }
                 else
                 {
@@ -2131,6 +2138,7 @@ public final class MemberEngine
 
     private void startRecovery(final long nowNs)
     {
+        leaderlessTakeover = false;
         failedLeaderId = leaderId;
         // Passed-over candidates stay in the view: they must report or be removed by a majority, like anyone.
         recoveringFromLeave = leaderThatLeft == failedLeaderId;

@@ -73,6 +73,19 @@ class LeaderlessTakeoverTest
     }
 
     @Test
+    void theMemberItNamesFailedMayBeJoiningTooAndItsReportCounts()
+    {
+        final MemberEngine m = removedMemberWithAHistory();
+        joinersAsk(m, 11, 420, 1, 2);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        // The takeover names member 1 (its last leader) failed; member 1 is alive, joining, and reports.
+        feed(m, WirePackets.reportEnd(1, 3000, 2, 1, 1, 0), 421 * MS);
+        assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "a report (with its own, a majority), not a sign that member 1 still leads");
+        assertEquals(3, m.leaderId());
+        assertEquals(java.util.List.of(1, 3), java.util.Arrays.stream(m.currentMembers()).boxed().toList());
+    }
+
+    @Test
     void aLowerMembersTakeoverGoesFirst()
     {
         final MemberEngine m = removedMemberWithAHistory();
