@@ -938,7 +938,7 @@ public final class MemberEngine
             }
             return;
         }
-        if (fromLeader && !leaderStamp(from, msgOrder.epoch(), msgOrder.commit()))
+        if (fromLeader && !leaderStamp(from, msgOrder.epoch(), msgOrder.commit(), nowNs))
         {
             return;
         }
@@ -1079,7 +1079,7 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
-                    if (!leaderStamp(from, keepAlive.epoch(), keepAlive.commit()))
+                    if (!leaderStamp(from, keepAlive.epoch(), keepAlive.commit(), nowNs))
                     {
                         return;
                     }
@@ -2507,7 +2507,7 @@ public final class MemberEngine
      *
      * @return false when the packet is stale.
      */
-    private boolean leaderStamp(final int from, final int leaderEpoch, final long leaderCommit)
+    private boolean leaderStamp(final int from, final int leaderEpoch, final long leaderCommit, final long nowNs)
     {
         final int byEpoch = Integer.compareUnsigned(leaderEpoch, epoch);
         if (byEpoch < 0 || (byEpoch == 0 && epochLeader >= 0 && epochLeader != from) ||
@@ -2515,6 +2515,14 @@ public final class MemberEngine
         {
             // An older epoch, or a second leader of this one: this member took another's orders.
             counters.staleEpochPackets++;
+            return false;
+        }
+        if (byEpoch > 0 && mayBeRestarted())
+        {
+            // Its leader leads an epoch past the founding one: the group has a history this
+            // process, which accepted nothing, lacks; it may be a restarted one, and it must not
+            // report "nothing accepted" to a takeover in that epoch's name. It rejoins, unproven.
+            rejoin(nowNs);
             return false;
         }
         if (byEpoch > 0)

@@ -70,6 +70,21 @@ class AmnesiaTest
     }
 
     @Test
+    void aFoundingMemberWhoseLeaderLeadsANewerEpochRejoinsAndReportsToNoTakeover()
+    {
+        // Member 3 restarted from the founding configuration (leader 1, epoch 1), accepted
+        // nothing; leader 1, back from a pause, still leads epoch 3: the group has a history.
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 1, 1, 2, 3), sent);
+        feed(m, keepAlive(1, 80, 3, 294, 294), MS);
+        assertEquals(MemberEngine.State.JOINING, m.state(), "it may be a restarted process");
+        assertEquals(1, m.counters().foundingRejoins());
+        // Leader 1 takes over with its history (epoch 3, delivered 294): no report of "nothing accepted".
+        feed(m, takeover(1, 2, 4, 3, 294), 2 * MS);
+        assertEquals(0, reportsSent());
+        assertEquals(1, m.counters().unadmittedReportsWithheld());
+    }
+
+    @Test
     void aRestartedJoinerKnowsNoConfigurationToReportIn()
     {
         final MemberEngine m = OneEngine.started(GroupConfig.joining(3, 1, 2, 3), sent);
@@ -173,7 +188,10 @@ class AmnesiaTest
     void membersAnswerAnEpochAskUnlessTheyMayBeRestartedThemselves()
     {
         final MemberEngine member = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3), sent);
-        feed(member, keepAlive(1, 60, 4, 0, 0), MS);
+        // It accepted an order of epoch 1 (a history), then follows its leader into epoch 4.
+        feed(member, request(CLIENT, 1), MS);
+        feed(member, order(1, 59, 1, 1, CLIENT, 1, 1), MS);
+        feed(member, keepAlive(1, 60, 4, 1, 1), MS);
         feed(member, ask(3, 1234), 2 * MS);
         final MemberChangeFlyweight told = sent.memberChanges().stream()
             .filter(c -> c.status() == MemberChangeFlyweight.STATUS_EPOCH_TOLD).findFirst().orElseThrow();

@@ -141,14 +141,20 @@ class MemberEngineTest
         assertEquals(1, leader.counters().staleEpochPackets(), "an OrderAck of another epoch counts for nothing");
         assertEquals(1, leader.deliveredSeq());
 
+        // A member that accepted order 1 of epoch 1 (a history: a founding member without one
+        // that meets a newer epoch rejoins, as a possibly restarted process).
         final MemberEngine member = engine(MEMBER, 0, true);
         feed(member, request(1), 0);
-        final ByteBuffer older = order(1, 1);
+        feed(member, request(2), 0);
+        feed(member, committedOrder(1, 1, 1), 0);
+        assertEquals(1, member.deliveredSeq());
+        final ByteBuffer older = order(2, 2);
         older.putInt(12 + MsgOrderFlyweight.EPOCH_OFFSET, 1);
-        final ByteBuffer newer = committedOrder(0, 1, 1);
+        final ByteBuffer newer = committedOrder(1, 2, 2);
         newer.putInt(12 + MsgOrderFlyweight.EPOCH_OFFSET, 2);
         feed(member, newer, 1 * MS);
-        assertEquals(1, member.deliveredSeq(), "epoch 2 entered from its leader");
+        assertEquals(MemberEngine.State.MEMBER, member.state());
+        assertEquals(2, member.deliveredSeq(), "epoch 2 entered from its leader");
         feed(member, older, 2 * MS);
         assertEquals(1, member.counters().staleEpochPackets(), "epoch 1 is over for it");
     }

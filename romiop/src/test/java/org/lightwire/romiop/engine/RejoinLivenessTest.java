@@ -65,9 +65,11 @@ class RejoinLivenessTest
     @Test
     void aTakeoverGoesOnWhenAnOlderEpochsKeepAliveComesFromTheFailedLeadersId()
     {
-        // Member 2 of [1, 2, 3] follows leader 1 in epoch 2; 1 falls silent and 2 takes over.
+        // Member 2 of [1, 2, 3] accepted order 1, follows leader 1 into epoch 2; 1 falls silent and 2 takes over.
         final MemberEngine m = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3), sent);
-        feed(m, keepAlive(1, 70, 2, 0, 0), MS);
+        feed(m, request(100, 1), MS);
+        feed(m, WirePackets.order(1, 69, 1, 1, 100, 1, 1), MS);
+        feed(m, keepAlive(1, 70, 2, 1, 1), MS);
         runUntil(m, 2 * MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         // A process restarted with id 1, in epoch 1: not the leader that failed.

@@ -77,14 +77,22 @@ class RestartRulesTest
         return WirePackets.order(LEADER, msgPacketId, epoch, seq, CLIENT, packetId, seq);
     }
 
-    /** Member 2 of [1, 2, 3] that executed the client's request 1 at order 1 of {@code epoch}. */
+    /**
+     * Member 2 of [1, 2, 3] that executed the client's request 1 at order 1 of epoch 1, and then
+     * followed its leader into {@code epoch}.
+     */
     private MemberEngine memberThatExecutedRequest1(final int epoch)
     {
         final MemberEngine member = engine(new GroupConfig(2, LEADER, 1, 2, 3));
         member.start(0);
         feed(member, request(1), MS);
-        feed(member, order(epoch, 1, 1, 90), 2 * MS);
+        feed(member, order(1, 1, 1, 90), 2 * MS);
+        if (epoch != 1)
+        {
+            feed(member, keepAlive(LEADER, epoch, 1), 2 * MS);
+        }
         assertEquals(1, member.deliveredSeq());
+        assertEquals(MemberEngine.State.MEMBER, member.state());
         assertEquals(List.of(MemberEngine.key(CLIENT, 1)), executed);
         return member;
     }
