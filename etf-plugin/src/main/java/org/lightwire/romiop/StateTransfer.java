@@ -22,7 +22,8 @@ import org.slf4j.Logger;
  * <li>Install (the joiner): {@code set_state} before the request of order {@code cut + 1}; an
  * exception makes the replica leave its group ({@link Replica#leave}): it would otherwise serve
  * requests on a state that is not the group's.</li>
- * <li>Refusal (the joiner): the donor had no state to give; the engine has left the group.</li>
+ * <li>Refusal (the joiner): no member had a state to give; the engine has stopped (it stays in
+ * the group's configuration, counted as failed, until the replica is restarted).</li>
  * </ul>
  *
  * The object is the one the application passed to {@link RomiopFactories#groupReference}, the
@@ -160,12 +161,13 @@ final class StateTransfer
         }
     }
 
-    /** The group had no state for this member ({@code reason}, in the donor's words); the engine has left the group. */
+    /** The group had no state for this member ({@code reason}, in the last donor's words); the engine has stopped. */
     void refused(final String reason)
     {
         joinsRefused.incrementAndGet();
         lastError = reason;
-        logger.error("ROMIOP member " + memberId + " was refused the group's state and has left the group: " + reason);
+        logger.error("ROMIOP member " + memberId + " was refused the group's state by every member and has stopped (restart it once it can " +
+            "take a state): " + reason);
     }
 
     /**

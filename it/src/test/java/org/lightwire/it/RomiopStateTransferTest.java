@@ -179,7 +179,7 @@ class RomiopStateTransferTest
                     counter(p, "joinsRefused"), "no state asked for: " + p.counters());
             }
 
-            // After requests a joiner needs a state, which no member has: it is refused and leaves.
+            // After requests a joiner needs a state, which no member has: refused by each in turn, it stops.
             replicas.add(RomiopGroupFixture.startReplica(common(), "plain", address, "1,2,3,4,5", 5, Map.of(JOIN, "true",
                 RomiopReplica.CHECKPOINTABLE, "false")));
             final replica_probe refused = probe(probeOrb, replicas.get(4));
@@ -187,7 +187,7 @@ class RomiopStateTransferTest
             assertTrue(refused.counters().contains(NOT_CHECKPOINTABLE + " (BAD_OPERATION from get_state): a replica without it may only " +
                 "join an empty group"), refused.counters());
             assertTrue(replicas.get(4).outputTail().contains(NOT_CHECKPOINTABLE), "logged: " + replicas.get(4).outputTail());
-            // The engine may ask a donor again while its refusal is on the way: each ask gets get_state, and fails.
+            // Each member is asked in turn (one may be asked again while its refusal is on the way): each get_state fails.
             long notServed = 0;
             for (final replica_probe p : probes)
             {

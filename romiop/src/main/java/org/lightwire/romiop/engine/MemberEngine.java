@@ -1242,7 +1242,7 @@ public final class MemberEngine
             case StateFlyweight.CAPTURING -> stateReceiver.onCapturing(from, nowNs);
             default ->
             {
-                if (stateReceiver.onRefused(from))
+                if (stateReceiver.onRefused(from, view, nowNs))
                 {
                     final ByteBuffer text = buffer.duplicate().position(statePacket.dataOffset()).limit(statePacket.dataOffset() + statePacket.dataLength());
                     refusedState(java.nio.charset.StandardCharsets.UTF_8.decode(text).toString(), nowNs);
@@ -1278,11 +1278,14 @@ public final class MemberEngine
         deliverInOrder(nowNs);
     }
 
-    /** No state for this member ({@code reason}): it serves nothing, and leaves the group. */
+    /** No state for this member ({@code reason}): it serves nothing, and stops. */
     private void refusedState(final String reason, final long nowNs)
     {
         stateHandler.stateRefused(reason);
-        leave(nowNs);
+        // It stops, but does not leave its configuration (no REMOVED): the group counts it as
+        // failed, as it would a crashed member, until it is restarted with a state it can take.
+        stateReceiver.cancel();
+        transitionTo(State.LEFT, nowNs);
     }
 
     /**

@@ -24,8 +24,10 @@ public interface StateHandler
     void installState(long cut, byte[] state);
 
     /**
-     * The group could not give this member a state ({@code reason} says why, in the donor's
-     * words): the member has left the group ({@link MemberEngine.State#LEFT}) and serves nothing.
+     * The group could not give this member a state ({@code reason} says why, in the last donor's
+     * words; every other member of its view refused too, or the state was too large or malformed):
+     * the member has stopped ({@link MemberEngine.State#LEFT}) and serves nothing. It stays in the
+     * group's configuration, which counts it as failed until it is restarted.
      */
     void stateRefused(String reason);
 }

@@ -23,6 +23,8 @@ final class StateReceiver
     /** This transfer's nonce, named in each ASK; a new one for each state awaited. */
     private int transfer;
     private int transfers;
+    /** The members that refused this transfer a state. */
+    private final java.util.Set<Integer> refusedBy = new java.util.HashSet<>();
     private long askDeadlineNs;
     private long progressNs;
     /** The state being assembled: its cut, its bytes, how many arrived in a row from the start. */
@@ -65,6 +67,7 @@ final class StateReceiver
         if (!awaiting)
         {
             counters.stateTransfers++;
+            refusedBy.clear();
             final long mixed = (nowNs ^ ((long)outbox.selfId() << 40) ^ ((long)++transfers << 20)) * 0x9E3779B97F4A7C15L;
             transfer = (int)(mixed >>> 32) | 1;
             cut = -1;
@@ -201,8 +204,13 @@ final class StateReceiver
         }
     }
 
-    /** @return true when {@code from} is the donor this member awaits a state from: it is refused. */
-    boolean onRefused(final int from)
+    /**
+     * A REFUSED from {@code from}: when it is the donor, the next member of {@code view} that has
+     * not refused this transfer is asked instead.
+     *
+     * @return true when every other member of the view refused: this member has no state to take.
+     */
+    boolean onRefused(final int from, final int[] view, final long nowNs)
     {
         if (!awaiting || from != donorId)
         {
@@ -210,6 +218,19 @@ final class StateReceiver
             return false;
         }
         counters.stateRefusalsReceived++;
+        refusedBy.add(from);
+        // Another member may give what this one cannot (its get_state failed, say): each is asked in turn.
+        for (final int id : view)
+        {
+            if (id != outbox.selfId() && !refusedBy.contains(id))
+            {
+                donorId = id;
+                forgetAssembly();
+                progressNs = nowNs;
+                ask(nowNs);
+                return false;
+            }
+        }
         awaiting = false;
         return true;
     }

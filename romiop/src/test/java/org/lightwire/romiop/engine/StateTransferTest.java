@@ -124,10 +124,13 @@ class StateTransferTest
             h.members.get(4).engine.state() == MemberEngine.State.LEFT, MAX_NS);
 
         final GroupHarness.Member joiner = h.members.get(4);
-        assertEquals(List.of(reason), joiner.refusals);
+        assertEquals(List.of(reason), joiner.refusals, "told once, when every member had refused");
         assertEquals(List.of(), joiner.executions);
-        assertEquals(1, joiner.engine.counters().stateRefusalsReceived());
-        assertEquals(1, h.members.get(1).engine.counters().statesRefused());
+        assertEquals(3, joiner.engine.counters().stateRefusalsReceived(), "members 1, 2 and 3 asked in turn");
+        for (final int id : new int[] {1, 2, 3})
+        {
+            assertEquals(1, h.members.get(id).engine.counters().statesRefused(), "member " + id);
+        }
     }
 
     @Test
@@ -260,6 +263,21 @@ class StateTransferTest
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(asksBefore + 1, asks().size(), "it still awaits its state, and asks at once");
         assertEquals(1, m.counters().stateTransfers(), "the same transfer");
+    }
+
+    @Test
+    void aRefusedJoinerAsksTheNextMemberAndStopsWithoutLeavingTheConfigurationWhenAllRefused()
+    {
+        final MemberEngine m = joinerAdmittedAt(10, GroupConfig.joining(4));
+        feed(m, WirePackets.stateRefused(1, 90, 10, "member 1's get_state failed"), 3 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state(), "member 2 may give what 1 cannot");
+        assertEquals(2, sent.ofType(PacketType.STATE).get(sent.ofType(PacketType.STATE).size() - 1).to(), "it asks member 2 at once");
+        assertEquals(List.of(), refused);
+        feed(m, WirePackets.stateRefused(2, 91, 10, "member 2's servant does not implement Checkpointable"), 4 * MS);
+        assertEquals(List.of("member 2's servant does not implement Checkpointable"), refused);
+        assertEquals(MemberEngine.State.LEFT, m.state());
+        assertEquals(0, sent.memberChanges().stream().filter(c -> c.status() == org.lightwire.romiop.protocol.MemberChangeFlyweight.STATUS_REMOVED)
+            .count(), "no REMOVED of itself: it stays in the configuration, counted as failed");
     }
 
     @Test

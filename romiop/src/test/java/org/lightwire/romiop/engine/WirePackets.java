@@ -147,6 +147,17 @@ final class WirePackets
         return stateChunk(from, packetId, from, cut, stateOffset, total, data);
     }
 
+    /** A donor's State REFUSED, with its reason. */
+    static ByteBuffer stateRefused(final int from, final int packetId, final long cut, final String reason)
+    {
+        final byte[] text = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        final ByteBuffer b = ByteBuffer.allocate(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH + text.length);
+        ((org.lightwire.romiop.protocol.StateFlyweight)new org.lightwire.romiop.protocol.StateFlyweight().wrap(b, 0))
+            .set(ByteOrder.BIG_ENDIAN, from, packetId, org.lightwire.romiop.protocol.StateFlyweight.REFUSED, cut, 0, 0, text.length);
+        b.put(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH, text);
+        return b;
+    }
+
     /** As above, of the donor's state tagged {@code snapshot}. */
     static ByteBuffer stateChunk(final int from, final int packetId, final int snapshot, final long cut, final int stateOffset, final int total,
         final byte[] data)
