@@ -88,7 +88,7 @@ public final class GroupCounters
     long takeoverSkips;
     /** Takeovers a joiner started because it heard no leader while a majority of the configuration was heard. */
     long leaderlessTakeovers;
-    /** Takeovers started over because the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
+    /** Catch-ups moved to another reporter that delivered the target: the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
     long catchUpsRetried;
     /** States this member awaited (it joined past orders it did not execute). */
     long stateTransfers;
@@ -578,7 +578,7 @@ public final class GroupCounters
         return leaderlessTakeovers;
     }
 
-    /** Takeovers started over because the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
+    /** Catch-ups moved to another reporter that delivered the target: the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
     public long catchUpsRetried()
     {
         return catchUpsRetried;

@@ -236,6 +236,12 @@ public final class MemberEngine
     private final ReportedLog recoveredOrders = new ReportedLog();
     private long recoveryTargetSeq = -1;
     /**
+     * The highest recovery target this member decided: committed, though it may not hold those
+     * orders yet. Its reports name it as delivered, so a takeover it reports to after giving its
+     * own up never fixes less than that (and waits for a member that holds them).
+     */
+    private long fixedSeq;
+    /**
      * Leader: each member's last OrderAck that moved its delivery on, or the ADDED it joined with,
      * by packet id (a later packet is a later send).
      */
@@ -1949,17 +1955,17 @@ public final class MemberEngine
                 if (recoveryTargetSeq >= 0 && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
                 {
                     // The survivor it catches up from sends nothing more (it rejoined elsewhere, or
-                    // failed): the takeover starts over in the next epoch, with fresh reports.
-                    counters.catchUpsRetried++;
-                    counters.takeoversRetried++;
-                    recoveryTargetSeq = -1;
-                    recoveryHolderId = -1;
-                    gaps.disarm();
-                    promise(promisedEpoch + 1, config.selfId);
-                    reports.clear();
-                    recoveredOrders.forgetReporters();
-                    recoveryStartNs = nowNs;
-                    outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
+                    // failed): another reporter that delivered the target serves instead. Never a
+                    // fresh start: what is fixed up to the target (committed) this member knows
+                    // only by that number now, and fresh reports might not hold it.
+                    catchUpSinceNs = nowNs;
+                    final int next = nextHolder();
+                    if (next >= 0)
+                    {
+                        counters.catchUpsRetried++;
+                        recoveryHolderId = next;
+                        gaps.target(next);
+                    }
                 }
                 else if (recoveryTargetSeq >= 0)
                 {
@@ -2024,6 +2030,30 @@ public final class MemberEngine
             }
         }
         return heard >= configuration.quorum() && nowNs - leaderSignNs >= (2L + lower) * config.keepAliveTimeoutNs;
+    }
+
+    /** @return the reporter after the current holder (by id, cyclic) that delivered the recovery target, or -1 when none other did. */
+    private int nextHolder()
+    {
+        int first = -1;
+        int after = -1;
+        for (final Map.Entry<Integer, Long> e : new TreeMap<>(reports).entrySet())
+        {
+            final int id = e.getKey();
+            if (id == recoveryHolderId || id == config.selfId || e.getValue() < recoveryTargetSeq)
+            {
+                continue;
+            }
+            if (first < 0)
+            {
+                first = id;
+            }
+            if (after < 0 && id > recoveryHolderId)
+            {
+                after = id;
+            }
+        }
+        return after >= 0 ? after : first;
     }
 
     private int silentMembers(final long nowNs)
@@ -2218,8 +2248,10 @@ public final class MemberEngine
     {
         counters.reportsSent++;
         final int limit = outbox.maxEntriesPerOrder();
-        // What it delivered is told by its delivered sequence; orders it knew there are history.
-        final SortedMap<Long, Long> undelivered = reportedOrders.tailMap(delivery.deliveredSeq(), false);
+        // What it delivered is told by its delivered sequence (or what a takeover of its own fixed,
+        // committed though not yet held here); orders it knew there are history.
+        final long delivered = Math.max(delivery.deliveredSeq(), fixedSeq);
+        final SortedMap<Long, Long> undelivered = reportedOrders.tailMap(delivered, false);
         final Iterator<Map.Entry<Long, Long>> it = undelivered.entrySet().iterator();
         Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
         while (next != null)
@@ -2245,13 +2277,13 @@ public final class MemberEngine
         {
             outbox.request(newLeaderId, held);
         }
-        long accepted = delivery.deliveredSeq();
+        long accepted = delivered;
         Long acceptedKey;
         while ((acceptedKey = reportedOrders.get(accepted + 1)) != null && delivery.isHeld(acceptedKey))
         {
             accepted++;
         }
-        outbox.report(newLeaderId, promisedEpoch, delivery.deliveredSeq(), accepted, undelivered.size());
+        outbox.report(newLeaderId, promisedEpoch, delivered, accepted, undelivered.size());
     }
 
     private void decideWhenAllReported(final long nowNs)
@@ -2260,7 +2292,7 @@ public final class MemberEngine
         {
             return;
         }
-        long target = delivery.deliveredSeq();
+        long target = Math.max(delivery.deliveredSeq(), fixedSeq);
         int holder = config.selfId;
         for (final int id : view)
         {
@@ -2299,6 +2331,7 @@ public final class MemberEngine
         epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
+        fixedSeq = Math.max(fixedSeq, target);
         recoveryHolderId = holder;
         catchUpDelivered = delivery.deliveredSeq();
         catchUpChunks = counters.stateChunksReceived;
