@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.lightwire.romiop.engine.GroupSender;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
+import org.lightwire.romiop.protocol.PacketType;
 
 /**
  * The UDP group link, in one of two {@link Mode}s (property {@code jacorb.lightwire.romiop.link}):
@@ -477,7 +478,8 @@ public final class UdpGroupLink implements GroupLink
         if (source != null && !source.equals(peers.get(senderId)))
         {
             final Integer owner = owners.get(source);
-            if (owner != null && owner != senderId)
+            final int type = little ? Short.reverseBytes(b.getShort(PacketHeader_1_0.TYPE_OFFSET)) : b.getShort(PacketHeader_1_0.TYPE_OFFSET);
+            if (owner != null && owner != senderId && type == PacketType.REQUEST.code())
             {
                 // The leader resends a client's Request (answering a NAK) with the client's
                 // sender_id from its own socket: learning from it would send this member's
@@ -486,6 +488,13 @@ public final class UdpGroupLink implements GroupLink
             }
             else
             {
+                if (owner != null && owner != senderId && source.equals(peers.get(owner)))
+                {
+                    // Only Requests are relayed: a packet of another type comes from its sender's
+                    // own socket. A relay that reached us before its sender spoke taught the
+                    // relayed id this address: unlearned (its next packet of its own teaches it).
+                    peers.remove(owner);
+                }
                 peers.put(senderId, source);
                 owners.put(source, senderId);
             }

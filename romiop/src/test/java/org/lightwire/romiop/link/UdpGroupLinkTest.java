@@ -67,6 +67,13 @@ class UdpGroupLinkTest
         return b;
     }
 
+    /** The same packet typed as a Request: what a leader relays in a client's name. */
+    private static ByteBuffer asRequest(final ByteBuffer packet)
+    {
+        packet.putShort(org.lightwire.romiop.protocol.PacketHeader_1_0.TYPE_OFFSET, (short)org.lightwire.romiop.protocol.PacketType.REQUEST.code());
+        return packet;
+    }
+
     private static int size(final ByteBuffer packet)
     {
         return new KeepAliveFlyweight().wrap(packet, 0).packetSize();
@@ -106,6 +113,35 @@ class UdpGroupLinkTest
     private static boolean silent(final GroupLink link) throws Exception
     {
         return link.receive(ByteBuffer.allocate(65536), TimeUnit.MILLISECONDS.toNanos(200)) < 0;
+    }
+
+    /**
+     * In a group whose members learn each other's addresses from traffic, a relayed Request (the
+     * leader answering a NAK in a client's name) can reach a member before the leader's own
+     * packets do: the leader's address must still be learned by the leader's id at its next packet
+     * of its own, or this member's unicasts to the leader (NAKs, reports) have no destination.
+     */
+    @org.junit.jupiter.api.Test
+    void aRelayThatArrivesFirstDoesNotKeepItsSendersAddressFromBeingLearned() throws Exception
+    {
+        final InetSocketAddress group = freshGroup();
+        try (UdpGroupLink leader = UdpGroupLink.open(settings(UdpGroupLink.Mode.FANOUT, group, 1, true));
+            UdpGroupLink member = UdpGroupLink.open(settings(UdpGroupLink.Mode.FANOUT, group, 3, true)))
+        {
+            leader.addMember(3, member.localAddress());
+            final ByteBuffer relayed = asRequest(packetFrom(100, 13));
+            leader.send(3, relayed, size(relayed));
+            assertEquals(13, marker(receive(member)));
+            final ByteBuffer own = packetFrom(1, 14);
+            leader.send(3, own, size(own));
+            assertEquals(14, marker(receive(member)));
+            assertEquals(leader.localAddress(), member.peer(1), "the leader's own packet teaches its address");
+            assertEquals(null, member.peer(100), "the relay's lesson is undone");
+            final ByteBuffer nak = packetFrom(3, 15);
+            member.send(1, nak, size(nak));
+            assertEquals(15, marker(receive(leader)));
+            assertEquals(0, member.counters().unknownDestination.get());
+        }
     }
 
     @ParameterizedTest
@@ -152,7 +188,7 @@ class UdpGroupLinkTest
             assertEquals(members.get(2).localAddress(), client.peer(3));
             // The leader (1) relays a packet of the client's (sender_id 100) to member 3, as it
             // does answering a NAK: member 3 keeps the client's own address.
-            final ByteBuffer relayed = packetFrom(100, 13);
+            final ByteBuffer relayed = asRequest(packetFrom(100, 13));
             members.get(0).send(3, relayed, size(relayed));
             assertEquals(13, marker(receive(members.get(2))));
             assertEquals(client.localAddress(), members.get(2).peer(100), "a relay must not teach the client's address");
