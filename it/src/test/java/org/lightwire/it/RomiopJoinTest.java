@@ -2,7 +2,6 @@ package org.lightwire.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,16 +37,6 @@ class RomiopJoinTest
         p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
         p.put("jacorb.lightwire.romiop.keepalive_timeout_ms", "60000");
         return p;
-    }
-
-    private static void awaitLeaderView(final replica_probe leader, final String view) throws InterruptedException
-    {
-        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!leader.counters().contains("view " + view) && System.nanoTime() - end < 0)
-        {
-            Thread.sleep(20);
-        }
-        assertTrue(leader.counters().contains("view " + view), "the leader's view is not " + view + ": " + leader.counters());
     }
 
     private static void call(final replicated_log group, final int from, final int to)
@@ -116,7 +105,7 @@ class RomiopJoinTest
             replicas.add(RomiopGroupFixture.startReplica(common(), "joining", groupAddress, "1,2,3,4", 4,
                 Map.of("jacorb.lightwire.romiop.join", "true")));
             probes.add(replica_probeHelper.narrow(probeOrb.string_to_object(replicas.get(3).ior("probe"))));
-            awaitLeaderView(probes.get(0), "[1, 2, 3, 4]");
+            Await.leaderView(probes.get(0), "[1, 2, 3, 4]");
             call(group, PHASE, 2 * PHASE);
             for (int i = 0; i < 3; i++)
             {
@@ -131,7 +120,7 @@ class RomiopJoinTest
 
             // Replica 2 leaves in order: its announcement, not the 60 s KeepAlive timeout, removes it.
             probes.get(1).leave();
-            awaitLeaderView(probes.get(0), "[1, 3, 4]");
+            Await.leaderView(probes.get(0), "[1, 3, 4]");
             call(group, 2 * PHASE, 3 * PHASE);
             for (final int i : new int[] {0, 2})
             {
@@ -146,7 +135,7 @@ class RomiopJoinTest
             replicas.set(1, RomiopGroupFixture.startReplica(common(), "joining", groupAddress, "1,2,3,4", 2,
                 Map.of("jacorb.lightwire.romiop.join", "true")));
             probes.set(1, replica_probeHelper.narrow(probeOrb.string_to_object(replicas.get(1).ior("probe"))));
-            awaitLeaderView(probes.get(0), "[1, 2, 3, 4]");
+            Await.leaderView(probes.get(0), "[1, 2, 3, 4]");
             call(group, 3 * PHASE, 4 * PHASE);
             awaitExecuted(probes.get(0), 4 * PHASE);
             assertArrayEquals(range(0, 4 * PHASE), probes.get(0).execution_seqs());

@@ -8,8 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
@@ -57,21 +55,6 @@ class RomiopStateTransferTest
         }
     }
 
-    private static void await(final BooleanSupplier condition, final Supplier<String> failure) throws InterruptedException
-    {
-        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean() && System.nanoTime() - end < 0)
-        {
-            Thread.sleep(20);
-        }
-        assertTrue(condition.getAsBoolean(), failure);
-    }
-
-    private static void awaitLeaderView(final replica_probe leader, final String view) throws InterruptedException
-    {
-        await(() -> leader.counters().contains("view " + view), () -> "the leader's view is not " + view + ": " + leader.counters());
-    }
-
     private static long counter(final replica_probe p, final String name)
     {
         return RomiopGroupFixture.counter(p.counters(), name);
@@ -87,7 +70,7 @@ class RomiopStateTransferTest
     {
         for (final replica_probe p : probes)
         {
-            await(() -> p.executed() >= calls, () -> "executed " + p.executed() + " of " + calls + ": " + p.counters());
+            Await.until(() -> p.executed() >= calls, () -> "executed " + p.executed() + " of " + calls + ": " + p.counters());
             assertArrayEquals(IntStream.range(0, calls).toArray(), p.execution_seqs(), p.counters());
             assertEquals(probes.get(0).digest(), p.digest(), p.counters());
         }
@@ -116,9 +99,9 @@ class RomiopStateTransferTest
             call(group, PHASE, 2 * PHASE);
             replicas.set(2, RomiopGroupFixture.startReplica(common(), "state", address, "1,2,3", 3, Map.of(JOIN, "true")));
             probes.set(2, probe(probeOrb, replicas.get(2)));
-            awaitLeaderView(probes.get(0), "[1, 2, 3]");
+            Await.leaderView(probes.get(0), "[1, 2, 3]");
             final replica_probe restarted = probes.get(2);
-            await(() -> counter(restarted, "statesApplied") == 1, restarted::counters);
+            Await.until(() -> counter(restarted, "statesApplied") == 1, restarted::counters);
             assertEquals(2 * PHASE, restarted.installed(), "the restarted replica took every entry from before its restart");
             call(group, 2 * PHASE, 3 * PHASE);
             assertSameLogs(probes, 3 * PHASE);
@@ -130,12 +113,12 @@ class RomiopStateTransferTest
             replicas.add(RomiopGroupFixture.startReplica(common(), "state", address, "1,2,3,4", 4,
                 Map.of(JOIN, "true", RomiopReplica.CHECKPOINTABLE, "false")));
             final replica_probe plain = probe(probeOrb, replicas.get(3));
-            await(() -> counter(plain, "statesNotApplied") == 1, plain::counters);
+            Await.until(() -> counter(plain, "statesNotApplied") == 1, plain::counters);
             assertTrue(plain.counters().contains(NOT_CHECKPOINTABLE + " (BAD_OPERATION from set_state): a replica without it may only " +
                 "join an empty group; it leaves the group"), plain.counters());
             assertTrue(replicas.get(3).outputTail().contains(NOT_CHECKPOINTABLE), "logged: " + replicas.get(3).outputTail());
-            await(() -> plain.counters().contains("engine LEFT"), plain::counters);
-            awaitLeaderView(probes.get(0), "[1, 2, 3]");
+            Await.until(() -> plain.counters().contains("engine LEFT"), plain::counters);
+            Await.leaderView(probes.get(0), "[1, 2, 3]");
             call(group, 3 * PHASE, 3 * PHASE + 10);
             assertSameLogs(probes, 3 * PHASE + 10);
             assertEquals(0, plain.executed(), "the replica without the state executed nothing");
@@ -169,7 +152,7 @@ class RomiopStateTransferTest
             replicas.add(RomiopGroupFixture.startReplica(common(), "plain", address, "1,2,3,4", 4, Map.of(JOIN, "true",
                 RomiopReplica.CHECKPOINTABLE, "false")));
             probes.add(probe(probeOrb, replicas.get(3)));
-            awaitLeaderView(probes.get(0), "[1, 2, 3, 4]");
+            Await.leaderView(probes.get(0), "[1, 2, 3, 4]");
             final replicated_log group = replicated_logHelper.unchecked_narrow(client.string_to_object(replicas.get(0).ior("group")));
             call(group, 0, PHASE);
             assertSameLogs(probes, PHASE);
@@ -183,7 +166,7 @@ class RomiopStateTransferTest
             replicas.add(RomiopGroupFixture.startReplica(common(), "plain", address, "1,2,3,4,5", 5, Map.of(JOIN, "true",
                 RomiopReplica.CHECKPOINTABLE, "false")));
             final replica_probe refused = probe(probeOrb, replicas.get(4));
-            await(() -> counter(refused, "joinsRefused") == 1, refused::counters);
+            Await.until(() -> counter(refused, "joinsRefused") == 1, refused::counters);
             assertTrue(refused.counters().contains(NOT_CHECKPOINTABLE + " (BAD_OPERATION from get_state): a replica without it may only " +
                 "join an empty group"), refused.counters());
             assertTrue(replicas.get(4).outputTail().contains(NOT_CHECKPOINTABLE), "logged: " + replicas.get(4).outputTail());
@@ -195,7 +178,7 @@ class RomiopStateTransferTest
                 assertEquals(0, counter(p, "statesServed"), p.counters());
             }
             assertTrue(notServed >= 1, "a member was asked and could not give its state");
-            awaitLeaderView(probes.get(0), "[1, 2, 3, 4]");
+            Await.leaderView(probes.get(0), "[1, 2, 3, 4]");
             call(group, PHASE, PHASE + 10);
             assertSameLogs(probes, PHASE + 10);
             assertEquals(0, refused.executed(), "the refused replica executed nothing: " + refused.counters());

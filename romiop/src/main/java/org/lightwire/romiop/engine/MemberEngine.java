@@ -149,7 +149,7 @@ public final class MemberEngine
      * for long starts a takeover itself (see {@link #leaderlessTakeoverDue}).
      */
     private long leaderSignNs;
-    /** When each member of the configuration was last heard, whatever it sent (a joiner's ADDED too). */
+    /** While JOINING: when each member of the configuration was last heard, whatever it sent (a joiner's ADDED too). */
     private final Map<Integer, Long> configuredHeardNs = new HashMap<>();
     private boolean groupHeard;
 
@@ -644,8 +644,9 @@ public final class MemberEngine
         {
             return;
         }
-        if (length >= PacketHeader_1_0.HEADER_LENGTH + 4)
+        if (state == State.JOINING && length >= PacketHeader_1_0.HEADER_LENGTH + 4)
         {
+            // Only a joiner asks who is heard (leaderlessTakeoverDue): no map write per packet otherwise.
             final int raw = buffer.getInt(offset + PacketHeader_1_0.HEADER_LENGTH);
             final int sender = buffer.order() == header.byteOrder() ? raw : Integer.reverseBytes(raw);
             if (sender != config.selfId && configuration.contains(sender))
