@@ -444,4 +444,68 @@ class StateTransferFaultsTest
         assertTrue(chunksTo(2, mark).size() > 0, "member 1 took a retransmitted ASK for the end of the old state as the end of the new one: " +
             "statesGiven " + d.counters().statesGiven() + ", and now drops the joiner's ASKs as stale (" + d.counters().staleStateAsks() + ")");
     }
+
+    /** Member 1 of [1..6] that delivered orders 1..10 of leader 3, recording each capture it is asked for. */
+    private MemberEngine donorAt10(final List<Long> captures)
+    {
+        final MemberEngine d = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3, 4, 5, 6).maxPacketBytes(200), sent,
+            (seq, client, packetId, requestId, payload, offset, length) -> { }, new StateHandler()
+            {
+                @Override
+                public void captureState(final long cut)
+                {
+                    captures.add(cut);
+                }
+
+                @Override
+                public void installState(final long cut, final byte[] state)
+                {
+                }
+
+                @Override
+                public void stateRefused(final String reason)
+                {
+                }
+            });
+        for (int i = 1; i <= 10; i++)
+        {
+            feed(d, WirePackets.request(100, i), MS);
+            feed(d, WirePackets.order(3, 80 + i, 1, i, 100, i, i), MS);
+        }
+        assertEquals(10, d.deliveredSeq());
+        return d;
+    }
+
+    /** A delayed or duplicated copy of an ASK of a transfer the joiner finished starts no new capture. */
+    @Test
+    void aDelayedAskOfAFinishedTransferTakesNoNewState()
+    {
+        final List<Long> captures = new ArrayList<>();
+        final MemberEngine d = donorAt10(captures);
+        feed(d, ask(2, 500, 10, 0, 77), 2 * MS);
+        d.stateCaptured(10, new byte[100], 2 * MS);
+        final int tag = chunksTo(2, 0).get(0).snapshot();
+        final int total = chunksTo(2, 0).get(0).total();
+        final ByteBuffer done = ask(2, 501, 10, total, 77);
+        done.put(org.lightwire.romiop.protocol.PacketHeader_1_0.HEADER_LENGTH + org.lightwire.romiop.protocol.StateFlyweight.KIND_OFFSET + 3, (byte)tag);
+        feed(d, done, 3 * MS);
+        assertEquals(1, d.counters().statesGiven());
+        feed(d, ask(2, 500, 10, 0, 77), 50 * MS);
+        assertEquals(List.of(10L), captures, "no second capture");
+        assertEquals(1, d.counters().staleStateAsks());
+    }
+
+    /** A donor takes states for at most four joiners at once: a fifth is dropped, counted, and asks again later. */
+    @Test
+    void aDonorServesAtMostFourJoinersAtOnce()
+    {
+        final List<Long> captures = new ArrayList<>();
+        final MemberEngine d = donorAt10(captures);
+        for (int joiner = 2; joiner <= 6; joiner++)
+        {
+            feed(d, ask(joiner, 600 + joiner, 10, 0, 70 + joiner), 3 * MS);
+        }
+        assertEquals(List.of(10L), captures, "one capture at cut 10 serves every joiner taken");
+        assertEquals(1, d.counters().stateAsksIgnored(), "the fifth joiner");
+    }
 }
