@@ -28,8 +28,10 @@ import org.omg.CORBA.ORB;
  * Real kernel packet loss: the server runs in its own network namespace behind a veth pair, and
  * iptables inside that namespace drops 5% of the Lightwire UDP datagrams at random in each
  * direction ({@code -m statistic --mode random --probability 0.05}). Addresses are 10.200.x.y,
- * only on the veth pair this test makes; the namespace, and with it the pair and the rules, is
- * deleted afterwards whatever happened. Needs root, {@code ip} and {@code iptables}; skipped
+ * only on the veth pair this test makes, in a /24 no address or route of the host uses
+ * ({@link HostNetworks#freeSubnet}); the namespace, and with it the pair and the rules, is
+ * deleted afterwards whatever happened (by a shutdown hook if the JVM is stopped first), and
+ * one a killed run left behind is deleted before. Needs root, {@code ip} and {@code iptables}; skipped
  * with the reason otherwise.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -39,11 +41,12 @@ class LightwirePacketLossTest
     private static final int ECHO_CALLS = 10_000;
     private static final String DROP_PROBABILITY = "0.05";
 
-    private final int subnet = 100 + (int)(ProcessHandle.current().pid() % 100);
     private final String namespace = "lwloss" + ProcessHandle.current().pid();
     private final String hostVeth = "lwl" + (ProcessHandle.current().pid() % 100000) + "a";
     private final String serverVeth = "lwl" + (ProcessHandle.current().pid() % 100000) + "b";
-    private final String serverAddress = "10.200." + subnet + ".2";
+    private final Thread cleaner = new Thread(this::deleteNamespace, "lossy-namespace-cleaner");
+    private String subnet;
+    private String serverAddress;
     private boolean namespaceMade;
     private int port;
     private ProcessHarness server;
@@ -57,13 +60,17 @@ class LightwirePacketLossTest
     {
         Shell.assumeRootNetworking("a network namespace and iptables rules");
         port = 20_000 + (int)(ProcessHandle.current().pid() % 20_000);
+        HostNetworks.removeStale();
+        subnet = HostNetworks.freeSubnet("10.200");
+        serverAddress = subnet + ".2";
         try
         {
             namespaceMade = true;
+            Runtime.getRuntime().addShutdownHook(cleaner);
             must("ip", "netns", "add", namespace);
             must("ip", "link", "add", hostVeth, "type", "veth", "peer", "name", serverVeth);
             must("ip", "link", "set", serverVeth, "netns", namespace);
-            must("ip", "addr", "add", "10.200." + subnet + ".1/24", "dev", hostVeth);
+            must("ip", "addr", "add", subnet + ".1/24", "dev", hostVeth);
             must("ip", "link", "set", hostVeth, "up");
             inNamespace("ip", "addr", "add", serverAddress + "/24", "dev", serverVeth);
             inNamespace("ip", "link", "set", serverVeth, "up");
@@ -107,12 +114,19 @@ class LightwirePacketLossTest
             }
             if (namespaceMade)
             {
-                // Deleting the namespace deletes its end of the veth pair (and so the pair) and
-                // its iptables rules; the host's own rules are never touched.
-                run(List.of("ip", "netns", "del", namespace));
-                run(List.of("ip", "link", "del", hostVeth));
+                deleteNamespace();
+                Runtime.getRuntime().removeShutdownHook(cleaner);
+                namespaceMade = false;
             }
         }
+    }
+
+    private void deleteNamespace()
+    {
+        // Deleting the namespace deletes its end of the veth pair (and so the pair) and its
+        // iptables rules; the host's own rules are never touched.
+        HostNetworks.deleteNamespace(namespace);
+        run(List.of("ip", "link", "del", hostVeth));
     }
 
     @Test

@@ -3,10 +3,9 @@ package org.lightwire.it.partition;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.lightwire.it.HostCommands;
+import org.lightwire.it.HostNetworks;
 
 /**
  * Hosts of their own on one machine: a network namespace per member, each with a veth pair to one
@@ -24,9 +23,6 @@ import org.lightwire.it.HostCommands;
  */
 public final class NetnsNetwork implements AutoCloseable
 {
-    private static final Pattern STALE_NAMESPACE = Pattern.compile("^(lwpns(\\d+)x\\d+)\\b");
-    private static final Pattern STALE_LINK = Pattern.compile("^\\d+: (lwp(?:b(\\d+)|(\\d+)a\\d+))[@:]");
-
     private final long pid = ProcessHandle.current().pid();
     private final int members;
     private final String subnet;
@@ -46,7 +42,7 @@ public final class NetnsNetwork implements AutoCloseable
      */
     public static NetnsNetwork create(final int members) throws IOException, InterruptedException
     {
-        final NetnsNetwork n = new NetnsNetwork(members, freeSubnet());
+        final NetnsNetwork n = new NetnsNetwork(members, HostNetworks.freeSubnet("10.205"));
         Runtime.getRuntime().addShutdownHook(n.cleaner);
         try
         {
@@ -170,7 +166,7 @@ public final class NetnsNetwork implements AutoCloseable
         {
             // The pair goes at once with its outer end; with the namespace only once the kernel gets to it.
             HostCommands.run(List.of("ip", "link", "del", outer(id)));
-            deleteNamespace(namespace(id));
+            HostNetworks.deleteNamespace(namespace(id));
         }
         HostCommands.run(List.of("ip", "link", "del", bridge));
     }
@@ -183,64 +179,7 @@ public final class NetnsNetwork implements AutoCloseable
      */
     public static List<String> removeStale()
     {
-        final List<String> removed = new ArrayList<>();
-        for (final String line : HostCommands.output(List.of("ip", "netns", "list")).split("\n"))
-        {
-            final Matcher m = STALE_NAMESPACE.matcher(line.trim());
-            if (m.find() && !alive(Long.parseLong(m.group(2))))
-            {
-                deleteNamespace(m.group(1));
-                removed.add(m.group(1));
-            }
-        }
-        for (final String line : HostCommands.output(List.of("ip", "-o", "link", "show")).split("\n"))
-        {
-            final Matcher m = STALE_LINK.matcher(line.trim());
-            if (m.find())
-            {
-                final String owner = m.group(2) != null ? m.group(2) : m.group(3);
-                if (!alive(Long.parseLong(owner)))
-                {
-                    HostCommands.run(List.of("ip", "link", "del", m.group(1)));
-                    removed.add(m.group(1));
-                }
-            }
-        }
-        return removed;
-    }
-
-    private static void deleteNamespace(final String ns)
-    {
-        // A process left inside (a stopped or orphaned replica) would keep the namespace's veth alive.
-        for (final String p : HostCommands.output(List.of("ip", "netns", "pids", ns)).split("\\s+"))
-        {
-            if (p.matches("\\d+"))
-            {
-                HostCommands.run(List.of("kill", "-9", p));
-            }
-        }
-        HostCommands.run(List.of("ip", "netns", "del", ns));
-    }
-
-    private static boolean alive(final long pid)
-    {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /** @return {@code 10.205.S} with S not on any interface of the root namespace yet. */
-    private static String freeSubnet()
-    {
-        final String used = HostCommands.output(List.of("ip", "-o", "-4", "addr", "show"));
-        final int first = (int)(ProcessHandle.current().pid() % 200) + 1;
-        for (int i = 0; i < 250; i++)
-        {
-            final String s = "10.205." + ((first + i) % 250 + 1);
-            if (!used.contains(" " + s + "."))
-            {
-                return s;
-            }
-        }
-        throw new IllegalStateException("no free 10.205.x.0/24 subnet on this host: " + used);
+        return HostNetworks.removeStale();
     }
 
     private static void must(final String... command) throws IOException, InterruptedException
