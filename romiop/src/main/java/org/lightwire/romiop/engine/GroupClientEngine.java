@@ -43,7 +43,7 @@ import org.lightwire.romiop.engine.view.Configuration;
  * kept.
  *
  * <p>Membership: the view starts as the configured members and follows the leader's MemberChange
- * LIST packets (leader first in the list). A request stops waiting for a member's ACK once that
+ * LIST packets (leader first in the list, then the epoch it leads). A request stops waiting for a member's ACK once that
  * member leaves the view. See {@link #acceptList} for which lists are taken.
  *
  * <p>A leader without a present majority answers requests with ViewChange UNAVAILABLE; one from a
@@ -93,6 +93,8 @@ public final class GroupClientEngine
     /** Something came from the current leader: the link knows where it is, so requests may go to it alone. */
     private boolean leaderHeard;
     private int lastListPacketId;
+    /** The epoch of the last list taken: 0 while the view is the configured one. */
+    private int listEpoch;
     private int lamport;
     /** This client's number for its last request: 1, 2, ... 2^24-1, 1, ... (the sequencer keeps their order). */
     private int clientSeq;
@@ -619,23 +621,25 @@ public final class GroupClientEngine
         }
         observe(memberChange.packetId());
         heard(memberChange.senderId());
-        if (memberChange.status() != MemberChangeFlyweight.STATUS_LIST || memberChange.memberCount() == 0)
+        if (memberChange.status() != MemberChangeFlyweight.STATUS_LIST)
         {
             counters.unexpectedPackets++;
             return;
         }
         // ACKed even when not taken: a stale list's sender retransmits only because it lacks this ACK.
         sendAck(memberChange.senderId(), PacketType.MEMBER_CHANGE, memberChange.senderId(), memberChange.packetId());
-        final int[] list = new int[memberChange.memberCount()];
+        final int[] list = new int[memberChange.listSize()];
         for (int i = 0; i < list.length; i++)
         {
             list[i] = memberChange.member(i);
         }
-        if (!acceptList(memberChange.senderId(), memberChange.packetId(), list))
+        final int epoch = memberChange.listEpoch();
+        if (!acceptList(memberChange.senderId(), memberChange.packetId(), list, epoch))
         {
             counters.staleMemberLists++;
             return;
         }
+        listEpoch = epoch;
         lastListPacketId = memberChange.packetId();
         final int newLeader = list[0];
         Arrays.sort(list);
@@ -709,21 +713,24 @@ public final class GroupClientEngine
     }
 
     /**
-     * A list is taken when its sender leads it (first entry) and either is our current leader and
-     * the list is newer than the last one it sent (its Lamport packet ids grow), or takes over from
-     * our current leader: the sender is in our view and our leader is not in the list (failover).
+     * A list is taken when its sender leads it (first entry) and either leads a newer epoch than
+     * the last list taken and is a configured member or one of our view (a failover: each new
+     * leader leads a newer epoch, so a client whose view went stale during a partition takes the
+     * majority's leader however its view differs), or is our current leader in the same epoch and
+     * the list is newer than the last one it sent (its Lamport packet ids grow). A list of an
+     * older epoch is a deposed leader's and is never taken.
      */
-    private boolean acceptList(final int senderId, final int packetId, final int[] list)
+    private boolean acceptList(final int senderId, final int packetId, final int[] list, final int epoch)
     {
         if (list[0] != senderId)
         {
             return false;
         }
-        if (senderId == leaderId)
+        if (epoch != listEpoch)
         {
-            return Integer.compareUnsigned(packetId, lastListPacketId) > 0;
+            return epoch > listEpoch && (isMember(senderId) || Arrays.stream(config.memberIds).anyMatch(id -> id == senderId));
         }
-        return isMember(senderId) && Arrays.stream(list).noneMatch(id -> id == leaderId);
+        return senderId == leaderId && Integer.compareUnsigned(packetId, lastListPacketId) > 0;
     }
 
     private void completeAckedByAll(final Map<Integer, Outstanding> map, final boolean requests)

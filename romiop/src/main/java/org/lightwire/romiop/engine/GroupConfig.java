@@ -229,7 +229,7 @@ public final class GroupConfig
     /** @return the members a view may hold: {@code maxMembers}, and no more than a LIST of {@code maxPacketBytes} names. */
     int viewLimit()
     {
-        return Math.min(maxMembers, (maxPacketBytes - MemberChangeFlyweight.length(0)) / 4);
+        return Math.min(maxMembers, (maxPacketBytes - MemberChangeFlyweight.listLength(0)) / 4);
     }
 
     public GroupConfig maxRetainedOrders(final int orders)

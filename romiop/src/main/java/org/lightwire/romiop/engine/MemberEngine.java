@@ -1135,6 +1135,9 @@ public final class MemberEngine
                         return;
                     }
                     reports.put(from, delivered);
+                    // Its order NAKs sent after this report are its own (see removeLaggard): one
+                    // that asks below what this leader will keep can only rejoin and take a state.
+                    lastAdvancingAck.put(from, keepAlive.packetId());
                     decideWhenAllReported(nowNs);
                 }
                 else if (recoveryTargetSeq >= 0 && from == recoveryHolderId && keepAlive.epoch() == epoch)
@@ -1225,9 +1228,11 @@ public final class MemberEngine
         heard(from, nowNs);
         switch (statePacket.kind())
         {
+            // A joiner gives to the takeover it reported to: its application holds exactly what
+            // it delivered, all committed (a takeover whose holder rejoined takes its state from it).
             case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.snapshot(), statePacket.cut(), statePacket.stateOffset(),
                 delivery.deliveredSeq(),
-                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering()), nowNs);
+                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && servesTakeover(from)), nowNs);
             case StateFlyweight.CHUNK ->
             {
                 final byte[] image;
@@ -1341,6 +1346,22 @@ public final class MemberEngine
         heard(requester, nowNs);
         // Only members NAK: a group runs, and a joiner must not found another.
         groupHeard = true;
+        if (state == State.JOINING && nak.nakType() == PacketType.MSG_ORDER && servesTakeover(requester))
+        {
+            // The takeover we reported to may catch up from us after we rejoined (we stepped down,
+            // or heard we were removed): what we delivered is committed, and served in any state.
+            // (Unanswered, a takeover whose only holder rejoined waits for good, and its
+            // KeepAlives keep every joiner from starting a takeover of its own.) Nobody else is
+            // answered: our answers would look like a leader's to members that still follow us.
+            counters.naksServedWhileJoining++;
+            if (nak.fromOrderSeq() < delivery.firstOfRetainedRun())
+            {
+                counters.servedFromTold++;
+                outbox.servesFrom(requester, promisedEpoch, delivery.deliveredSeq(), delivery.firstOfRetainedRun());
+            }
+            gaps.answer(nak, requester, false, delivery.deliveredSeq());
+            return;
+        }
         if (state == State.JOINING || !isMember(requester) && requester != leaderId)
         {
             // (Our leader is answered even outside our view: a takeover we reported to catches
@@ -1624,12 +1645,7 @@ public final class MemberEngine
     private void onList(final int from, final ByteBuffer buffer, final long nowNs)
     {
         leaderSignNs = nowNs;
-        final int count = memberChange.memberCount();
-        if (count == 0)
-        {
-            counters.unexpectedPackets++;
-            return;
-        }
+        final int count = memberChange.listSize();
         outbox.ack(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
         if (memberChange.member(0) != from)
         {
@@ -1772,7 +1788,8 @@ public final class MemberEngine
         // comes. (Taken from the multicast LIST alone, it could ignore the start KeepAlive that
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
-        outbox.send(memberId, pendingList != null ? pendingList : listPacket(), listLength());
+        final byte[] list = pendingList != null ? pendingList : listPacket();
+        outbox.send(memberId, list, list.length);
         outbox.keepAlive(memberId, sequencer.lastOrderSeq());
     }
 
@@ -1851,22 +1868,17 @@ public final class MemberEngine
         return copy;
     }
 
-    private int listLength()
-    {
-        return MemberChangeFlyweight.length(view.length);
-    }
-
     private void sendList(final int destinationId, final int subject)
     {
         writeList(subject);
         outbox.send(destinationId, memberChange.packetSize());
     }
 
-    /** A LIST names the leader first, then the other members ascending. */
+    /** A LIST names the leader first, then the other members ascending, then the epoch the leader leads. */
     private void writeList(final int subject)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, MemberChangeFlyweight.STATUS_LIST, view.length);
+        memberChange.setList(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, view.length, epoch);
         memberChange.member(0, leaderId);
         int i = 1;
         for (final int id : view)
@@ -2031,6 +2043,12 @@ public final class MemberEngine
             }
         }
         return heard >= configuration.quorum() && nowNs - leaderSignNs >= (2L + lower) * config.keepAliveTimeoutNs;
+    }
+
+    /** @return true when this joiner reported to {@code takeoverId}'s takeover and remembers what it delivered. */
+    private boolean servesTakeover(final int takeoverId)
+    {
+        return !amnesiac && takeoverId == promisedTo && takeoverId != config.selfId;
     }
 
     /** @return the reporter after the current holder (by id, cyclic) that delivered the recovery target, or -1 when none other did. */

@@ -22,7 +22,8 @@ import java.nio.ByteOrder;
  *  +---------------+---------------+-------------------------------+
  *  |    status     | reserved (0)  |     member_count (ushort)     |
  *  +---------------+---------------+-------------------------------+
- *  |   member_count x member_id (LIST), or the entries of another  |
+ *  |   member_count entries: LIST's members (leader first), then   |
+ *  |   the epoch its leader leads; or the entries of another       |
  *  |   status: REMOVED 3 (a takeover's), ADDED 0 or 1, EPOCH_ASK 1,  |
  *  |   EPOCH_TOLD 2                                                |
  *  +---------------------------------------------------------------+
@@ -60,6 +61,24 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static int length(final int memberCount)
     {
         return HEADER_LENGTH + 4 * memberCount;
+    }
+
+    /** @return the length of a LIST of {@code listSize} members (and its epoch entry). */
+    public static int listLength(final int listSize)
+    {
+        return length(listSize + 1);
+    }
+
+    /**
+     * Writes a LIST of {@code listSize} members, its last entry {@code epoch} (the epoch the
+     * list's first member leads); fill the members with {@link #member(int, int)}.
+     */
+    public MemberChangeFlyweight setList(
+        final ByteOrder order, final int senderId, final int packetId, final int memberId, final int listSize, final int epoch)
+    {
+        set(order, senderId, packetId, memberId, STATUS_LIST, listSize + 1);
+        putI32(MEMBERS_OFFSET + 4 * listSize, epoch);
+        return this;
     }
 
     /** Writes the packet; for LIST fill the members with {@link #member(int, int)}. */
@@ -100,6 +119,18 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         return getI32(MEMBERS_OFFSET + 4 * index);
     }
 
+    /** @return the number of members a LIST names (its entries less the epoch). */
+    public int listSize()
+    {
+        return memberCount() - 1;
+    }
+
+    /** @return the epoch a LIST's leader leads: its last entry. */
+    public int listEpoch()
+    {
+        return member(memberCount() - 1);
+    }
+
     @Override
     protected Invalid validateBody(final int bodyLength)
     {
@@ -111,12 +142,16 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             return Invalid.BAD_FIELD;
         }
+        if (status() == STATUS_LIST)
+        {
+            // At least one member and the epoch, which is never 0.
+            return memberCount() < 2 ? Invalid.BAD_COUNT : listEpoch() == 0 ? Invalid.BAD_FIELD : null;
+        }
         // A takeover's REMOVED carries three entries: the epoch it proposes, the epoch its sender
         // was in and what it delivered (a leave's carries none). A joiner's ADDED may carry one: the epoch it reported
         // for (a leader of an older one moves past it).
         final int most = switch (status())
         {
-            case STATUS_LIST -> Integer.MAX_VALUE;
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
             case STATUS_EPOCH_TOLD -> 2;

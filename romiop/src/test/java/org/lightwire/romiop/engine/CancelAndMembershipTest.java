@@ -202,7 +202,8 @@ class CancelAndMembershipTest
         assertEquals(GroupSender.GROUP, list.to);
         final MemberChangeFlyweight mc = (MemberChangeFlyweight)new MemberChangeFlyweight().wrap(list.bytes, 0);
         assertEquals(MemberChangeFlyweight.STATUS_LIST, mc.status());
-        assertEquals(2, mc.memberCount());
+        assertEquals(2, mc.listSize());
+        assertEquals(1, mc.listEpoch(), "the epoch the leader leads");
         assertEquals(5, mc.member(0), "leader first");
         assertEquals(6, mc.member(1));
         assertEquals(PacketType.MEMBER_CHANGE, sent.get(1).type, "the view again, to the joiner, before its start point");

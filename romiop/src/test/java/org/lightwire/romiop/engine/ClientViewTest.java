@@ -22,12 +22,12 @@ class ClientViewTest
         (to, packet, length) -> sentTo.add(to), (memberId, packetId, requestId, payload, offset, length) -> { },
         (memberIds, leaderId) -> views.add(leaderId + ":" + java.util.Arrays.toString(memberIds)));
 
-    private static ByteBuffer list(final int sender, final int packetId, final int... leaderFirst)
+    private static ByteBuffer list(final int sender, final int packetId, final int epoch, final int... leaderFirst)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(leaderFirst.length));
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.listLength(leaderFirst.length));
         final MemberChangeFlyweight mc = new MemberChangeFlyweight();
         mc.wrap(b, 0);
-        mc.set(ByteOrder.BIG_ENDIAN, sender, packetId, sender, MemberChangeFlyweight.STATUS_LIST, leaderFirst.length);
+        mc.setList(ByteOrder.BIG_ENDIAN, sender, packetId, sender, leaderFirst.length, epoch);
         for (int i = 0; i < leaderFirst.length; i++)
         {
             mc.member(i, leaderFirst[i]);
@@ -54,7 +54,7 @@ class ClientViewTest
         feed(ack(1, packetId));
         feed(ack(2, packetId));
         assertEquals(1, client.outstandingRequests(), "member 3 has not ACKed");
-        feed(list(1, 50, 1, 2));
+        feed(list(1, 50, 1, 1, 2));
         assertEquals(0, client.outstandingRequests());
         assertEquals(1, client.counters().requestsCompleted());
         assertEquals(List.of("1:[1, 2]"), views);
@@ -63,18 +63,44 @@ class ClientViewTest
     @Test
     void staleSameAndForeignListsAreNotTakenButAllAreAcked()
     {
-        feed(list(1, 50, 1, 2));
-        feed(list(1, 40, 1, 2, 3));
+        feed(list(1, 50, 1, 1, 2));
+        feed(list(1, 40, 1, 1, 2, 3));
         assertEquals(1, client.counters().staleMemberLists(), "older than the last list from the leader");
-        feed(list(1, 60, 1, 2));
+        feed(list(1, 60, 1, 1, 2));
         assertEquals(1, views.size(), "the same view again is no change");
-        feed(list(2, 70, 2, 1));
-        assertEquals(2, client.counters().staleMemberLists(), "another member may not replace a live leader");
-        feed(list(2, 80, 2));
-        assertEquals(List.of("1:[1, 2]", "2:[2]"), views, "failover: the list drops our leader and comes from a member");
+        feed(list(2, 70, 1, 2, 1));
+        assertEquals(2, client.counters().staleMemberLists(), "another member may not replace a live leader in its epoch");
+        feed(list(2, 75, 2, 1, 2));
+        assertEquals(3, client.counters().staleMemberLists(), "a list is taken only from the leader it names");
+        feed(list(2, 80, 2, 2));
+        assertEquals(List.of("1:[1, 2]", "2:[2]"), views, "failover: a newer epoch led by its sender");
         assertArrayEquals(new int[] {2}, client.currentMembers());
         assertEquals(2, client.leaderId());
-        assertEquals(List.of(1, 1, 1, 2, 2), sentTo, "every list ACKed to its sender");
+        feed(list(1, 90, 1, 1, 2, 3));
+        assertEquals(4, client.counters().staleMemberLists(), "a deposed leader's list, of an older epoch, newer packet id");
+        assertEquals(2, client.leaderId());
+        assertEquals(List.of(1, 1, 1, 2, 2, 2, 1), sentTo, "every list ACKed to its sender");
+    }
+
+    /**
+     * A client whose view shrank with a minority's leader ([1, 2], leader 1) takes the list of the
+     * majority's leader 3 after the heal, though 3 is not in its view and the list names its old
+     * leader: 3 leads a newer epoch. A sender that is neither configured nor in the view is not
+     * followed, whatever epoch it names.
+     */
+    @Test
+    void aViewLeftByAMinorityTakesTheNewerEpochOfAnyConfiguredLeader()
+    {
+        feed(list(1, 50, 1, 1, 2));
+        assertEquals(1, client.leaderId());
+        feed(list(9, 60, 7, 9, 1, 2));
+        assertEquals(1, client.counters().staleMemberLists(), "9 is not a configured member nor in the view");
+        feed(list(3, 90, 3, 3, 1, 2));
+        assertEquals(3, client.leaderId());
+        assertArrayEquals(new int[] {1, 2, 3}, client.currentMembers());
+        assertEquals(List.of("1:[1, 2]", "3:[1, 2, 3]"), views);
+        feed(list(1, 95, 2, 1, 2, 3));
+        assertEquals(2, client.counters().staleMemberLists(), "an epoch between: older than the one taken");
     }
 
     @Test

@@ -81,10 +81,10 @@ class ProposedEpochTest
         // It accepted order 1: it has a history to report (one that accepted nothing may be a restarted process).
         feed(m, WirePackets.request(100, 1), MS / 2);
         feed(m, WirePackets.order(1, 79, 1, 1, 100, 1, 0), MS / 2);
-        final ByteBuffer list = ByteBuffer.allocate(MemberChangeFlyweight.length(2));
+        final ByteBuffer list = ByteBuffer.allocate(MemberChangeFlyweight.listLength(2));
         final MemberChangeFlyweight l = new MemberChangeFlyweight();
         l.wrap(list, 0);
-        l.set(ByteOrder.BIG_ENDIAN, 1, 80, 1, MemberChangeFlyweight.STATUS_LIST, 2).member(0, 1).member(1, 2);
+        l.setList(ByteOrder.BIG_ENDIAN, 1, 80, 1, 2, 1).member(0, 1).member(1, 2);
         feed(m, list, MS);
         assertEquals(MemberEngine.State.JOINING, m.state());
         feed(m, takeover(2, 1, 2), 2 * MS);

@@ -354,14 +354,6 @@ class StateTransferFaultsTest
         assertEquals(3, report.epoch());
     }
 
-    private static ByteBuffer ask(final int from, final int packetId, final long minCut, final int offset, final int transfer)
-    {
-        final ByteBuffer b = ByteBuffer.allocate(org.lightwire.romiop.protocol.StateFlyweight.HEADER_LENGTH);
-        ((org.lightwire.romiop.protocol.StateFlyweight)new org.lightwire.romiop.protocol.StateFlyweight().wrap(b, 0))
-            .set(java.nio.ByteOrder.BIG_ENDIAN, from, packetId, org.lightwire.romiop.protocol.StateFlyweight.ASK, minCut, offset, transfer, 0);
-        return b;
-    }
-
     private List<org.lightwire.romiop.protocol.StateFlyweight> chunksTo(final int to, final int fromIndex)
     {
         final List<org.lightwire.romiop.protocol.StateFlyweight> list = new ArrayList<>();
@@ -391,24 +383,7 @@ class StateTransferFaultsTest
     {
         final List<Long> captures = new ArrayList<>();
         final MemberEngine d = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3).maxPacketBytes(200), sent,
-            (seq, client, packetId, requestId, payload, offset, length) -> { }, new StateHandler()
-            {
-                @Override
-                public void captureState(final long cut)
-                {
-                    captures.add(cut);
-                }
-
-                @Override
-                public void installState(final long cut, final byte[] state)
-                {
-                }
-
-                @Override
-                public void stateRefused(final String reason)
-                {
-                }
-            });
+            (seq, client, packetId, requestId, payload, offset, length) -> { }, new CaptureRecorder(captures));
         long t = MS;
         for (int i = 1; i <= 10; i++)
         {
@@ -416,7 +391,7 @@ class StateTransferFaultsTest
             feed(d, WirePackets.order(3, 80 + i, 1, i, 100, i, i), t);
         }
         assertEquals(10, d.deliveredSeq());
-        feed(d, ask(2, 500, 10, 0, 77), t);
+        feed(d, WirePackets.stateAsk(2, 500, 10, 0, 77), t);
         assertEquals(List.of(10L), captures);
         d.stateCaptured(10, new byte[1000], t);
         assertTrue(chunksTo(2, 0).size() >= 4);
@@ -432,15 +407,15 @@ class StateTransferFaultsTest
             d.onTimer(u);
         }
         t += 300 * MS;
-        feed(d, ask(2, 501, 10, 640, 77), t);
+        feed(d, WirePackets.stateAsk(2, 501, 10, 640, 77), t);
         assertEquals(List.of(10L, 12L), captures, "the old state was forgotten; a new one is taken after order 12");
         final int before = sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE).size();
         d.stateCaptured(12, new byte[500], t + 5 * MS);
         // The joiner's retransmitted ASK from byte 640, sent before it had the new chunks.
-        feed(d, ask(2, 502, 10, 640, 77), t + 20 * MS);
+        feed(d, WirePackets.stateAsk(2, 502, 10, 640, 77), t + 20 * MS);
         // The joiner took the new state's first burst (cut 12) and asks for more.
         final int mark = sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE).size();
-        feed(d, ask(2, 503, 10, 160, 77), t + 25 * MS);
+        feed(d, WirePackets.stateAsk(2, 503, 10, 160, 77), t + 25 * MS);
         assertTrue(chunksTo(2, mark).size() > 0, "member 1 took a retransmitted ASK for the end of the old state as the end of the new one: " +
             "statesGiven " + d.counters().statesGiven() + ", and now drops the joiner's ASKs as stale (" + d.counters().staleStateAsks() + ")");
     }
@@ -449,24 +424,7 @@ class StateTransferFaultsTest
     private MemberEngine donorAt10(final List<Long> captures)
     {
         final MemberEngine d = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3, 4, 5, 6).maxPacketBytes(200), sent,
-            (seq, client, packetId, requestId, payload, offset, length) -> { }, new StateHandler()
-            {
-                @Override
-                public void captureState(final long cut)
-                {
-                    captures.add(cut);
-                }
-
-                @Override
-                public void installState(final long cut, final byte[] state)
-                {
-                }
-
-                @Override
-                public void stateRefused(final String reason)
-                {
-                }
-            });
+            (seq, client, packetId, requestId, payload, offset, length) -> { }, new CaptureRecorder(captures));
         for (int i = 1; i <= 10; i++)
         {
             feed(d, WirePackets.request(100, i), MS);
@@ -482,15 +440,15 @@ class StateTransferFaultsTest
     {
         final List<Long> captures = new ArrayList<>();
         final MemberEngine d = donorAt10(captures);
-        feed(d, ask(2, 500, 10, 0, 77), 2 * MS);
+        feed(d, WirePackets.stateAsk(2, 500, 10, 0, 77), 2 * MS);
         d.stateCaptured(10, new byte[100], 2 * MS);
         final int tag = chunksTo(2, 0).get(0).snapshot();
         final int total = chunksTo(2, 0).get(0).total();
-        final ByteBuffer done = ask(2, 501, 10, total, 77);
+        final ByteBuffer done = WirePackets.stateAsk(2, 501, 10, total, 77);
         done.put(org.lightwire.romiop.protocol.PacketHeader_1_0.HEADER_LENGTH + org.lightwire.romiop.protocol.StateFlyweight.KIND_OFFSET + 3, (byte)tag);
         feed(d, done, 3 * MS);
         assertEquals(1, d.counters().statesGiven());
-        feed(d, ask(2, 500, 10, 0, 77), 50 * MS);
+        feed(d, WirePackets.stateAsk(2, 500, 10, 0, 77), 50 * MS);
         assertEquals(List.of(10L), captures, "no second capture");
         assertEquals(1, d.counters().staleStateAsks());
     }
@@ -503,7 +461,7 @@ class StateTransferFaultsTest
         final MemberEngine d = donorAt10(captures);
         for (int joiner = 2; joiner <= 6; joiner++)
         {
-            feed(d, ask(joiner, 600 + joiner, 10, 0, 70 + joiner), 3 * MS);
+            feed(d, WirePackets.stateAsk(joiner, 600 + joiner, 10, 0, 70 + joiner), 3 * MS);
         }
         assertEquals(List.of(10L), captures, "one capture at cut 10 serves every joiner taken");
         assertEquals(1, d.counters().stateAsksIgnored(), "the fifth joiner");

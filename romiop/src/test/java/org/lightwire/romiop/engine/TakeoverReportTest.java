@@ -93,10 +93,10 @@ class TakeoverReportTest
     {
         // Leader 1 removed 2 from the view [1..4]; 2 stays in the configuration (silence does not shrink it).
         final MemberEngine m = member(3, 1, 1, 2, 3, 4);
-        final ByteBuffer list = ByteBuffer.allocate(MemberChangeFlyweight.length(3));
+        final ByteBuffer list = ByteBuffer.allocate(MemberChangeFlyweight.listLength(3));
         final MemberChangeFlyweight l = new MemberChangeFlyweight();
         l.wrap(list, 0);
-        l.set(ByteOrder.BIG_ENDIAN, 1, 80, 1, MemberChangeFlyweight.STATUS_LIST, 3).member(0, 1).member(1, 3).member(2, 4);
+        l.setList(ByteOrder.BIG_ENDIAN, 1, 80, 1, 3, 1).member(0, 1).member(1, 3).member(2, 4);
         feed(m, list, MS);
         runUntil(m, 2 * MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "3 is the lowest id left of its view [3, 4]");

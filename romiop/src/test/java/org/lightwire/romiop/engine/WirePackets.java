@@ -8,6 +8,7 @@ import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
+import org.lightwire.romiop.protocol.StateFlyweight;
 
 /** Single packets as members and clients send them, for the rule tests that feed one engine. */
 final class WirePackets
@@ -55,13 +56,19 @@ final class WirePackets
         return b;
     }
 
-    /** A leader's view announcement: {@code leader} first, then {@code others}. */
+    /** A leader's view announcement in epoch 1: {@code leader} first, then {@code others}. */
     static ByteBuffer list(final int leader, final int packetId, final int... others)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(1 + others.length));
+        return listInEpoch(leader, packetId, 1, others);
+    }
+
+    /** A leader's view announcement in {@code epoch}: {@code leader} first, then {@code others}. */
+    static ByteBuffer listInEpoch(final int leader, final int packetId, final int epoch, final int... others)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.listLength(1 + others.length));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.set(ByteOrder.BIG_ENDIAN, leader, packetId, leader, MemberChangeFlyweight.STATUS_LIST, 1 + others.length).member(0, leader);
+        m.setList(ByteOrder.BIG_ENDIAN, leader, packetId, leader, 1 + others.length, epoch).member(0, leader);
         for (int i = 0; i < others.length; i++)
         {
             m.member(1 + i, others[i]);
@@ -101,6 +108,14 @@ final class WirePackets
     static ByteBuffer servesFrom(final int from, final int packetId, final int promisedEpoch, final long delivered, final long firstServed)
     {
         return keepAlive(from, packetId, promisedEpoch, delivered, firstServed - 1);
+    }
+
+    /** A joiner's State ASK, in its transfer {@code transfer}, for a state at or after {@code minCut} from byte {@code offset}. */
+    static ByteBuffer stateAsk(final int from, final int packetId, final long minCut, final int offset, final int transfer)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(StateFlyweight.HEADER_LENGTH);
+        ((StateFlyweight)new StateFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, StateFlyweight.ASK, minCut, offset, transfer, 0);
+        return b;
     }
 
     /** A one-byte two-way Request of {@code client}. */

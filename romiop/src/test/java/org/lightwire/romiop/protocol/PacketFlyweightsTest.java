@@ -182,8 +182,8 @@ class PacketFlyweightsTest
         final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(2));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_LIST, 2).member(0, 1).member(1, 3);
-        assertEquals(header("02", "0006", 36) + BE_PREFIX_S1_P2 + "00000001" + "03" + "00" + "0002" + "00000001" + "00000003", Hex.of(b, 36));
+        m.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 2).member(0, 1).member(1, 3);
+        assertEquals(header("02", "0006", 36) + BE_PREFIX_S1_P2 + "00000001" + "05" + "00" + "0002" + "00000001" + "00000003", Hex.of(b, 36));
         assertNull(m.validate(36));
         assertEquals(3, m.member(1));
         b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)6);
@@ -194,6 +194,28 @@ class PacketFlyweightsTest
         assertEquals(Invalid.BAD_COUNT, m.validate(36), "an ask carries its nonce only");
         b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_ADDED);
         assertEquals(Invalid.BAD_COUNT, m.validate(36));
+    }
+
+    @Test
+    void listGoldenBytesEndWithTheEpoch()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.listLength(2));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.setList(ByteOrder.BIG_ENDIAN, 1, 2, 1, 2, 7).member(0, 1).member(1, 3);
+        assertEquals(header("02", "0006", 40) + BE_PREFIX_S1_P2 + "00000001" + "03" + "00" + "0003" + "00000001" + "00000003"
+            + "00000007", Hex.of(b, 40));
+        assertNull(m.validate(40));
+        assertEquals(2, m.listSize());
+        assertEquals(7, m.listEpoch());
+        assertEquals(3, m.member(1));
+        b.putInt(12 + MemberChangeFlyweight.MEMBERS_OFFSET + 8, 0);
+        assertEquals(Invalid.BAD_FIELD, m.validate(40), "epoch 0");
+        final ByteBuffer epochOnly = ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final MemberChangeFlyweight e = new MemberChangeFlyweight();
+        e.wrap(epochOnly, 0);
+        e.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_LIST, 1).member(0, 7);
+        assertEquals(Invalid.BAD_COUNT, e.validate(32), "a list with no member");
     }
 
     @Test
