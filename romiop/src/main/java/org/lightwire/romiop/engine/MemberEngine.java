@@ -1346,15 +1346,16 @@ public final class MemberEngine
         heard(requester, nowNs);
         // Only members NAK: a group runs, and a joiner must not found another.
         groupHeard = true;
-        if (state == State.JOINING && nak.nakType() == PacketType.MSG_ORDER && servesTakeover(requester))
+        if (state == State.JOINING && servesTakeover(requester))
         {
             // The takeover we reported to may catch up from us after we rejoined (we stepped down,
-            // or heard we were removed): what we delivered is committed, and served in any state.
+            // or heard we were removed): what we delivered is committed, and served in any state,
+            // with the requests it names.
             // (Unanswered, a takeover whose only holder rejoined waits for good, and its
             // KeepAlives keep every joiner from starting a takeover of its own.) Nobody else is
             // answered: our answers would look like a leader's to members that still follow us.
             counters.naksServedWhileJoining++;
-            if (nak.fromOrderSeq() < delivery.firstOfRetainedRun())
+            if (nak.nakType() == PacketType.MSG_ORDER && nak.fromOrderSeq() < delivery.firstOfRetainedRun())
             {
                 counters.servedFromTold++;
                 outbox.servesFrom(requester, promisedEpoch, delivery.deliveredSeq(), delivery.firstOfRetainedRun());
@@ -1714,9 +1715,10 @@ public final class MemberEngine
             }
             return;
         }
-        if (subject == config.selfId && state != State.JOINING)
+        if (subject == config.selfId && isOrdering())
         {
             // A member that thinks we failed: if a majority followed it, our probes go unanswered and we step down then.
+            // (Not leading, we treat it as any takeover: it competes with ours, or our leader runs it.)
             counters.unexpectedPackets++;
             return;
         }
@@ -1740,7 +1742,8 @@ public final class MemberEngine
         final boolean samePromise = byPromise == 0 && from == promisedTo;
         final boolean configured = isMember(from) || configuration.contains(from);
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
-        final boolean repeat = from == leaderId && !isMember(subject);
+        // Our leader taking over itself (from a member it thinks failed, us included): it is not leading.
+        final boolean repeat = from == leaderId && (!isMember(subject) || subject == config.selfId);
         final boolean yield = state == State.LEADER_RECOVERING && configured &&
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
@@ -2242,7 +2245,7 @@ public final class MemberEngine
             }
             for (final int id : passedOver)
             {
-                if (id != newLeaderId && isMember(id))
+                if (id != newLeaderId && id != config.selfId && isMember(id))
                 {
                     removeMember(id);
                 }

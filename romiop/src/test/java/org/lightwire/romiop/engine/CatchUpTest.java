@@ -58,6 +58,15 @@ class CatchUpTest
     }
 
     @Test
+    void aJoinerSendsTheTakeoverItReportedToTheRequestsItAsksFor()
+    {
+        final MemberEngine m = joinerThatReportedTo2();
+        feed(m, WirePackets.requestNak(2, 91, 100, 1), 4 * MS);
+        assertEquals(1, sent.ofType(PacketType.REQUEST).size());
+        assertEquals(2, sent.ofType(PacketType.REQUEST).get(0).to());
+    }
+
+    @Test
     void aJoinerAnswersNobodyElsesOrderNak()
     {
         final MemberEngine m = joinerThatReportedTo2();

@@ -132,4 +132,49 @@ class TakeoverReportTest
         runUntil(m, 502 * MS, 600 * MS);
         assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "their reports for epoch 3");
     }
+    /**
+     * Two takeovers at once, each naming the other's member failed (partition 1071: 1 took over
+     * from 2, 3 from 1, and each ignored the other's takeover as "a member that thinks we
+     * failed", for good). A takeover is no leader: one proposing a newer epoch wins it over.
+     */
+    @Test
+    void aTakeoverNamingThisTakeoverFailedWithANewerEpochIsReportedTo()
+    {
+        final MemberEngine m = takingOver();
+        feed(m, WirePackets.takeover(3, 1, 4, 1, 0), 151 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(3, m.leaderId());
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 4), "its report, promising epoch 4");
+    }
+
+    /** A leader that runs a takeover naming this member failed is not leading: the member reports to it. */
+    @Test
+    void aMemberReportsToItsLeadersTakeoverThatNamesItFailed()
+    {
+        final MemberEngine m = member(2, 1, 1, 2, 3);
+        feed(m, WirePackets.takeover(1, 2, 2, 1, 0), MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(1, m.leaderId());
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 2), "its report, promising epoch 2");
+    }
+
+    /**
+     * A member that awaits a state passes itself over as its silent leader's successor; when the
+     * next one takes over it stays in its own view (it removed itself with the passed-over
+     * candidates, and so never counted itself again).
+     */
+    @Test
+    void aMemberThatPassedItselfOverStaysInItsViewWhenItFollowsTheNextCandidate()
+    {
+        final MemberEngine m = OneEngine.started(GroupConfig.joining(4), sent, (seq, c, p, r, b, o, l) -> { },
+            new CaptureRecorder(new java.util.ArrayList<>()));
+        feed(m, WirePackets.list(1, 80, 2, 4), MS);
+        feed(m, WirePackets.keepAlive(1, 81, 1, 10, 10), 2 * MS);
+        assertEquals(1, m.counters().stateTransfers(), "admitted past order 10: it awaits a state");
+        runUntil(m, 3 * MS, 300 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state(), "awaiting a state, it takes nothing over");
+        feed(m, WirePackets.takeover(2, 1, 2, 1, 10), 301 * MS);
+        assertEquals(2, m.leaderId());
+        assertTrue(java.util.Arrays.stream(m.currentMembers()).anyMatch(id -> id == 4), java.util.Arrays.toString(m.currentMembers()));
+    }
 }

@@ -146,6 +146,14 @@ final class WirePackets
         return b;
     }
 
+    /** A request NAK: {@code from} lacks {@code client}'s request {@code requestPacketId}. */
+    static ByteBuffer requestNak(final int from, final int packetId, final int client, final int requestPacketId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(NakFlyweight.length(1));
+        ((NakFlyweight)new NakFlyweight().wrap(b, 0)).setRequestNak(ByteOrder.BIG_ENDIAN, from, packetId, 1).entry(0, client, requestPacketId);
+        return b;
+    }
+
     static ByteBuffer orderAck(final int from, final int packetId, final int epoch, final long accepted)
     {
         final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
