@@ -1971,9 +1971,10 @@ public final class MemberEngine
                 if (recoveryTargetSeq >= 0 && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
                 {
                     // The survivor it catches up from sends nothing more (it rejoined elsewhere, or
-                    // failed): another reporter that delivered the target serves instead. Never a
-                    // fresh start: what is fixed up to the target (committed) this member knows
-                    // only by that number now, and fresh reports might not hold it.
+                    // failed): another reporter that delivered the target serves instead. With none
+                    // left, it proposes the next epoch and gathers reports again, the target never
+                    // below what it fixed (committed, and known here only by that number): a
+                    // holder that left its view reports again, and serves.
                     catchUpSinceNs = nowNs;
                     final int next = nextHolder();
                     if (next >= 0)
@@ -1981,6 +1982,17 @@ public final class MemberEngine
                         counters.catchUpsRetried++;
                         recoveryHolderId = next;
                         gaps.target(next);
+                    }
+                    else
+                    {
+                        counters.takeoversRetried++;
+                        gaps.disarm();
+                        recoveryTargetSeq = -1;
+                        recoveryHolderId = -1;
+                        promise(promisedEpoch + 1, config.selfId);
+                        reports.clear();
+                        recoveredOrders.forgetReporters();
+                        recoveryStartNs = nowNs;
                     }
                 }
                 else if (recoveryTargetSeq >= 0)
@@ -2327,8 +2339,9 @@ public final class MemberEngine
             {
                 return;
             }
-            if (reported > target)
+            if (reported > target || reported == target && holder == config.selfId && target > delivery.deliveredSeq())
             {
+                // (What this member fixed before and has not delivered comes from one that has.)
                 target = reported;
                 holder = id;
             }

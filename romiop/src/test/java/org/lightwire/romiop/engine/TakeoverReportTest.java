@@ -177,4 +177,33 @@ class TakeoverReportTest
         assertEquals(2, m.leaderId());
         assertTrue(java.util.Arrays.stream(m.currentMembers()).anyMatch(id -> id == 4), java.util.Arrays.toString(m.currentMembers()));
     }
+    /**
+     * The survivor a takeover catches up from falls silent and no other reporter delivered the
+     * target: the takeover proposes the next epoch and gathers reports again (partition 120 waited
+     * for good), its target never below what it fixed; a reporter that delivered exactly that
+     * serves it (it had chosen itself, and NAKed itself).
+     */
+    @Test
+    void aCatchUpWithNoHolderLeftProposesTheNextEpochAndKeepsItsTarget()
+    {
+        final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
+        // It accepted order 1, not yet committed: a history (not a process restarted without one).
+        feed(m, WirePackets.request(100, 1), MS / 2);
+        feed(m, WirePackets.order(5, 70, 1, 1, 100, 1, 0), MS / 2);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        feed(m, WirePackets.reportEnd(3, 60, 2, 5, 5, 0), 151 * MS);
+        feed(m, WirePackets.reportEnd(4, 61, 2, 0, 0, 0), 151 * MS);
+        runUntil(m, 152 * MS, 260 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
+        // Decided once the silent 2 and 5 were dropped (a KeepAlive timeout after the takeover
+        // began); nothing came from 3 for twice the KeepAlive timeout since.
+        runUntil(m, 261 * MS, 500 * MS);
+        assertTrue(m.deliverySummary().endsWith("proposing epoch 3"), m.deliverySummary());
+        assertEquals(1, m.counters().takeoversRetried());
+        feed(m, WirePackets.reportEnd(3, 62, 3, 5, 5, 0), 501 * MS);
+        feed(m, WirePackets.reportEnd(4, 63, 3, 0, 0, 0), 501 * MS);
+        runUntil(m, 502 * MS, 510 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
+    }
 }
