@@ -300,7 +300,9 @@ class StateTransferFaultsTest
      * from 11 on only, so member 2 awaits a state from it. Member 3 then fails; members 4 and 5
      * delivered 6. Orders up to 12 are committed (member 3 delivered them): a fresh takeover with
      * the reports of 4 and 5 could fix less and order other requests there. So member 2 never
-     * starts over: it asks the others for the state in turn, and waits for a member that holds it.
+     * starts over below 12: it asks the others for the state in turn, and while no holder is left
+     * it proposes newer epochs (so that a holder that left its view reports again), each time
+     * with 12 as its target.
      */
     @Test
     void aTakeoverWhoseHolderFailsNeverStartsOverBelowWhatItFixed()
@@ -313,17 +315,24 @@ class StateTransferFaultsTest
         feed(m, WirePackets.servesFrom(3, 502, 2, 12, 11), t + MS);
         assertEquals(1, m.counters().stateTransfers(), "it awaits a state from member 3");
         int pid = 600;
+        final java.util.Set<String> targets = new java.util.TreeSet<>();
         for (long u = t + 2 * MS; u < t + 5_000 * MS; u += MS)
         {
-            if (u % (20 * MS) == 0)
+            final String proposing = m.deliverySummary().replaceAll(".*proposing epoch ", "");
+            if (u % (20 * MS) == 0 && !proposing.equals(m.deliverySummary()))
             {
-                feed(m, WirePackets.reportEnd(4, pid++, 2, 6, 6, 0), u);
-                feed(m, WirePackets.reportEnd(5, pid++, 2, 6, 6, 0), u);
+                // 4 and 5 report to each proposal, as members do.
+                final int epoch = Integer.parseInt(proposing);
+                feed(m, WirePackets.reportEnd(4, pid++, epoch, 6, 6, 0), u);
+                feed(m, WirePackets.reportEnd(5, pid++, epoch, 6, 6, 0), u);
             }
             m.onTimer(u);
+            targets.add(m.deliverySummary().replaceAll(".*(catching up to \\d+).*|.*", "$1"));
         }
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
-        assertEquals(0, m.counters().takeoversRetried(), "no fresh start in a newer epoch");
+        assertTrue(m.counters().takeoversRetried() > 0, "it proposed newer epochs");
+        targets.remove("");
+        assertEquals(java.util.Set.of("catching up to 12"), targets, "never a target below what it fixed");
         assertEquals(0, m.counters().catchUpsRetried(), "no other reporter delivered 12");
         final java.util.Set<Integer> asked = new java.util.TreeSet<>();
         sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE).forEach(s -> asked.add(s.to()));
