@@ -918,11 +918,11 @@ public final class MemberEngine
         final boolean fromLeader = state == State.MEMBER && from == leaderId;
         // A report's orders (flagged REPORT): from a survivor of our view, or a member of the
         // configuration outside it (one we removed that follows our takeover; its KeepAlive, last,
-        // adds it to the view). A leader's orders are no report, whoever sends them; the holder's
+        // adds it to the view), the failed leader included once it reports (it stepped down). A leader's orders are no report, whoever sends them; the holder's
         // NAK answers, while we catch up from it, are its delivered orders.
         final boolean fromHolder = state == State.LEADER_RECOVERING && recoveryTargetSeq >= 0 && from == recoveryHolderId;
         final boolean report = state == State.LEADER_RECOVERING && msgOrder.header().report() && from != config.selfId &&
-            (from != failedLeaderId || leaderlessTakeover) && (isMember(from) || configuration.contains(from));
+            (isMember(from) || configuration.contains(from));
         if (state == State.LEADER_RECOVERING && !report && !fromHolder && from != config.selfId &&
             Integer.compareUnsigned(msgOrder.epoch(), epoch) > 0)
         {
@@ -1107,11 +1107,12 @@ public final class MemberEngine
                     // Sent before it left, still in flight.
                     counters.unexpectedPackets++;
                 }
-                else if (keepAlive.header().report() && (from != failedLeaderId || leaderlessTakeover) && from != config.selfId &&
-                    (isMember(from) || configuration.contains(from)))
+                else if (keepAlive.header().report() && from != config.selfId && (isMember(from) || configuration.contains(from)))
                 {
                     // A survivor's report, complete. A member of the configuration outside our view
-                    // (one we removed) that follows our takeover is one again.
+                    // (one we removed) that follows our takeover is one again. The failed leader's
+                    // counts too: it stepped down and promised our epoch (a live leader promises
+                    // none); read as "the failed leader is alive", it ended our takeover each time.
                     if (keepAlive.epoch() != promisedEpoch)
                     {
                         // For an earlier proposal of ours, and late: that promise may since have
@@ -1228,11 +1229,13 @@ public final class MemberEngine
         heard(from, nowNs);
         switch (statePacket.kind())
         {
-            // A joiner gives to the takeover it reported to: its application holds exactly what
-            // it delivered, all committed (a takeover whose holder rejoined takes its state from it).
+            // A joiner that remembers what it delivered gives too: its application holds exactly
+            // that, all committed (a takeover whose holder rejoined, or a member admitted past
+            // what it executed while every other member rejoins, takes its state from it). A
+            // state is no sign of a leader, so nobody takes this joiner for one.
             case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.snapshot(), statePacket.cut(), statePacket.stateOffset(),
                 delivery.deliveredSeq(),
-                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && servesTakeover(from)), nowNs);
+                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && !amnesiac && !mayBeRestarted()), nowNs);
             case StateFlyweight.CHUNK ->
             {
                 final byte[] image;

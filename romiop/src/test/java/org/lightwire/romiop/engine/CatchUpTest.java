@@ -87,9 +87,25 @@ class CatchUpTest
         // The takeover asks for a state at or after order 1: the joiner takes it from its application.
         feed(m, WirePackets.stateAsk(2, 92, 1, 0, 7), 5 * MS);
         assertEquals(List.of(1L), captures);
-        feed(m, WirePackets.stateAsk(1, 93, 1, 0, 8), 6 * MS);
-        assertEquals(List.of(1L), captures, "only the takeover it reported to is given a state");
-        assertEquals(1, m.counters().stateAsksIgnored());
+        m.stateCaptured(1, new byte[] {42}, 6 * MS);
+        assertEquals(1, sent.ofType(PacketType.STATE).stream().filter(p -> p.to() == 2).count(), "the state, one chunk");
+    }
+
+    /**
+     * Member 1 awaits a state while its leader is silent and every other member rejoins (oneway
+     * 288: it never took over, awaiting a state, and no joiner gave one). A joiner that remembers
+     * what it delivered gives its state to any member that asks: a state is no sign of a leader.
+     */
+    @Test
+    void aJoinerGivesItsStateToAMemberThatAwaitsOne()
+    {
+        final MemberEngine m = joinerThatReportedTo2();
+        feed(m, WirePackets.stateAsk(1, 93, 1, 0, 8), 5 * MS);
+        assertEquals(List.of(1L), captures);
+        m.stateCaptured(1, new byte[] {42}, 6 * MS);
+        assertEquals(1, sent.ofType(PacketType.STATE).stream().filter(p -> p.to() == 1).count(), "the state, one chunk");
+        assertEquals(0, m.counters().stateAsksIgnored());
+        assertEquals(0, sent.keepAlives().size() + sent.orders().size(), "nothing a follower could take for a leader's");
     }
 
     /**

@@ -206,4 +206,28 @@ class TakeoverReportTest
         runUntil(m, 502 * MS, 510 * MS);
         assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
     }
+    /**
+     * The failed leader stepped down and reports to the takeover (it promises the proposed
+     * epoch, which no live leader does): its report counts, order entries included. It was read
+     * as "the failed leader is alive", which ended the takeover each time (restart 125, mixed
+     * 1023: a takeover that needed that report proposed epochs past 50).
+     */
+    @Test
+    void theFailedLeadersReportCountsWithItsOrders()
+    {
+        final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
+        feed(m, WirePackets.request(100, 1), MS / 2);
+        feed(m, WirePackets.order(5, 70, 1, 1, 100, 1, 0), MS / 2);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        feed(m, WirePackets.reportEnd(3, 60, 2, 0, 0, 0), 151 * MS);
+        // 5 accepted order 1 and reports it.
+        feed(m, WirePackets.reportEntry(5, 61, 1, 1, 100, 1), 151 * MS);
+        feed(m, WirePackets.reportEnd(5, 62, 2, 0, 1, 1), 151 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "5's report is no sign that it leads");
+        assertEquals(0, m.counters().incompleteReports(), "its entry arrived with it");
+        runUntil(m, 152 * MS, 300 * MS);
+        assertTrue(m.state() == MemberEngine.State.LEADER_IDLE || m.state() == MemberEngine.State.LEADER_BATCHING,
+            "1, 3 and 5 are a majority of five: " + m.deliverySummary());
+    }
 }
