@@ -58,6 +58,21 @@ class TakeoverReportTest
         return m;
     }
 
+    /**
+     * As {@link #takingOver()}, but member 1 accepted order 1 of leader 5 (request 100/1), not yet
+     * committed: a history, so that reports of more do not make it give up as a process that may
+     * have been restarted.
+     */
+    private MemberEngine takingOverWithAHistory()
+    {
+        final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
+        feed(m, WirePackets.request(100, 1), MS / 2);
+        feed(m, WirePackets.order(5, 70, 1, 1, 100, 1, 0), MS / 2);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        return m;
+    }
+
     @Test
     void aTakeoverCountsOnlyFlaggedReportsNotAnotherMembersKeepAlive()
     {
@@ -186,12 +201,7 @@ class TakeoverReportTest
     @Test
     void aCatchUpWithNoHolderLeftProposesTheNextEpochAndKeepsItsTarget()
     {
-        final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
-        // It accepted order 1, not yet committed: a history (not a process restarted without one).
-        feed(m, WirePackets.request(100, 1), MS / 2);
-        feed(m, WirePackets.order(5, 70, 1, 1, 100, 1, 0), MS / 2);
-        runUntil(m, MS, 150 * MS);
-        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        final MemberEngine m = takingOverWithAHistory();
         feed(m, WirePackets.reportEnd(3, 60, 2, 5, 5, 0), 151 * MS);
         feed(m, WirePackets.reportEnd(4, 61, 2, 0, 0, 0), 151 * MS);
         runUntil(m, 152 * MS, 260 * MS);
@@ -206,6 +216,7 @@ class TakeoverReportTest
         runUntil(m, 502 * MS, 510 * MS);
         assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
     }
+
     /**
      * The failed leader stepped down and reports to the takeover (it promises the proposed
      * epoch, which no live leader does): its report counts, order entries included. It was read
@@ -215,11 +226,7 @@ class TakeoverReportTest
     @Test
     void theFailedLeadersReportCountsWithItsOrders()
     {
-        final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
-        feed(m, WirePackets.request(100, 1), MS / 2);
-        feed(m, WirePackets.order(5, 70, 1, 1, 100, 1, 0), MS / 2);
-        runUntil(m, MS, 150 * MS);
-        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        final MemberEngine m = takingOverWithAHistory();
         feed(m, WirePackets.reportEnd(3, 60, 2, 0, 0, 0), 151 * MS);
         // 5 accepted order 1 and reports it.
         feed(m, WirePackets.reportEntry(5, 61, 1, 1, 100, 1), 151 * MS);
