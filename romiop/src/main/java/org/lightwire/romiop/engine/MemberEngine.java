@@ -1718,10 +1718,12 @@ public final class MemberEngine
             }
             return;
         }
-        if (subject == config.selfId && isOrdering())
+        if (subject == config.selfId && state != State.JOINING)
         {
             // A member that thinks we failed: if a majority followed it, our probes go unanswered and we step down then.
-            // (Not leading, we treat it as any takeover: it competes with ours, or our leader runs it.)
+            // (Also while we take over: yielding to it, a takeover that decided would forget the
+            // orders past its target that it knows from reports, and followers that entered its
+            // epoch forgot theirs: a later takeover could fix less than was committed, oneway 5784.)
             counters.unexpectedPackets++;
             return;
         }
@@ -1745,8 +1747,7 @@ public final class MemberEngine
         final boolean samePromise = byPromise == 0 && from == promisedTo;
         final boolean configured = isMember(from) || configuration.contains(from);
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
-        // Our leader taking over itself (from a member it thinks failed, us included): it is not leading.
-        final boolean repeat = from == leaderId && (!isMember(subject) || subject == config.selfId);
+        final boolean repeat = from == leaderId && !isMember(subject);
         final boolean yield = state == State.LEADER_RECOVERING && configured &&
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
