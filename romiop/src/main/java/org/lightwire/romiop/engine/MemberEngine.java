@@ -1229,13 +1229,13 @@ public final class MemberEngine
         heard(from, nowNs);
         switch (statePacket.kind())
         {
-            // A joiner that remembers what it delivered gives too: its application holds exactly
-            // that, all committed (a takeover whose holder rejoined, or a member admitted past
-            // what it executed while every other member rejoins, takes its state from it). A
-            // state is no sign of a leader, so nobody takes this joiner for one.
+            // A joiner gives to the takeover it reported to: its application holds exactly what
+            // it delivered (a takeover whose holder rejoined takes its state from it). Giving to
+            // any member that asks broke the order (mixed 5927: states without an order the
+            // group executed), so it gives to nobody else.
             case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.snapshot(), statePacket.cut(), statePacket.stateOffset(),
                 delivery.deliveredSeq(),
-                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && !amnesiac && !mayBeRestarted()), nowNs);
+                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && servesTakeover(from)), nowNs);
             case StateFlyweight.CHUNK ->
             {
                 final byte[] image;

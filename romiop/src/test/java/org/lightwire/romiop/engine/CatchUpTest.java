@@ -92,20 +92,17 @@ class CatchUpTest
     }
 
     /**
-     * Member 1 awaits a state while its leader is silent and every other member rejoins (oneway
-     * 288: it never took over, awaiting a state, and no joiner gave one). A joiner that remembers
-     * what it delivered gives its state to any member that asks: a state is no sign of a leader.
+     * A joiner gives its state to the takeover it reported to only: giving to any member that
+     * asks broke the order in the nemesis (mixed 5927, states without an order the group
+     * executed; cause not pinned down).
      */
     @Test
-    void aJoinerGivesItsStateToAMemberThatAwaitsOne()
+    void aJoinerGivesItsStateToNobodyButItsTakeover()
     {
         final MemberEngine m = joinerThatReportedTo2();
         feed(m, WirePackets.stateAsk(1, 93, 1, 0, 8), 5 * MS);
-        assertEquals(List.of(1L), captures);
-        m.stateCaptured(1, new byte[] {42}, 6 * MS);
-        assertEquals(1, sent.ofType(PacketType.STATE).stream().filter(p -> p.to() == 1).count(), "the state, one chunk");
-        assertEquals(0, m.counters().stateAsksIgnored());
-        assertEquals(0, sent.keepAlives().size() + sent.orders().size(), "nothing a follower could take for a leader's");
+        assertEquals(List.of(), captures);
+        assertEquals(1, m.counters().stateAsksIgnored());
     }
 
     /**
