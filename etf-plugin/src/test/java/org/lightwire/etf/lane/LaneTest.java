@@ -194,8 +194,10 @@ class LaneTest
         final int size = request(1, UTF8).length;
         start(1, 2L * size);
         final CountDownLatch busy = new CountDownLatch(1);
+        final CountDownLatch presented = new CountDownLatch(1);
         orb.onReaderThread = (lane, m) ->
         {
+            presented.countDown();
             try
             {
                 busy.await();
@@ -208,6 +210,9 @@ class LaneTest
         final ClientConnection a = connect("a");
         a.startCall(ByteBuffer.wrap(request(1, UTF8)));
         awaitHandedOff(1);
+        // Request 1 is presented (its charge given back) before the next two come: otherwise the
+        // third could find the budget still holding request 1 and be refused.
+        assertTrue(presented.await(TIMEOUT_NS, java.util.concurrent.TimeUnit.NANOSECONDS), () -> "request 1 was never presented: " + counters);
         // The lane's reader is held inside JacORB with request 1: the next two wait in its queue, charged.
         final ClientConnection b = connect("b");
         final ClientConnection c = connect("c");
