@@ -203,7 +203,7 @@ public final class MemberEngine
     // Failover, follower side: candidates passed over, and what was reported to the new leader.
     private final Set<Integer> passedOver = new HashSet<>();
     private long candidateSinceNs;
-    private final TreeMap<Long, Long> reportedOrders = new TreeMap<>();
+    private final AcceptedOrders reportedOrders = new AcceptedOrders();
 
     // Failover, new leader side.
     private int failedLeaderId;
@@ -1533,7 +1533,7 @@ public final class MemberEngine
         }
         final Set<Long> named = new HashSet<>(delivery.orders().values());
         named.addAll(recoveredOrders.orders().values());
-        named.addAll(reportedOrders.values());
+        reportedOrders.addKeysTo(named);
         counters.requestsOfGoneClientsExpired += clientLeases.expire(delivery.heldByKey().keySet(), named::contains, key ->
         {
             delivery.drop(key);
@@ -2132,7 +2132,7 @@ public final class MemberEngine
         founding = false;
         // What it accepted and has not delivered is kept for a takeover it may report to: a
         // member that forgets its acceptances could let a takeover miss a committed order.
-        reportedOrders.putAll(delivery.orders());
+        reportedOrders.accept(delivery.orders(), epoch);
         delivery.forgetOrders();
         // Held requests stay (a report names them); those their clients cancelled are dropped.
         cancels.dropAll();
@@ -2223,8 +2223,8 @@ public final class MemberEngine
         promise(Math.max(epoch, promisedEpoch) + 1, config.selfId);
         // Its own knowledge stays in reportedOrders too: should it give the takeover up and
         // rejoin, a later takeover it reports to must still learn what it accepted.
-        reportedOrders.putAll(delivery.orders());
-        recoveredOrders.entries(config.selfId, epoch, reportedOrders);
+        reportedOrders.accept(delivery.orders(), epoch);
+        recoveredOrders.entries(config.selfId, reportedOrders.after(delivery.deliveredSeq()));
         delivery.clearOrders();
         // A leader taking over from itself drops the batch it had queued: the old orders must
         // keep their places first; the requests stay held and are ordered after them.
@@ -2249,7 +2249,7 @@ public final class MemberEngine
             // Added to what it reported before, to a takeover that never finished: still this
             // epoch's. (What others reported to a takeover of ours is theirs to report again: sent
             // on as ours, it would wear our epoch.)
-            reportedOrders.putAll(delivery.orders());
+            reportedOrders.accept(delivery.orders(), epoch);
             recoveredOrders.clear();
             reports.clear();
             recoveryTargetSeq = -1;
@@ -2276,7 +2276,7 @@ public final class MemberEngine
         else
         {
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
-            reportedOrders.putAll(delivery.orders());
+            reportedOrders.accept(delivery.orders(), epoch);
         }
         reportTo(newLeaderId);
     }
@@ -2289,21 +2289,24 @@ public final class MemberEngine
         // What it delivered is told by its delivered sequence (or what a takeover of its own fixed,
         // committed though not yet held here); orders it knew there are history.
         final long delivered = Math.max(delivery.deliveredSeq(), fixedSeq);
-        final SortedMap<Long, Long> undelivered = reportedOrders.tailMap(delivered, false);
-        final Iterator<Map.Entry<Long, Long>> it = undelivered.entrySet().iterator();
-        Map.Entry<Long, Long> next = it.hasNext() ? it.next() : null;
+        reportedOrders.dropThrough(delivered);
+        final SortedMap<Long, AcceptedOrders.Entry> undelivered = reportedOrders.after(delivered);
+        final Iterator<Map.Entry<Long, AcceptedOrders.Entry>> it = undelivered.entrySet().iterator();
+        Map.Entry<Long, AcceptedOrders.Entry> next = it.hasNext() ? it.next() : null;
         while (next != null)
         {
+            // One MsgOrder for each run of consecutive numbers accepted in one epoch, stamped with it.
             final long first = next.getKey();
+            final int entryEpoch = next.getValue().epoch();
             final long[] keys = new long[limit];
             int count = 0;
-            while (next != null && next.getKey() == first + count && count < limit)
+            while (next != null && next.getKey() == first + count && next.getValue().epoch() == entryEpoch && count < limit)
             {
-                keys[count++] = next.getValue();
+                keys[count++] = next.getValue().key();
                 next = it.hasNext() ? it.next() : null;
             }
             msgOrder.wrap(out, 0);
-            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), epoch, first, count, commitSeq);
+            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), entryEpoch, first, count, commitSeq);
             msgOrder.header().report(true);
             for (int i = 0; i < count; i++)
             {
@@ -2316,8 +2319,8 @@ public final class MemberEngine
             outbox.request(newLeaderId, held);
         }
         long accepted = delivered;
-        Long acceptedKey;
-        while ((acceptedKey = reportedOrders.get(accepted + 1)) != null && delivery.isHeld(acceptedKey))
+        AcceptedOrders.Entry acceptedEntry;
+        while ((acceptedEntry = reportedOrders.at(accepted + 1)) != null && delivery.isHeld(acceptedEntry.key()))
         {
             accepted++;
         }
@@ -2367,6 +2370,8 @@ public final class MemberEngine
         // members that follow it take no older leader's orders, and such a leader steps down on
         // hearing it.
         enterEpoch(promisedEpoch);
+        // Its own older entries are in recoveredOrders: what it orders in this epoch replaces them.
+        reportedOrders.clear();
         epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;
@@ -2603,7 +2608,9 @@ public final class MemberEngine
         if (byEpoch > 0)
         {
             // The orders this member knows and has not delivered are an older epoch's, perhaps
-            // never committed: the new leader's orders replace them (it holds every committed one).
+            // never committed: the new leader's orders replace them. Until they come, those
+            // entries are still what it accepted, and a later takeover must hear of them.
+            reportedOrders.accept(delivery.orders(), epoch);
             delivery.forgetOrders();
             enterEpoch(leaderEpoch);
         }
@@ -2738,8 +2745,8 @@ public final class MemberEngine
             promisedEpoch = newEpoch;
             promisedTo = -1;
         }
-        // The new epoch's leader had every committed order of the older ones: what we reported is superseded.
-        reportedOrders.clear();
+        // What it accepted in older epochs stays until delivered or replaced by a newer epoch's order.
+        reportedOrders.dropThrough(delivery.deliveredSeq());
         founding = false;
         epoch = newEpoch;
         commitSeq = delivery.deliveredSeq();

@@ -34,12 +34,12 @@ final class ReportedLog
         }
     }
 
-    /** Records every entry of {@code orders} (order number to request key) as {@code reporter}'s, of {@code epoch}. */
-    void entries(final int reporter, final int epoch, final Map<Long, Long> orders)
+    /** Records every entry of {@code orders} as {@code reporter}'s, each of the epoch it was accepted in. */
+    void entries(final int reporter, final Map<Long, AcceptedOrders.Entry> orders)
     {
-        for (final Map.Entry<Long, Long> e : orders.entrySet())
+        for (final Map.Entry<Long, AcceptedOrders.Entry> e : orders.entrySet())
         {
-            entry(reporter, epoch, e.getKey(), e.getValue());
+            entry(reporter, e.getValue().epoch(), e.getKey(), e.getValue().key());
         }
     }
 
