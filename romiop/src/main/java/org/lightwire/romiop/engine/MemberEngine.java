@@ -384,7 +384,10 @@ public final class MemberEngine
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
-        this.configuration = configurationOf(view);
+        // A joiner counts the group it was configured with (a restarted replica's): the views it
+        // hears name only who is in them, and a configuration learned from a minority's view
+        // would let it count commits against too few members.
+        this.configuration = configurationOf(config.configuredIds);
         this.epochLeader = config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId;
         this.commits = new CommitTracker(config.selfId, configuration);
         this.lease = new Lease(config);
@@ -1718,12 +1721,10 @@ public final class MemberEngine
             }
             return;
         }
-        if (subject == config.selfId && state != State.JOINING)
+        if (subject == config.selfId && isOrdering())
         {
             // A member that thinks we failed: if a majority followed it, our probes go unanswered and we step down then.
-            // (Also while we take over: yielding to it, a takeover that decided would forget the
-            // orders past its target that it knows from reports, and followers that entered its
-            // epoch forgot theirs: a later takeover could fix less than was committed, oneway 5784.)
+            // (Not ordering, we treat it as any takeover: it competes with ours, or our leader runs it.)
             counters.unexpectedPackets++;
             return;
         }
@@ -1747,7 +1748,8 @@ public final class MemberEngine
         final boolean samePromise = byPromise == 0 && from == promisedTo;
         final boolean configured = isMember(from) || configuration.contains(from);
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
-        final boolean repeat = from == leaderId && !isMember(subject);
+        // Our leader taking over itself (from a member it thinks failed, us included): it is not leading.
+        final boolean repeat = from == leaderId && (!isMember(subject) || subject == config.selfId);
         final boolean yield = state == State.LEADER_RECOVERING && configured &&
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
@@ -2369,9 +2371,9 @@ public final class MemberEngine
         // The epoch it proposed, newer than any reporter's (each promised it, above its own):
         // members that follow it take no older leader's orders, and such a leader steps down on
         // hearing it.
+        // (Its own accepted entries stay kept: should it give this takeover up, it reports them;
+        // what it orders in this epoch replaces them, a newer epoch's at the same numbers.)
         enterEpoch(promisedEpoch);
-        // Its own older entries are in recoveredOrders: what it orders in this epoch replaces them.
-        reportedOrders.clear();
         epochLeader = config.selfId;
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         recoveryTargetSeq = target;

@@ -184,6 +184,33 @@ class AmnesiaTest
         assertEquals(MemberEngine.State.JOINING, m.state());
     }
 
+    /**
+     * A restarted replica admitted by a leader whose view shrank to a minority ([2, 5] of five)
+     * counts commits against the group it was configured with, not against that view: its own
+     * acceptance and the leader's are two of five, no commit (mixed 5498: counted against the
+     * view, it delivered orders the majority's takeover never had).
+     */
+    @Test
+    void aRestartedJoinerCountsCommitsAgainstItsConfiguredGroupNotTheView()
+    {
+        final MemberEngine m = OneEngine.started(GroupConfig.joining(5, 1, 2, 3, 4, 5), sent);
+        final int nonce = sent.lastEpochAskNonce();
+        feed(m, WirePackets.epochTold(2, 70, 5, nonce, 1), MS);
+        feed(m, WirePackets.epochTold(3, 71, 5, nonce, 1), MS);
+        feed(m, WirePackets.epochTold(4, 72, 5, nonce, 1), MS);
+        assertEquals(List.of(0), addedSent());
+        feed(m, list(2, 80, 5), 2 * MS);
+        feed(m, keepAlive(2, 81, 1, 0, 0), 2 * MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        feed(m, request(CLIENT, 1), 3 * MS);
+        feed(m, order(2, 82, 1, 1, CLIENT, 1, 0), 3 * MS);
+        runUntil(m, 3 * MS, 20 * MS);
+        assertEquals(0, m.deliveredSeq(), "two of five accepted order 1: not committed");
+        feed(m, request(CLIENT, 2), 21 * MS);
+        feed(m, order(2, 83, 1, 2, CLIENT, 2, 1), 21 * MS);
+        assertEquals(1, m.deliveredSeq(), "the leader's commit of 1 is taken");
+    }
+
     @Test
     void membersAnswerAnEpochAskUnlessTheyMayBeRestartedThemselves()
     {

@@ -148,24 +148,29 @@ class TakeoverReportTest
         assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "their reports for epoch 3");
     }
     /**
-     * A takeover that names this member failed is not reported to while this member takes over
-     * or follows (only a joiner reports to it). Yielding to it cost safety: a takeover that had
-     * decided forgot the orders past its target that it knew from reports, the followers that had
-     * entered its epoch had forgotten theirs, and a later takeover fixed less than was committed
-     * (oneway 5784, found by review; two takeovers naming each other, partition 1071, now end by
-     * the catch-up and report rules instead).
+     * Two takeovers at once, each naming the other's member failed (partition 1071: 1 took over
+     * from 2, 3 from 1, and each ignored the other's takeover as "a member that thinks we
+     * failed", for good). A takeover is no leader: one proposing a newer epoch wins it over.
      */
     @Test
-    void aTakeoverNamingThisMemberFailedIsNotReportedTo()
+    void aTakeoverNamingThisTakeoverFailedWithANewerEpochIsReportedTo()
     {
         final MemberEngine m = takingOver();
         feed(m, WirePackets.takeover(3, 1, 4, 1, 0), 151 * MS);
-        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        assertEquals(3, m.leaderId());
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 4), "its report, promising epoch 4");
+    }
+
+    /** A leader that runs a takeover naming this member failed is not leading: the member reports to it. */
+    @Test
+    void aMemberReportsToItsLeadersTakeoverThatNamesItFailed()
+    {
+        final MemberEngine m = member(2, 1, 1, 2, 3);
+        feed(m, WirePackets.takeover(1, 2, 2, 1, 0), MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(1, m.leaderId());
-        final MemberEngine f = member(2, 1, 1, 2, 3);
-        sent.clear();
-        feed(f, WirePackets.takeover(1, 2, 2, 1, 0), MS);
-        assertEquals(0, sent.keepAlives().stream().filter(k -> k.header().report()).count(), "a follower does not report to it");
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 2), "its report, promising epoch 2");
     }
 
     /**

@@ -37,17 +37,18 @@ class NemesisSimulationTest
 
     /**
      * The engine passes these whole, progress after the heal included: background and heavy loss,
-     * duplication and reordering; crashes with restarts as joiners; pauses.
+     * duplication and reordering; crashes with restarts as joiners; symmetric, flapping and
+     * one-way partitions; pauses; restarts with the same id.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS", "CRASH", "PAUSE"})
+    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS", "CRASH", "PARTITION", "FLAP", "ONE_WAY", "PAUSE", "RESTART_FOUNDING"})
     void passing(final Nemesis nemesis)
     {
         passes(nemesis);
     }
 
     /**
-     * Safety under the nemeses the engine does not yet pass whole: whatever else a run violates
+     * Safety under the nemesis the engine does not yet pass whole: whatever else a run violates
      * (members stuck after the heal), no two members deliver different requests at one order
      * number, no member executes a request twice or skips one (a state transfer in between
      * included), no accepted reply or successful call is missing from the final order, and no
@@ -55,7 +56,7 @@ class NemesisSimulationTest
      * keeps nothing on disk survives; its seeds 1-300 keep one order all the same.)
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"PARTITION", "FLAP", "ONE_WAY", "RESTART_FOUNDING", "MIXED"})
+    @EnumSource(value = Nemesis.class, names = {"MIXED"})
     void oneOrder(final Nemesis nemesis)
     {
         final long first = Long.getLong("romiop.nemesis.first", 1L);
@@ -71,10 +72,10 @@ class NemesisSimulationTest
         Violation.DUPLICATE_DELIVERY, Violation.SEQ_NOT_INCREASING, Violation.CORRUPT_DELIVERY, Violation.ACCEPTED_REPLY_UNADOPTED, Violation.COMPLETED_CALL_LOST,
         Violation.SKIPPED_ORDER, Violation.STATE_DIVERGED, Violation.STATE_CUT_WRONG, Violation.STATE_REFUSED, Violation.ENGINE_THREW);
 
-    /** The engine fails these today in some runs; docs/romiop.md ("Tests") lists what each finds, with a seed. */
+    /** The engine fails this one today in some runs; docs/romiop.md ("Tests") lists what it finds, with a seed. */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"PARTITION", "FLAP", "ONE_WAY", "RESTART_FOUNDING", "MIXED"})
-    @EnabledIfSystemProperty(named = FAILING, matches = "true", disabledReason = "the engine fails these nemeses in some runs: members and " +
+    @EnumSource(value = Nemesis.class, names = {"MIXED"})
+    @EnabledIfSystemProperty(named = FAILING, matches = "true", disabledReason = "the engine fails mixed in some runs: members and " +
         "clients stuck after the heal (docs/romiop.md, Tests); -Dromiop.nemesis.failing=true runs them")
     void failing(final Nemesis nemesis)
     {
