@@ -628,7 +628,8 @@ public final class GroupClientEngine
         }
         // ACKed even when not taken: a stale list's sender retransmits only because it lacks this ACK.
         sendAck(memberChange.senderId(), PacketType.MEMBER_CHANGE, memberChange.senderId(), memberChange.packetId());
-        final int[] list = new int[memberChange.listSize()];
+        // (The configuration's members outside the view, after it, are the members' concern.)
+        final int[] list = new int[memberChange.listViewSize()];
         for (int i = 0; i < list.length; i++)
         {
             list[i] = memberChange.member(i);

@@ -151,6 +151,8 @@ public final class MemberEngine
     private long leaderSignNs;
     /** While JOINING: when each member of the configuration was last heard, whatever it sent (a joiner's ADDED too). */
     private final Map<Integer, Long> configuredHeardNs = new HashMap<>();
+    /** While JOINING: when each member of the configuration was last heard asking to join (ADDED): it leads nobody then. */
+    private final Map<Integer, Long> configuredJoiningNs = new HashMap<>();
     private boolean groupHeard;
 
     // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
@@ -1581,6 +1583,10 @@ public final class MemberEngine
         {
             case MemberChangeFlyweight.STATUS_ADDED ->
             {
+                if (state == State.JOINING && from == subject && configuration.contains(from))
+                {
+                    configuredJoiningNs.put(from, nowNs);
+                }
                 final int joinerPromise = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
                 if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
                     Integer.compareUnsigned(joinerPromise, Math.max(epoch, promisedEpoch)) > 0 && mayBeRestarted())
@@ -1601,10 +1607,11 @@ public final class MemberEngine
                     startRecovery(nowNs);
                     recoveringFromLeave = false;
                 }
-                else if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) && view.length >= config.viewLimit())
+                else if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) &&
+                    (view.length >= config.viewLimit() || !configuration.contains(subject) && configuration.size() >= config.viewLimit()))
                 {
-                    // A full view (max_members, and what one LIST names): a flood of ADDED from
-                    // ids of no member's must not grow it, nor the LIST past a packet.
+                    // A full view or configuration (max_members, and what one LIST names): a flood
+                    // of ADDED from ids of no member's must not grow them, nor the LIST past a packet.
                     counters.joinsRefused++;
                 }
                 else if (isOrdering() && from == subject && from != config.selfId)
@@ -1651,16 +1658,22 @@ public final class MemberEngine
 
     private void onList(final int from, final ByteBuffer buffer, final long nowNs)
     {
-        leaderSignNs = nowNs;
-        final int count = memberChange.listSize();
+        final int count = memberChange.listViewSize();
         outbox.ack(from, PacketType.MEMBER_CHANGE, from, memberChange.packetId());
         if (memberChange.member(0) != from)
         {
             // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
+            // A sign of a leader (one we may not hear), unless the one it names asks to join too.
+            final Long joining = configuredJoiningNs.get(memberChange.member(0));
+            if (joining == null || nowNs - joining > config.keepAliveTimeoutNs)
+            {
+                leaderSignNs = nowNs;
+            }
             counters.memberListsReceived++;
             onlineAnsweredBy.add(from);
             return;
         }
+        leaderSignNs = nowNs;
         final int[] list = new int[count];
         for (int i = 0; i < count; i++)
         {
@@ -1689,6 +1702,13 @@ public final class MemberEngine
         gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
+        // Its leader's configuration: the members outside the view count for commits and majorities too.
+        final int[] outside = new int[memberChange.listSize() - count];
+        for (int i = 0; i < outside.length; i++)
+        {
+            outside[i] = memberChange.listMember(count + i);
+        }
+        configurationAdd(outside);
         counters.viewChanges++;
         if (state == State.MEMBER && !listsSelf)
         {
@@ -1883,11 +1903,16 @@ public final class MemberEngine
         outbox.send(destinationId, memberChange.packetSize());
     }
 
-    /** A LIST names the leader first, then the other members ascending, then the epoch the leader leads. */
+    /**
+     * A LIST names the leader first, then the other members ascending, then the members of the
+     * configuration outside the view (marked), as many as a LIST holds, then the epoch the leader leads.
+     */
     private void writeList(final int subject)
     {
+        final int[] outside = Arrays.stream(configuration.ids()).filter(id -> !isMember(id))
+            .limit(Math.max(0, config.viewLimit() - view.length)).toArray();
         memberChange.wrap(out, 0);
-        memberChange.setList(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, view.length, epoch);
+        memberChange.setList(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, view.length + outside.length, epoch);
         memberChange.member(0, leaderId);
         int i = 1;
         for (final int id : view)
@@ -1896,6 +1921,10 @@ public final class MemberEngine
             {
                 memberChange.member(i++, id);
             }
+        }
+        for (final int id : outside)
+        {
+            memberChange.member(i++, id | MemberChangeFlyweight.OUTSIDE_VIEW);
         }
     }
 

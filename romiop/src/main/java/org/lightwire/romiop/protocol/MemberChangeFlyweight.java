@@ -22,8 +22,9 @@ import java.nio.ByteOrder;
  *  +---------------+---------------+-------------------------------+
  *  |    status     | reserved (0)  |     member_count (ushort)     |
  *  +---------------+---------------+-------------------------------+
- *  |   member_count entries: LIST's members (leader first), then   |
- *  |   the epoch its leader leads; or the entries of another       |
+ *  |   member_count entries: LIST's view (leader first), the other |
+ *  |   members of its configuration (OUTSIDE_VIEW set), then the   |
+ *  |   epoch its leader leads; or the entries of another           |
  *  |   status: REMOVED 3 (a takeover's), ADDED 0 or 1, EPOCH_ASK 1,  |
  *  |   EPOCH_TOLD 2                                                |
  *  +---------------------------------------------------------------+
@@ -45,6 +46,12 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static final int STATUS_EPOCH_ASK = 4;
     /** Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch the sender is in or promised). */
     public static final int STATUS_EPOCH_TOLD = 5;
+
+    /**
+     * Set in a LIST's entry that names a member of its leader's configuration outside the view
+     * (such entries follow the view's): a joiner learns what it counts commits against from it.
+     */
+    public static final int OUTSIDE_VIEW = 0x8000_0000;
 
     @Override
     public PacketType packetType()
@@ -125,6 +132,23 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         return memberCount() - 1;
     }
 
+    /** @return the number of a LIST's entries that name its view: the first ones, without {@link #OUTSIDE_VIEW}. */
+    public int listViewSize()
+    {
+        int n = 0;
+        while (n < listSize() && (member(n) & OUTSIDE_VIEW) == 0)
+        {
+            n++;
+        }
+        return n;
+    }
+
+    /** @return the member a LIST's entry {@code index} names, in or outside the view. */
+    public int listMember(final int index)
+    {
+        return member(index) & ~OUTSIDE_VIEW;
+    }
+
     /** @return the epoch a LIST's leader leads: its last entry. */
     public int listEpoch()
     {
@@ -144,8 +168,21 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         }
         if (status() == STATUS_LIST)
         {
-            // At least one member and the epoch, which is never 0.
-            return memberCount() < 2 ? Invalid.BAD_COUNT : listEpoch() == 0 ? Invalid.BAD_FIELD : null;
+            // At least one member and the epoch, which is never 0; the view (its leader first)
+            // before the members outside it.
+            if (memberCount() < 2)
+            {
+                return Invalid.BAD_COUNT;
+            }
+            final int viewSize = listViewSize();
+            for (int i = viewSize; i < listSize(); i++)
+            {
+                if ((member(i) & OUTSIDE_VIEW) == 0)
+                {
+                    return Invalid.BAD_FIELD;
+                }
+            }
+            return listEpoch() == 0 || viewSize == 0 ? Invalid.BAD_FIELD : null;
         }
         // A takeover's REMOVED carries three entries: the epoch it proposes, the epoch its sender
         // was in and what it delivered (a leave's carries none). A joiner's ADDED may carry one: the epoch it reported

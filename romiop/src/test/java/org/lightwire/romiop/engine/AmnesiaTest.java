@@ -1,5 +1,6 @@
 package org.lightwire.romiop.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.lightwire.romiop.engine.OneEngine.feed;
 import static org.lightwire.romiop.engine.OneEngine.runUntil;
@@ -209,6 +210,25 @@ class AmnesiaTest
         feed(m, request(CLIENT, 2), 21 * MS);
         feed(m, order(2, 83, 1, 2, CLIENT, 2, 1), 21 * MS);
         assertEquals(1, m.deliveredSeq(), "the leader's commit of 1 is taken");
+    }
+
+    /**
+     * A joiner configured with no ids learns its configuration from its leader's LIST, the
+     * members outside the view included: admitted by leader 2 of view [2, 5] in a configuration
+     * of five, two acceptances are no commit.
+     */
+    @Test
+    void aJoinerLearnsTheConfigurationOutsideTheViewFromItsLeadersList()
+    {
+        final MemberEngine m = OneEngine.started(GroupConfig.joining(5), sent);
+        feed(m, WirePackets.listWithConfiguration(2, 80, 1, new int[] {5}, 1, 3, 4), MS);
+        feed(m, keepAlive(2, 81, 1, 0, 0), MS);
+        assertEquals(MemberEngine.State.MEMBER, m.state());
+        feed(m, request(CLIENT, 1), 2 * MS);
+        feed(m, order(2, 82, 1, 1, CLIENT, 1, 0), 2 * MS);
+        runUntil(m, 2 * MS, 20 * MS);
+        assertEquals(0, m.deliveredSeq(), "two of five accepted order 1: not committed");
+        assertArrayEquals(new int[] {2, 5}, m.currentMembers(), "the view is the LIST's view");
     }
 
     @Test

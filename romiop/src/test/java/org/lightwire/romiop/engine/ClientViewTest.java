@@ -47,6 +47,18 @@ class ClientViewTest
         client.onPacket(b, 0, b.capacity(), 0);
     }
 
+    /** The configuration's members outside the view, after it in the LIST, are no members a client waits for. */
+    @Test
+    void aClientTakesTheViewOfAListNotTheMembersOutsideIt()
+    {
+        feed(list(1, 50, 2, 1, 2, 3 | MemberChangeFlyweight.OUTSIDE_VIEW));
+        assertEquals(List.of("1:[1, 2]"), views);
+        final int packetId = client.multicast(1, 3, ByteBuffer.allocate(1), 0, 1, 0);
+        feed(ack(1, packetId));
+        feed(ack(2, packetId));
+        assertEquals(0, client.outstandingRequests(), "1 and 2 ACKed: all of the view");
+    }
+
     @Test
     void requestStopsWaitingForAMemberTheLeaderRemoved()
     {

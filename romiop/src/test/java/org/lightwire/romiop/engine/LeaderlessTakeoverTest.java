@@ -35,6 +35,20 @@ class LeaderlessTakeoverTest
         return m;
     }
 
+    /** {@code sender}'s answer to an ONLINE: a LIST of its view, {@code leaderFirst}, in epoch 1. */
+    private static java.nio.ByteBuffer memberAnswer(final int sender, final int packetId, final int... leaderFirst)
+    {
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(MemberChangeFlyweight.listLength(leaderFirst.length));
+        final MemberChangeFlyweight c = new MemberChangeFlyweight();
+        c.wrap(b, 0);
+        c.setList(java.nio.ByteOrder.BIG_ENDIAN, sender, packetId, sender, leaderFirst.length, 1);
+        for (int i = 0; i < leaderFirst.length; i++)
+        {
+            c.member(i, leaderFirst[i]);
+        }
+        return b;
+    }
+
     private long takeoversSent()
     {
         return sent.memberChanges().stream()
@@ -70,6 +84,44 @@ class LeaderlessTakeoverTest
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         assertEquals(1, m.counters().leaderlessTakeovers());
         assertEquals(1, takeoversSent());
+    }
+
+    /**
+     * A member's answer to ONLINE names the leader it follows: a sign of a leader this joiner may
+     * not hear (a one-way link), unless that leader asks to join itself (partition 7111: a member
+     * still following a joiner answered every joiner's ONLINE, and none ever took over).
+     */
+    @Test
+    void aMembersAnswerToOnlineIsASignOfALeaderUnlessThatLeaderAsksToJoin()
+    {
+        final MemberEngine m = removedMemberWithAHistory();
+        answersNamingOne(m, 11, 420, true);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state(), "1 asks to join: no leader");
+        assertEquals(1, m.counters().leaderlessTakeovers());
+
+        sent.clear();
+        final MemberEngine other = removedMemberWithAHistory();
+        answersNamingOne(other, 11, 1000, false);
+        assertEquals(MemberEngine.State.JOINING, other.state(), "1 may lead, unheard here");
+        assertEquals(0, other.counters().leaderlessTakeovers());
+    }
+
+    /** Every 20 ms member 2 answers ONLINE naming leader 1 (and 1 asks to join, when {@code oneJoins}); the timer every ms. */
+    private void answersNamingOne(final MemberEngine m, final long fromMs, final long toMs, final boolean oneJoins)
+    {
+        int packetId = 2000;
+        for (long t = fromMs; t <= toMs; t++)
+        {
+            if (t % 20 == 0)
+            {
+                if (oneJoins)
+                {
+                    feed(m, added(1, packetId++, 0), t * MS);
+                }
+                feed(m, memberAnswer(2, packetId++, 1, 2), t * MS);
+            }
+            m.onTimer(t * MS);
+        }
     }
 
     @Test

@@ -105,6 +105,11 @@ class LeaseTest
         assertEquals(MemberEngine.State.LEADER_IDLE, leader.state(), "member 3 is removed, the leader leads on");
         assertEquals(0, leader.counters().leaderStepDowns());
         assertEquals(1, leader.counters().membersRemoved());
+        final org.lightwire.romiop.protocol.MemberChangeFlyweight list = sent.memberChanges().stream()
+            .filter(c -> c.status() == org.lightwire.romiop.protocol.MemberChangeFlyweight.STATUS_LIST).reduce((a, b) -> b).orElseThrow();
+        assertEquals(List.of(1, 2, 3), List.of(list.listMember(0), list.listMember(1), list.listMember(2)),
+            "the view [1, 2], then 3: still of the configuration");
+        assertEquals(2, list.listViewSize());
     }
 
     @Test

@@ -65,13 +65,24 @@ final class WirePackets
     /** A leader's view announcement in {@code epoch}: {@code leader} first, then {@code others}. */
     static ByteBuffer listInEpoch(final int leader, final int packetId, final int epoch, final int... others)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.listLength(1 + others.length));
+        return listWithConfiguration(leader, packetId, epoch, others);
+    }
+
+    /** A leader's view announcement in {@code epoch}: {@code leader}, {@code others}, then {@code outside} the view (marked). */
+    static ByteBuffer listWithConfiguration(final int leader, final int packetId, final int epoch, final int[] others, final int... outside)
+    {
+        final int size = 1 + others.length + outside.length;
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.listLength(size));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.setList(ByteOrder.BIG_ENDIAN, leader, packetId, leader, 1 + others.length, epoch).member(0, leader);
+        m.setList(ByteOrder.BIG_ENDIAN, leader, packetId, leader, size, epoch).member(0, leader);
         for (int i = 0; i < others.length; i++)
         {
             m.member(1 + i, others[i]);
+        }
+        for (int i = 0; i < outside.length; i++)
+        {
+            m.member(1 + others.length + i, outside[i] | MemberChangeFlyweight.OUTSIDE_VIEW);
         }
         return b;
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -216,6 +217,27 @@ class PacketFlyweightsTest
         e.wrap(epochOnly, 0);
         e.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_LIST, 1).member(0, 7);
         assertEquals(Invalid.BAD_COUNT, e.validate(32), "a list with no member");
+    }
+
+    @Test
+    void listNamesTheConfigurationsMembersOutsideTheViewMarkedAfterIt()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.listLength(4));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.setList(ByteOrder.BIG_ENDIAN, 2, 9, 2, 4, 3).member(0, 2).member(1, 5)
+            .member(2, 1 | MemberChangeFlyweight.OUTSIDE_VIEW).member(3, 4 | MemberChangeFlyweight.OUTSIDE_VIEW);
+        assertEquals(header("02", "0006", 48) + "00000002" + "00000009" + "00000002" + "03" + "00" + "0005" + "00000002" + "00000005"
+            + "80000001" + "80000004" + "00000003", Hex.of(b, 48));
+        assertNull(m.validate(48));
+        assertEquals(4, m.listSize());
+        assertEquals(2, m.listViewSize());
+        assertEquals(List.of(2, 5, 1, 4), List.of(m.listMember(0), m.listMember(1), m.listMember(2), m.listMember(3)));
+        assertEquals(3, m.listEpoch());
+        m.member(3, 4);
+        assertEquals(Invalid.BAD_FIELD, m.validate(48), "a view member after one outside the view");
+        m.member(3, 4 | MemberChangeFlyweight.OUTSIDE_VIEW).member(0, 2 | MemberChangeFlyweight.OUTSIDE_VIEW).member(1, 5 | MemberChangeFlyweight.OUTSIDE_VIEW);
+        assertEquals(Invalid.BAD_FIELD, m.validate(48), "no view: no leader");
     }
 
     @Test
