@@ -55,6 +55,23 @@ final class AcceptedOrders
         return entries.get(seq);
     }
 
+    /** @return true when a kept entry past {@code afterSeq} names request {@code key}. */
+    boolean names(final long key, final long afterSeq)
+    {
+        if (entries.isEmpty())
+        {
+            return false;
+        }
+        for (final Entry e : entries.tailMap(afterSeq, false).values())
+        {
+            if (e.key == key)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Adds the request key of every kept entry to {@code keys}. */
     void addKeysTo(final Set<Long> keys)
     {

@@ -122,6 +122,22 @@ final class CancelTracker
         cancelledAtNs.clear();
     }
 
+    /** Drops every cancelled request no known order names (a rejoin); the others wait for their cancel hold as before. */
+    void dropAllUnordered()
+    {
+        for (final Iterator<Long> it = cancelledAtNs.keySet().iterator(); it.hasNext(); )
+        {
+            final long k = it.next();
+            if (!orders.isOrderedUndelivered(k))
+            {
+                it.remove();
+                delivery.drop(k);
+                finished.finish(HeldRequest.clientId(k), HeldRequest.packetId(k));
+                counters.requestsCancelled++;
+            }
+        }
+    }
+
     /** Forgets every cancel (a rejoin). */
     void clear()
     {

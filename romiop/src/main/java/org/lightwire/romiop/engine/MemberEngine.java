@@ -254,6 +254,8 @@ public final class MemberEngine
      * numbers may be an older epoch's that were never committed.
      */
     private int recoveryHolderId = -1;
+    /** The holders a decided takeover caught up from since it last made progress: one tried twice ends the round. */
+    private final Set<Integer> holdersTried = new HashSet<>();
     /** The catch-up's progress: what this member had delivered when it last went on, and when. */
     private long catchUpDelivered;
     private long catchUpChunks;
@@ -1340,7 +1342,9 @@ public final class MemberEngine
 
     private boolean isOrderedUndelivered(final long key)
     {
-        return delivery.isOrderedUndelivered(key) || recoveredOrders.names(key, delivery.deliveredSeq());
+        // (An order kept for a report counts: a takeover must get its request with it.)
+        return delivery.isOrderedUndelivered(key) || recoveredOrders.names(key, delivery.deliveredSeq()) ||
+            reportedOrders.names(key, delivery.deliveredSeq());
     }
 
     private void onNak(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -2002,6 +2006,8 @@ public final class MemberEngine
                     catchUpDelivered = delivery.deliveredSeq();
                     catchUpChunks = counters.stateChunksReceived;
                     catchUpSinceNs = nowNs;
+                    holdersTried.clear();
+                    holdersTried.add(recoveryHolderId);
                 }
                 if (recoveryTargetSeq >= 0 && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
                 {
@@ -2010,9 +2016,12 @@ public final class MemberEngine
                     // left, it proposes the next epoch and gathers reports again, the target never
                     // below what it fixed (committed, and known here only by that number): a
                     // holder that left its view reports again, and serves.
+                    // (Every holder tried without progress: a reporter that fixed the target in a
+                    // takeover of its own reports it though it does not hold it, and the member that
+                    // holds it may be joining, reporting only to a newer proposal.)
                     catchUpSinceNs = nowNs;
                     final int next = nextHolder();
-                    if (next >= 0)
+                    if (next >= 0 && holdersTried.add(next))
                     {
                         counters.catchUpsRetried++;
                         recoveryHolderId = next;
@@ -2165,8 +2174,9 @@ public final class MemberEngine
         // member that forgets its acceptances could let a takeover miss a committed order.
         reportedOrders.accept(delivery.orders(), epoch);
         delivery.forgetOrders();
-        // Held requests stay (a report names them); those their clients cancelled are dropped.
-        cancels.dropAll();
+        // Held requests stay (a report names them); those their clients cancelled are dropped,
+        // unless an order it keeps for a report names them.
+        cancels.dropAllUnordered();
         sequencer.reset();
         fifo.reset();
         recoveredOrders.clear();
@@ -2408,6 +2418,8 @@ public final class MemberEngine
         recoveryTargetSeq = target;
         fixedSeq = Math.max(fixedSeq, target);
         recoveryHolderId = holder;
+        holdersTried.clear();
+        holdersTried.add(holder);
         catchUpDelivered = delivery.deliveredSeq();
         catchUpChunks = counters.stateChunksReceived;
         catchUpSinceNs = nowNs;

@@ -1,13 +1,18 @@
 package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.lightwire.romiop.engine.OneEngine.feed;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.MsgOrderFlyweight;
 import org.lightwire.romiop.protocol.PacketType;
+import org.lightwire.romiop.protocol.RequestFlyweight;
 
 /**
  * A follower that enters a takeover's new epoch (on its KeepAlive, before the new leader has sent
@@ -42,10 +47,28 @@ class FollowerReportTest
         return found;
     }
 
+    private static ByteBuffer cancel(final int client, final int cancelPacketId, final int requestPacketId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(CancelFlyweight.LENGTH);
+        ((CancelFlyweight)new CancelFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, client, cancelPacketId, requestPacketId, requestPacketId);
+        return b;
+    }
+
+    /** @return true when request {@code client}/{@code packetId} was sent to {@code to} (a report carries the requests it names). */
+    private boolean requestSentTo(final int to, final int client, final int packetId)
+    {
+        return sent.all.stream().filter(s -> s.to() == to && s.type() == PacketType.REQUEST).anyMatch(s ->
+        {
+            final RequestFlyweight r = new RequestFlyweight();
+            r.wrap(s.bytes(), 0);
+            return r.senderId() == client && r.packetId() == packetId;
+        });
+    }
+
     /** Member 3 of five, led by {@code leader} in epoch 1, holding requests 100/1..n and orders 1..n of them. */
     private MemberEngine accepted(final int leader, final int n)
     {
-        final MemberEngine m = OneEngine.started(new GroupConfig(3, leader, 1, 2, 3, 4, 5), sent);
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, leader, 1, 2, 3, 4, 5).cancelHoldNs(10 * MS), sent);
         for (int i = 1; i <= n; i++)
         {
             feed(m, WirePackets.request(100, i), MS);
@@ -102,5 +125,57 @@ class FollowerReportTest
         feed(m, WirePackets.takeover(2, 1, 3, 2, 0), 3 * MS);
         assertEquals(2, m.leaderId());
         assertEquals(List.of(List.of(1, 100, 1)), reported(sent.all, 2, 1), "order 1, of epoch 1");
+    }
+
+    /**
+     * A client's Cancel does not drop the request of an order kept for a report (after following a
+     * takeover, or entering a newer epoch before its leader sent that order again): a report that
+     * names an order without its request lets a takeover order another request at its number.
+     */
+    @Test
+    void aCancelKeepsTheRequestOfAnOrderKeptForAReport()
+    {
+        final MemberEngine followed = accepted(5, 1);
+        feed(followed, WirePackets.takeover(1, 5, 2, 1, 0), 2 * MS);
+        cancelThenFollowEpochTwo(followed);
+        assertEquals(List.of(List.of(1, 100, 1)), reported(sent.all, 2, 1), "order 1, of epoch 1");
+        assertTrue(requestSentTo(2, 100, 1), "and its request");
+
+        sent.clear();
+        final MemberEngine entered = accepted(1, 1);
+        feed(entered, WirePackets.keepAlive(1, 89, 2, 0, 0), 2 * MS);
+        cancelThenFollowEpochTwo(entered);
+        assertEquals(List.of(List.of(1, 100, 1)), reported(sent.all, 2, 1), "order 1, of epoch 1");
+        assertTrue(requestSentTo(2, 100, 1), "and its request");
+    }
+
+    /** Cancel of 100/1 at 3 ms, leader 1's KeepAlives of epoch 2 past the cancel hold, then 2's takeover (epoch 3) at 31 ms. */
+    private void cancelThenFollowEpochTwo(final MemberEngine m)
+    {
+        feed(m, cancel(100, 2, 1), 3 * MS);
+        for (long t = 4; t <= 30; t += 2)
+        {
+            feed(m, WirePackets.keepAlive(1, 90 + (int)t, 2, 0, 0), t * MS);
+            m.onTimer(t * MS);
+        }
+        sent.clear();
+        feed(m, WirePackets.takeover(2, 1, 3, 2, 0), 31 * MS);
+        assertEquals(2, m.leaderId());
+    }
+
+    /** Cancelled before its order came, then the order, then removed from the view: the rejoin keeps the request for its report. */
+    @Test
+    void aRejoinKeepsTheCancelledRequestOfAnAcceptedOrder()
+    {
+        final MemberEngine m = OneEngine.started(new GroupConfig(3, 5, 1, 2, 3, 4, 5), sent);
+        feed(m, WirePackets.request(100, 1), MS);
+        feed(m, cancel(100, 2, 1), MS);
+        feed(m, WirePackets.order(5, 70, 1, 1, 100, 1, 0), 2 * MS);
+        feed(m, WirePackets.list(5, 80, 1, 2, 4), 3 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        sent.clear();
+        feed(m, WirePackets.takeover(1, 5, 2, 1, 0), 4 * MS);
+        assertEquals(List.of(List.of(1, 100, 1)), reported(sent.all, 1, 1), "order 1, of epoch 1");
+        assertTrue(requestSentTo(1, 100, 1), "and its request");
     }
 }

@@ -73,6 +73,17 @@ class TakeoverReportTest
         return m;
     }
 
+    /** Taking over with 3 reporting it delivered 5 and 4 reporting {@code fourDelivered}: at 260 ms it catches up to 5 from 3. */
+    private MemberEngine catchingUpFromThree(final long fourDelivered)
+    {
+        final MemberEngine m = takingOverWithAHistory();
+        feed(m, WirePackets.reportEnd(3, 60, 2, 5, 5, 0), 151 * MS);
+        feed(m, WirePackets.reportEnd(4, 61, 2, fourDelivered, fourDelivered, 0), 151 * MS);
+        runUntil(m, 152 * MS, 260 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
+        return m;
+    }
+
     @Test
     void aTakeoverCountsOnlyFlaggedReportsNotAnotherMembersKeepAlive()
     {
@@ -201,11 +212,7 @@ class TakeoverReportTest
     @Test
     void aCatchUpWithNoHolderLeftProposesTheNextEpochAndKeepsItsTarget()
     {
-        final MemberEngine m = takingOverWithAHistory();
-        feed(m, WirePackets.reportEnd(3, 60, 2, 5, 5, 0), 151 * MS);
-        feed(m, WirePackets.reportEnd(4, 61, 2, 0, 0, 0), 151 * MS);
-        runUntil(m, 152 * MS, 260 * MS);
-        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
+        final MemberEngine m = catchingUpFromThree(0);
         // Decided once the silent 2 and 5 were dropped (a KeepAlive timeout after the takeover
         // began); nothing came from 3 for twice the KeepAlive timeout since.
         runUntil(m, 261 * MS, 500 * MS);
@@ -215,6 +222,25 @@ class TakeoverReportTest
         feed(m, WirePackets.reportEnd(4, 63, 3, 0, 0, 0), 501 * MS);
         runUntil(m, 502 * MS, 510 * MS);
         assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
+    }
+
+    /**
+     * Every reporter that said it delivered the target was tried and none sent anything (each
+     * had fixed the target in a takeover of its own and did not hold it; oneway 6739 cycled
+     * between two such for good while the member that held it was joining): the takeover
+     * proposes the next epoch, and a joiner that holds the target reports to it.
+     */
+    @Test
+    void aCatchUpThatTriedEveryHolderWithoutProgressProposesTheNextEpoch()
+    {
+        final MemberEngine m = catchingUpFromThree(5);
+        runUntil(m, 261 * MS, 470 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 4"), m.deliverySummary());
+        assertEquals(1, m.counters().catchUpsRetried());
+        runUntil(m, 471 * MS, 680 * MS);
+        assertTrue(m.deliverySummary().endsWith("proposing epoch 3"), m.deliverySummary());
+        assertEquals(1, m.counters().catchUpsRetried(), "3 was tried already");
+        assertEquals(1, m.counters().takeoversRetried());
     }
 
     /**
