@@ -1772,8 +1772,8 @@ public final class MemberEngine
         final boolean samePromise = byPromise == 0 && from == promisedTo;
         final boolean configured = isMember(from) || configuration.contains(from);
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
-        // Our leader taking over itself (from a member it thinks failed, us included): it is not leading.
-        final boolean repeat = from == leaderId && (!isMember(subject) || subject == config.selfId);
+        // Our leader taking over (from a member it thinks failed, whoever that is, us included): it is not leading.
+        final boolean repeat = from == leaderId;
         final boolean yield = state == State.LEADER_RECOVERING && configured &&
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors

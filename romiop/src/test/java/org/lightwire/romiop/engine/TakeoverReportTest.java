@@ -173,6 +173,20 @@ class TakeoverReportTest
         assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 4), "its report, promising epoch 4");
     }
 
+    /**
+     * Its leader taking over from a member this member still has in its view (their views
+     * differ) is not leading either: the member reports to it (flap 7942: two followers ignored
+     * their leader's takeover from 3, which proposed epochs past 50 for good).
+     */
+    @Test
+    void aMemberReportsToItsLeadersTakeoverFromAMemberOfItsView()
+    {
+        final MemberEngine m = member(2, 1, 1, 2, 3, 4);
+        feed(m, WirePackets.takeover(1, 3, 2, 1, 0), MS);
+        assertEquals(1, m.leaderId());
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 2), "its report, promising epoch 2");
+    }
+
     /** A leader that runs a takeover naming this member failed is not leading: the member reports to it. */
     @Test
     void aMemberReportsToItsLeadersTakeoverThatNamesItFailed()
