@@ -1668,8 +1668,9 @@ public final class MemberEngine
         {
             // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
             // A sign of a leader (one we may not hear), unless the one it names asks to join too.
-            final Long joining = configuredJoiningNs.get(memberChange.member(0));
-            if (joining == null || nowNs - joining > config.keepAliveTimeoutNs)
+            final int named = memberChange.member(0);
+            final Long joining = configuredJoiningNs.get(named);
+            if (named != config.selfId && (joining == null || nowNs - joining > config.keepAliveTimeoutNs))
             {
                 leaderSignNs = nowNs;
             }
@@ -1774,12 +1775,16 @@ public final class MemberEngine
         final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
         // Our leader taking over (from a member it thinks failed, whoever that is, us included): it is not leading.
         final boolean repeat = from == leaderId;
+        // A member that itself has not heard its leader for the KeepAlive timeout has evidence of
+        // its own: it reports to a takeover by any member of its configuration (it may not see
+        // the successor it would pick: views differ after partitions, or it awaits a state).
+        final boolean suspecting = state == State.MEMBER && nowNs - leaderHeardNs > config.keepAliveTimeoutNs;
         final boolean yield = state == State.LEADER_RECOVERING && configured &&
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
         // are joining, a takeover needs their reports to reach a majority.
         final boolean joinerReports = state == State.JOINING && configured && configuration.contains(config.selfId) && !amnesiac;
-        if (state == State.MEMBER && (fresh || repeat) && (newPromise || samePromise) || yield ||
+        if (state == State.MEMBER && (fresh || repeat || suspecting && configured) && (newPromise || samePromise) || yield ||
             joinerReports && (newPromise || samePromise))
         {
             if (state == State.JOINING && !isMember(config.selfId))

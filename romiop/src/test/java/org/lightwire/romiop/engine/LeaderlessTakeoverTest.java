@@ -106,6 +106,25 @@ class LeaderlessTakeoverTest
         assertEquals(0, other.counters().leaderlessTakeovers());
     }
 
+    /** A member's answer naming this joiner as its leader is no sign of a leader either (mixed 1269). */
+    @Test
+    void aMembersAnswerNamingThisJoinerAsLeaderIsNoSign()
+    {
+        final MemberEngine m = removedMemberWithAHistory();
+        int packetId = 3000;
+        for (long t = 11; t <= 420; t++)
+        {
+            if (t % 20 == 0)
+            {
+                feed(m, added(1, packetId++, 0), t * MS);
+                feed(m, memberAnswer(2, packetId++, 3, 2), t * MS);
+            }
+            m.onTimer(t * MS);
+        }
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        assertEquals(1, m.counters().leaderlessTakeovers());
+    }
+
     /** Every 20 ms member 2 answers ONLINE naming leader 1 (and 1 asks to join, when {@code oneJoins}); the timer every ms. */
     private void answersNamingOne(final MemberEngine m, final long fromMs, final long toMs, final boolean oneJoins)
     {

@@ -187,6 +187,28 @@ class TakeoverReportTest
         assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 2), "its report, promising epoch 2");
     }
 
+    /**
+     * A takeover by a member that is not this member's successor: reported to only once this
+     * member has not heard its leader for the KeepAlive timeout itself (mixed 1971: a member
+     * awaiting a state never considered the member taking over, outside its view, and never
+     * reported to it). A member that still hears its leader keeps following it.
+     */
+    @Test
+    void aMemberReportsToAnotherMembersTakeoverOnlyOnceItNoLongerHearsItsLeader()
+    {
+        final MemberEngine hearing = member(3, 1, 1, 2, 3, 4);
+        feed(hearing, WirePackets.keepAlive(1, 50, 1, 0, 0), 40 * MS);
+        feed(hearing, WirePackets.takeover(4, 1, 2, 1, 0), 50 * MS);
+        assertEquals(1, hearing.leaderId(), "its leader was heard 10 ms ago");
+        assertEquals(0, sent.keepAlives().stream().filter(k -> k.header().report()).count());
+
+        final MemberEngine silent = member(3, 1, 1, 2, 3, 4);
+        feed(silent, WirePackets.keepAlive(1, 50, 1, 0, 0), 40 * MS);
+        feed(silent, WirePackets.takeover(4, 1, 2, 1, 0), 141 * MS);
+        assertEquals(4, silent.leaderId(), "its leader silent for 101 ms");
+        assertTrue(sent.keepAlives().stream().anyMatch(k -> k.header().report() && k.epoch() == 2), "its report, promising epoch 2");
+    }
+
     /** A leader that runs a takeover naming this member failed is not leading: the member reports to it. */
     @Test
     void aMemberReportsToItsLeadersTakeoverThatNamesItFailed()
