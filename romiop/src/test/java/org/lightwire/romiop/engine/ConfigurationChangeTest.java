@@ -135,6 +135,18 @@ class ConfigurationChangeTest
         }
     }
 
+    /** Group [1, 2, 3], leader 1, request 100/1 delivered at order 1 everywhere. */
+    private static Net groupOfThreeWithOrderOne()
+    {
+        final Net net = new Net();
+        net.add(1, new GroupConfig(1, 1, 1, 2, 3));
+        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
+        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
+        net.request(100, 1, 1, 2, 3);
+        net.runMs(5);
+        return net;
+    }
+
     /**
      * Group [1, 2, 3], leader 1. A partition cuts {1} from {2, 3}; within the KeepAlive timeout a
      * new process 4 (GroupConfig.joining(4)) asks 1 to join. Leader 1 admits it: configuration
@@ -147,13 +159,7 @@ class ConfigurationChangeTest
     @Test
     void aLeaderThatAdmitsANewIdCommitsWithAQuorumThatTheOldConfigurationsMajorityMisses()
     {
-        final Net net = new Net();
-        net.add(1, new GroupConfig(1, 1, 1, 2, 3));
-        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
-        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
-        // A history: order 1 delivered everywhere.
-        net.request(100, 1, 1, 2, 3);
-        net.runMs(5);
+        final Net net = groupOfThreeWithOrderOne();
         assertEquals("100/1", net.delivered.get(1).get(1L));
         assertEquals("100/1", net.delivered.get(2).get(1L));
         assertEquals("100/1", net.delivered.get(3).get(1L));
@@ -186,12 +192,7 @@ class ConfigurationChangeTest
     @Test
     void theSameWithLossAndOneCrash()
     {
-        final Net net = new Net();
-        net.add(1, new GroupConfig(1, 1, 1, 2, 3));
-        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
-        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
-        net.request(100, 1, 1, 2, 3);
-        net.runMs(5);
+        final Net net = groupOfThreeWithOrderOne();
         net.cut.add((1L << 32) | 2);
         net.cut.add((1L << 32) | 3);
         net.add(4, GroupConfig.joining(4));
@@ -218,12 +219,7 @@ class ConfigurationChangeTest
     @Test
     void newIdsThatJoinAndCrashStallTheGroupForGood()
     {
-        final Net net = new Net();
-        net.add(1, new GroupConfig(1, 1, 1, 2, 3));
-        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
-        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
-        net.request(100, 1, 1, 2, 3);
-        net.runMs(5);
+        final Net net = groupOfThreeWithOrderOne();
         for (final int id : new int[] {4, 5, 6})
         {
             net.add(id, GroupConfig.joining(id));
