@@ -143,16 +143,8 @@ public final class MemberEngine
     private final Set<Integer> onlineAnsweredBy = new HashSet<>();
     private long onlineUntilNs;
     private long joinDeadlineNs;
-    /**
-     * When this member last heard a sign of a leader: a KeepAlive or MsgOrder (not a report), a
-     * LIST, a takeover's REMOVED; or entered JOINING. A joiner of the configuration that hears none
-     * for long starts a takeover itself (see {@link #leaderlessTakeoverDue}).
-     */
-    private long leaderSignNs;
-    /** While JOINING: when each member of the configuration was last heard, whatever it sent (a joiner's ADDED too). */
-    private final Map<Integer, Long> configuredHeardNs = new HashMap<>();
-    /** While JOINING: when each member of the configuration was last heard asking to join (ADDED): it leads nobody then. */
-    private final Map<Integer, Long> configuredJoiningNs = new HashMap<>();
+    /** A joiner's watch for a leader: it takes over itself when it hears none (see {@link LeaderSigns}). */
+    private final LeaderSigns leaderSigns;
     private boolean groupHeard;
 
     // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
@@ -395,6 +387,7 @@ public final class MemberEngine
         this.epochLeader = config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId;
         this.commits = new CommitTracker(config.selfId, configuration);
         this.lease = new Lease(config);
+        this.leaderSigns = new LeaderSigns(config.selfId, config.keepAliveTimeoutNs);
         commits.startEpoch(epoch, configuration, 0, 0);
         this.founding = config.memberIndex(config.selfId) >= 0;
         this.amnesiac = !founding && !config.mayFound();
@@ -658,7 +651,7 @@ public final class MemberEngine
             final int sender = buffer.order() == header.byteOrder() ? raw : Integer.reverseBytes(raw);
             if (sender != config.selfId && configuration.contains(sender))
             {
-                configuredHeardNs.put(sender, nowNs);
+                leaderSigns.heard(sender, nowNs);
             }
         }
         // Before the packet: a Request must meet the lease as it stands now, even if the timer is late.
@@ -916,7 +909,7 @@ public final class MemberEngine
         groupHeard = true;
         if (!msgOrder.header().report())
         {
-            leaderSignNs = nowNs;
+            leaderSigns.sign(nowNs);
         }
         if (newerLeader(from, msgOrder.epoch(), nowNs))
         {
@@ -1032,7 +1025,7 @@ public final class MemberEngine
         groupHeard = true;
         if (!keepAlive.header().report())
         {
-            leaderSignNs = nowNs;
+            leaderSigns.sign(nowNs);
         }
         if (newerLeader(from, keepAlive.epoch(), nowNs))
         {
@@ -1589,7 +1582,7 @@ public final class MemberEngine
             {
                 if (state == State.JOINING && from == subject && configuration.contains(from))
                 {
-                    configuredJoiningNs.put(from, nowNs);
+                    leaderSigns.askedToJoin(from, nowNs);
                 }
                 final int joinerPromise = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
                 if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
@@ -1668,17 +1661,12 @@ public final class MemberEngine
         {
             // A member's answer to our ONLINE: its view, leader first (paper, Figure 4 lines 29-30).
             // A sign of a leader (one we may not hear), unless the one it names asks to join too.
-            final int named = memberChange.member(0);
-            final Long joining = configuredJoiningNs.get(named);
-            if (named != config.selfId && (joining == null || nowNs - joining > config.keepAliveTimeoutNs))
-            {
-                leaderSignNs = nowNs;
-            }
+            leaderSigns.answerNaming(memberChange.member(0), nowNs);
             counters.memberListsReceived++;
             onlineAnsweredBy.add(from);
             return;
         }
-        leaderSignNs = nowNs;
+        leaderSigns.sign(nowNs);
         final int[] list = new int[count];
         for (int i = 0; i < count; i++)
         {
@@ -1753,7 +1741,7 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
-        leaderSignNs = nowNs;
+        leaderSigns.sign(nowNs);
         // (Taken over from while we rejoin, after stepping down: what we ordered is in our report.)
         // A takeover: "subject failed, I (from) lead now, in epoch proposed". Repeated until we report.
         final int proposed = memberChange.memberCount() >= 1 ? memberChange.member(0) : 0;
@@ -2095,18 +2083,7 @@ public final class MemberEngine
         {
             return false;
         }
-        int heard = 1;
-        int lower = 0;
-        for (final int id : configuration.ids())
-        {
-            final Long at = configuredHeardNs.get(id);
-            if (id != config.selfId && at != null && nowNs - at <= config.keepAliveTimeoutNs)
-            {
-                heard++;
-                lower += id < config.selfId ? 1 : 0;
-            }
-        }
-        return heard >= configuration.quorum() && nowNs - leaderSignNs >= (2L + lower) * config.keepAliveTimeoutNs;
+        return leaderSigns.takeoverDue(configuration, nowNs);
     }
 
     /** @return true when this joiner reported to {@code takeoverId}'s takeover and remembers what it delivered. */
@@ -2931,7 +2908,7 @@ public final class MemberEngine
             case JOINING ->
             {
                 joinDeadlineNs = nowNs + config.joinTimeoutNs;
-                leaderSignNs = nowNs;
+                leaderSigns.sign(nowNs);
             }
             case LEADER_IDLE, MEMBER, LEADER_RECOVERING, LEFT ->
             {
