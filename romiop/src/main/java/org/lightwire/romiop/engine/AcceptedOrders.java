@@ -86,13 +86,4 @@ final class AcceptedOrders
         return entries.isEmpty();
     }
 
-    int size()
-    {
-        return entries.size();
-    }
-
-    void clear()
-    {
-        entries.clear();
-    }
 }

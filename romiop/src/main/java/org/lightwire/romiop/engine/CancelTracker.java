@@ -115,9 +115,7 @@ final class CancelTracker
     {
         for (final long k : cancelledAtNs.keySet())
         {
-            delivery.drop(k);
-            finished.finish(HeldRequest.clientId(k), HeldRequest.packetId(k));
-            counters.requestsCancelled++;
+            drop(k);
         }
         cancelledAtNs.clear();
     }
@@ -131,11 +129,17 @@ final class CancelTracker
             if (!orders.isOrderedUndelivered(k))
             {
                 it.remove();
-                delivery.drop(k);
-                finished.finish(HeldRequest.clientId(k), HeldRequest.packetId(k));
-                counters.requestsCancelled++;
+                drop(k);
             }
         }
+    }
+
+    /** Drops cancelled request {@code k}: it is finished (a late copy is a duplicate) and counted. */
+    private void drop(final long k)
+    {
+        delivery.drop(k);
+        finished.finish(HeldRequest.clientId(k), HeldRequest.packetId(k));
+        counters.requestsCancelled++;
     }
 
     /** Forgets every cancel (a rejoin). */
