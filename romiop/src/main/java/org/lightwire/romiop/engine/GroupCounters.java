@@ -116,8 +116,11 @@ public final class GroupCounters
     long stateAsksIgnored;
     /** State ASKs of a transfer this member finished serving (a delayed or duplicated copy), dropped. */
     long staleStateAsks;
+    long stateRefusalsResent;
     long epochAsksAnswered;
     long epochsLearned;
+    long foundingChecksAsked;
+    long foundingRestartsFound;
     long staleLeadersTold;
     long laggardsRemoved;
     long nakedRequestsUnknown;
@@ -598,6 +601,24 @@ public final class GroupCounters
         return takeoverSkips;
     }
 
+    /** REFUSED sent again to a joiner that asked again in a transfer this member refused (the first was lost). */
+    public long stateRefusalsResent()
+    {
+        return stateRefusalsResent;
+    }
+
+    /** EPOCH_ASKs this founding leader sent before it orders (see {@code FoundingCheck}). */
+    public long foundingChecksAsked()
+    {
+        return foundingChecksAsked;
+    }
+
+    /** Times this founding leader learned before ordering that the group has a history: a restart, rejoined as a new member. */
+    public long foundingRestartsFound()
+    {
+        return foundingRestartsFound;
+    }
+
     /** EPOCH_ASKs this member answered (it may be asked by a restarted process). */
     public long epochAsksAnswered()
     {
@@ -744,7 +765,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", naksServedWhileJoining=" + naksServedWhileJoining + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", epochAsksAnswered=" + epochAsksAnswered + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", naksServedWhileJoining=" + naksServedWhileJoining + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", stateRefusalsResent=" + stateRefusalsResent + ", epochAsksAnswered=" + epochAsksAnswered + ", foundingChecksAsked=" + foundingChecksAsked + ", foundingRestartsFound=" + foundingRestartsFound + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

@@ -73,6 +73,9 @@ import org.lightwire.romiop.engine.view.Configuration;
  */
 public final class MemberEngine
 {
+    /** The epoch a member started from the founding configuration is in. */
+    static final int FOUNDING_EPOCH = 1;
+
     /** The member's role and, for the leader, the sequencer's state. */
     public enum State
     {
@@ -149,7 +152,7 @@ public final class MemberEngine
 
     // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
     /** The view this member orders or follows in, from 1; it never goes back. */
-    private int epoch = 1;
+    private int epoch = FOUNDING_EPOCH;
     /** The leader whose orders this member took in its epoch (-1 for none yet): an epoch has one. */
     private int epochLeader;
     /**
@@ -222,6 +225,8 @@ public final class MemberEngine
      * accepted" from it could let a takeover miss an order its earlier incarnation helped commit.
      */
     private boolean amnesiac;
+    /** A leader started from the founding configuration orders only once this check passed. */
+    private final FoundingCheck foundingCheck = new FoundingCheck(FOUNDING_EPOCH);
     /** An {@link #amnesiac} process learns the members' epochs before it asks to join. */
     private final EpochRecovery recovery = new EpochRecovery();
     private long recoveryStartNs;
@@ -411,6 +416,18 @@ public final class MemberEngine
         return counters;
     }
 
+    /** @return the nonce of the founding leader's check ({@link FoundingCheck}); for tests that answer it. */
+    int foundingNonce()
+    {
+        return foundingCheck.nonce();
+    }
+
+    /** @return true while a founding leader waits for its check before it orders. */
+    public boolean foundingCheckPending()
+    {
+        return foundingCheck.pending();
+    }
+
     /** @return the order sequence number of the last delivered request (0 before the first). */
     public long deliveredSeq()
     {
@@ -500,6 +517,14 @@ public final class MemberEngine
         if (amnesiac)
         {
             recovery.restart(nowNs, config.selfId);
+        }
+        if (founding && isOrdering())
+        {
+            foundingCheck.start(nowNs, config.selfId, configuredGroup().length);
+            if (foundingCheck.pending())
+            {
+                askFounding();
+            }
         }
         if (state == State.JOINING)
         {
@@ -685,7 +710,7 @@ public final class MemberEngine
         gaps.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         if (state == State.LEADER_BATCHING && batchDeadlineNs - nowNs <= 0)
         {
-            if (!sequencer.hasQueued() || lease.isLost())
+            if (!sequencer.hasQueued() || !mayOrder())
             {
                 // Without the lease, what is queued waits for the majority (checkLease orders it then).
                 transitionTo(State.LEADER_IDLE, nowNs);
@@ -762,7 +787,7 @@ public final class MemberEngine
         {
             return config.keepAlivePeriodNs;
         }
-        return state == State.JOINING ? config.retransmitTimeoutNs : 0;
+        return state == State.JOINING || foundingCheck.pending() ? config.retransmitTimeoutNs : 0;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -873,9 +898,9 @@ public final class MemberEngine
     private void orderSoon(final long key, final long nowNs)
     {
         sequencer.queue(key);
-        if (lease.isLost())
+        if (!mayOrder())
         {
-            // Held until a majority is present again.
+            // Held until a majority is present again, or the founding check passed.
             return;
         }
         if (state == State.LEADER_IDLE)
@@ -1429,7 +1454,7 @@ public final class MemberEngine
             lastAdvancingAck.put(memberId, packetId);
         }
         if (movedOn && state == State.LEADER_BATCHING && config.orderAtOnceWhenIdle &&
-            sequencer.hasQueued() && sequencer.roomInWindow() && !lease.isLost())
+            sequencer.hasQueued() && sequencer.roomInWindow() && mayOrder())
         {
             // An ACK made room in the window: what waits goes out now, as one batch.
             counters.ordersAtOnceInBatching++;
@@ -1459,11 +1484,23 @@ public final class MemberEngine
         else if (change > 0)
         {
             counters.leaseRegained++;
-            if (sequencer.hasQueued())
-            {
-                sequencer.emit(nowNs);
-                transitionTo(State.LEADER_BATCHING, nowNs);
-            }
+            orderQueued(nowNs);
+        }
+    }
+
+    /** @return true when the leader may order now: it holds its lease, and passed the founding check. */
+    private boolean mayOrder()
+    {
+        return !lease.isLost() && !foundingCheck.pending();
+    }
+
+    /** Leader: orders what queued while it might not. */
+    private void orderQueued(final long nowNs)
+    {
+        if (mayOrder() && sequencer.hasQueued())
+        {
+            sequencer.emit(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
         }
     }
 
@@ -1645,10 +1682,11 @@ public final class MemberEngine
                 else if (from != config.selfId && !amnesiac)
                 {
                     counters.epochAsksAnswered++;
-                    outbox.epochTold(from, memberChange.member(0), Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch);
+                    outbox.epochTold(from, memberChange.member(0), Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch,
+                        delivery.deliveredSeq() > 0 || delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty());
                 }
             }
-            case MemberChangeFlyweight.STATUS_EPOCH_TOLD -> onEpochTold(from, subject);
+            case MemberChangeFlyweight.STATUS_EPOCH_TOLD -> onEpochTold(from, subject, nowNs);
             default -> onRemoved(from, subject, nowNs);
         }
     }
@@ -1957,6 +1995,10 @@ public final class MemberEngine
             {
                 counters.keepAlivesSent++;
                 outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
+                if (foundingCheck.pending())
+                {
+                    askFounding();
+                }
                 final int silent = silentMembers(nowNs);
                 if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
@@ -2146,6 +2188,7 @@ public final class MemberEngine
 
     private void rejoin(final long nowNs)
     {
+        foundingCheck.abandon();
         if (mayBeRestarted())
         {
             becomeAmnesiac(nowNs);
@@ -2702,12 +2745,17 @@ public final class MemberEngine
         }
     }
 
-    private void onEpochTold(final int from, final int subject)
+    private void onEpochTold(final int from, final int subject, final long nowNs)
     {
-        if (memberChange.memberCount() != 2)
+        if (memberChange.memberCount() < 2)
         {
-            // An answer carries the nonce and an epoch.
+            // An answer carries the nonce, an epoch, and whether its sender holds orders.
             counters.unexpectedPackets++;
+            return;
+        }
+        if (subject == config.selfId && from != config.selfId && foundingCheck.pending())
+        {
+            onFoundingAnswer(from, nowNs);
             return;
         }
         if (amnesiac && subject == config.selfId && from != config.selfId &&
@@ -2721,6 +2769,32 @@ public final class MemberEngine
             if (state == State.JOINING)
             {
                 outbox.added(promiseAboveEpoch());
+            }
+        }
+    }
+
+    /** The founding leader's ask ({@link FoundingCheck}), multicast until enough members answered. */
+    private void askFounding()
+    {
+        counters.foundingChecksAsked++;
+        outbox.epochAsk(foundingCheck.nonce());
+    }
+
+    private void onFoundingAnswer(final int from, final long nowNs)
+    {
+        final boolean holdsOrders = memberChange.memberCount() >= 3 && memberChange.member(2) != 0;
+        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), holdsOrders, configuredGroup()))
+        {
+            case CONFIRMED -> orderQueued(nowNs);
+            case HISTORY ->
+            {
+                // A restarted process: its earlier incarnation led this group, which kept what it
+                // ordered. It rejoins as a new member, having ordered nothing.
+                counters.foundingRestartsFound++;
+                rejoin(nowNs);
+            }
+            case NONE ->
+            {
             }
         }
     }

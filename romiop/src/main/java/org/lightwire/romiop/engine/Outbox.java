@@ -172,11 +172,15 @@ final class Outbox
         sender.send(GroupSender.GROUP, out, memberChange.packetSize());
     }
 
-    /** The answer to {@code askerId}'s EPOCH_ASK {@code nonce}: the newest epoch this member is in or promised. */
-    void epochTold(final int askerId, final int nonce, final int newestEpoch)
+    /**
+     * The answer to {@code askerId}'s EPOCH_ASK {@code nonce}: the newest epoch this member is in or
+     * promised, and whether it holds orders (accepted, delivered or kept for a report).
+     */
+    void epochTold(final int askerId, final int nonce, final int newestEpoch, final boolean holdsOrders)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 2).member(0, nonce).member(1, newestEpoch);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 3)
+            .member(0, nonce).member(1, newestEpoch).member(2, holdsOrders ? 1 : 0);
         sender.send(askerId, out, memberChange.packetSize());
     }
 

@@ -37,6 +37,12 @@ final class StateDonor
     private int captures;
     /** Per joiner, the transfer it fetched to the end last: a delayed copy of one of its ASKs starts nothing. */
     private final Map<Integer, Integer> finished = new HashMap<>();
+    /** Per joiner, the transfer this member refused last, and why: a repeated ASK of it is refused again (the REFUSED may be lost). */
+    private final Map<Integer, Refusal> refusals = new HashMap<>();
+
+    private record Refusal(int transfer, long cut, String reason)
+    {
+    }
 
     StateDonor(final GroupConfig config, final GroupCounters counters, final Outbox outbox, final DuplicateFilter executed,
         final StateHandler handler)
@@ -68,6 +74,13 @@ final class StateDonor
         {
             // A delayed or duplicated ASK of a transfer that is over.
             counters.staleStateAsks++;
+            final Refusal r = refusals.get(joinerId);
+            if (r != null && r.transfer == transfer)
+            {
+                // Refused: the joiner asks again because our REFUSED was lost; it hears it again.
+                counters.stateRefusalsResent++;
+                sendRefusal(joinerId, r.cut, r.reason);
+            }
             return;
         }
         Snapshot s = snapshots.get(joinerId);
@@ -164,8 +177,10 @@ final class StateDonor
     {
         for (final int joinerId : waitingAt(cut))
         {
-            // Over: a repeated ASK of this transfer is not taken for a new one (its joiner leaves).
-            finished.put(joinerId, snapshots.remove(joinerId).transfer);
+            // Over: a repeated ASK of this transfer is not taken for a new one, but refused again.
+            final int transfer = snapshots.remove(joinerId).transfer;
+            finished.put(joinerId, transfer);
+            refusals.put(joinerId, new Refusal(transfer, cut, reason));
             refuse(joinerId, cut, reason);
         }
     }
@@ -244,11 +259,16 @@ final class StateDonor
 
     private void refuse(final int joinerId, final long cut, final String reason)
     {
+        sendRefusal(joinerId, cut, reason);
+        counters.statesRefused++;
+    }
+
+    private void sendRefusal(final int joinerId, final long cut, final String reason)
+    {
         final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
         final int n = Math.min(text.length, config.maxPacketBytes - StateFlyweight.HEADER_LENGTH);
         outbox.buffer().put(StateFlyweight.HEADER_LENGTH, text, 0, n);
         send(joinerId, StateFlyweight.REFUSED, 0, cut, 0, n);
-        counters.statesRefused++;
     }
 
     /** Sends a State of {@code kind} whose {@code dataLength} data bytes are in the send buffer already. */

@@ -26,7 +26,7 @@ import java.nio.ByteOrder;
  *  |   members of its configuration (OUTSIDE_VIEW set), then the   |
  *  |   epoch its leader leads; or the entries of another           |
  *  |   status: REMOVED 3 (a takeover's), ADDED 0 or 1, EPOCH_ASK 1,  |
- *  |   EPOCH_TOLD 2                                                |
+ *  |   EPOCH_TOLD 3 (2 from a sender that does not say 'holds')    |
  *  +---------------------------------------------------------------+
  * </pre>
  */
@@ -44,7 +44,11 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static final int STATUS_LIST = 3;
     /** Ours: a process that may have been restarted asks the members' epochs (one entry: its nonce). */
     public static final int STATUS_EPOCH_ASK = 4;
-    /** Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch the sender is in or promised). */
+    /**
+     * Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch
+     * the sender is in or promised, 1 when the sender holds orders (accepted, delivered or kept
+     * for a report) else 0).
+     */
     public static final int STATUS_EPOCH_TOLD = 5;
 
     /**
@@ -191,7 +195,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
-            case STATUS_EPOCH_TOLD -> 2;
+            case STATUS_EPOCH_TOLD -> 3;
             default -> 1;
         };
         return memberCount() > most ? Invalid.BAD_COUNT : null;

@@ -34,12 +34,12 @@ class CancelAndMembershipTest
 
     private MemberEngine engine(final GroupConfig config)
     {
-        return new MemberEngine(config, (to, packet, length) ->
+        return OneEngine.founded(new MemberEngine(config, (to, packet, length) ->
         {
             final ByteBuffer copy = ByteBuffer.allocate(length);
             copy.put(0, packet, 0, length);
             sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
-        }, (seq, sender, packetId, requestId, payload, offset, length) -> delivered.add(MemberEngine.key(sender, packetId)));
+        }, (seq, sender, packetId, requestId, payload, offset, length) -> delivered.add(MemberEngine.key(sender, packetId))), config, 0);
     }
 
     private static GroupConfig fixed(final int self)

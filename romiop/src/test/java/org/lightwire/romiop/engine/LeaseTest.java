@@ -25,9 +25,10 @@ class LeaseTest
 
     private final SentPackets sent = new SentPackets();
     private final List<Long> delivered = new ArrayList<>();
-    private final MemberEngine leader = new MemberEngine(new GroupConfig(LEADER, LEADER, 1, 2, 3)
-        .keepAlive(100 * MS, 450 * MS).retransmitTimeoutNs(20 * MS).orderInterval(0, true).requestAckDelayNs(0), sent,
-        (seq, sender, packetId, requestId, payload, offset, length) -> delivered.add(seq));
+    private final GroupConfig config = new GroupConfig(LEADER, LEADER, 1, 2, 3)
+        .keepAlive(100 * MS, 450 * MS).retransmitTimeoutNs(20 * MS).orderInterval(0, true).requestAckDelayNs(0);
+    private final MemberEngine leader = OneEngine.founded(new MemberEngine(config, sent,
+        (seq, sender, packetId, requestId, payload, offset, length) -> delivered.add(seq)), config, 0);
 
     private static ByteBuffer request(final int packetId)
     {

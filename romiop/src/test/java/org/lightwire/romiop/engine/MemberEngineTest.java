@@ -47,12 +47,15 @@ class MemberEngineTest
 
     private MemberEngine engine(final GroupConfig config)
     {
-        return new MemberEngine(config, (to, packet, length) ->
+        final MemberEngine e = new MemberEngine(config, (to, packet, length) ->
         {
             final ByteBuffer copy = ByteBuffer.allocate(length);
             copy.put(0, packet, 0, length);
             sent.add(new Sent(to, new PacketHeader_1_0().wrap(copy, 0).type(), copy));
         }, (seq, sender, packetId, requestId, payload, offset, length) -> deliveredKeys.add(MemberEngine.key(sender, packetId)));
+        OneEngine.founded(e, config, 0);
+        sent.clear();
+        return e;
     }
 
     private static ByteBuffer request(final int packetId)

@@ -14,13 +14,15 @@ final class OneEngine
     {
     }
 
-    /** @return a started engine with {@code config} and the timings above, sending to {@code sent}, delivering nowhere. */
+    /**
+     * @return a started engine with {@code config} and the timings above, sending to {@code sent},
+     *     delivering nowhere; a founding leader has passed its founding check.
+     */
     static MemberEngine started(final GroupConfig config, final SentPackets sent)
     {
         final MemberEngine e = new MemberEngine(config.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
             .requestAckDelayNs(0).orderAckDelayNs(0), sent, (seq, sender, packetId, requestId, payload, offset, length) -> { });
-        e.start(0);
-        return e;
+        return founded(e, config, 0);
     }
 
     /** @return as {@link #started(GroupConfig, SentPackets)}, delivering to {@code handler} and giving and taking state with {@code state}. */
@@ -28,7 +30,35 @@ final class OneEngine
     {
         final MemberEngine e = new MemberEngine(config.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
             .requestAckDelayNs(0).orderAckDelayNs(0), sent, handler, state);
-        e.start(0);
+        return founded(e, config, 0);
+    }
+
+    /**
+     * Starts {@code e} and, when it is the founding leader of {@code config}, passes its founding
+     * check: every other configured member tells it, at {@code nowNs}, the founding epoch and no
+     * orders held.
+     *
+     * @return {@code e}.
+     */
+    static MemberEngine founded(final MemberEngine e, final GroupConfig config, final long nowNs)
+    {
+        e.start(nowNs);
+        if (config.selfId != config.leaderId)
+        {
+            return e;
+        }
+        int packetId = 1;
+        for (final int id : config.configuredIds)
+        {
+            if (id != config.selfId)
+            {
+                feed(e, WirePackets.epochTold(id, packetId++, config.selfId, e.foundingNonce(), MemberEngine.FOUNDING_EPOCH, false), nowNs);
+            }
+        }
+        if (e.foundingCheckPending())
+        {
+            throw new IllegalStateException("founding check still pending for " + config.selfId);
+        }
         return e;
     }
 

@@ -44,7 +44,7 @@ class ReplyPathTest
 
     private MemberEngine member(final int self, final GroupConfig config)
     {
-        return new MemberEngine(config, recorder(), (seq, s, p, r, payload, offset, length) -> { });
+        return OneEngine.founded(new MemberEngine(config, recorder(), (seq, s, p, r, payload, offset, length) -> { }), config, 0);
     }
 
     /** @return a client engine whose decided replies are recorded in {@link #replies} as "member:packet". */

@@ -175,8 +175,8 @@ class RestartRulesTest
     @Test
     void theLeaderRemovesAMemberAskingForWhatItForgotOnlyInAPacketNewerThanItsAck()
     {
-        final MemberEngine leader = engine(new GroupConfig(LEADER, LEADER, 1, 2, 3).orderInterval(0, true).orderWindow(16));
-        leader.start(0);
+        final GroupConfig config = new GroupConfig(LEADER, LEADER, 1, 2, 3).orderInterval(0, true).orderWindow(16);
+        final MemberEngine leader = OneEngine.founded(engine(config), config, 0);
         feed(leader, request(1), MS);
         feed(leader, orderAck(2, 10, 1), 2 * MS);
         feed(leader, orderAck(3, 10, 1), 2 * MS);

@@ -46,6 +46,16 @@ final class WirePackets
         return b;
     }
 
+    /** {@code from}'s EPOCH_ASK {@code nonce}, as a possibly restarted process (or a founding leader) sends it. */
+    static ByteBuffer epochAsk(final int from, final int packetId, final int nonce)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, from, MemberChangeFlyweight.STATUS_EPOCH_ASK, 1).member(0, nonce);
+        return b;
+    }
+
     /** {@code from}'s answer to {@code asker}'s EPOCH_ASK {@code nonce}: the newest epoch it is in or promised. */
     static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch)
     {
@@ -53,6 +63,18 @@ final class WirePackets
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
         m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 2).member(0, nonce).member(1, epoch);
+        return b;
+    }
+
+    /** As {@link #epochTold(int, int, int, int, int)}, saying whether {@code from} holds orders. */
+    static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch,
+        final boolean holdsOrders)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(3));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 3)
+            .member(0, nonce).member(1, epoch).member(2, holdsOrders ? 1 : 0);
         return b;
     }
 

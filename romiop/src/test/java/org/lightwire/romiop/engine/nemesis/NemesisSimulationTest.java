@@ -10,6 +10,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.romiop.engine.nemesis.NemesisChecker.Violation;
 import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
 
@@ -66,6 +67,20 @@ class NemesisSimulationTest
             .sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
         assertEquals(List.of(), broken.stream().map(Result::seed).toList(), () -> broken.size() + " of " + seeds + " seeds of nemesis " +
             nemesis + " broke the order:\n" + broken.stream().limit(5).map(Result::report).collect(Collectors.joining("\n")));
+    }
+
+    /**
+     * Mixed seeds that once broke the order, each for its own hole: 5498, a restarted joiner that
+     * counted commits against the view it heard; 22123, a founding leader restarted inside the
+     * KeepAlive timeout that ordered in its earlier incarnation's epoch again.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5498, 22123})
+    void mixedSeedThatOnceBrokeTheOrder(final long seed)
+    {
+        final Result r = NemesisRun.run(seed, Nemesis.MIXED);
+        assertEquals(Set.of(), r.verdict().counts().keySet().stream().filter(ORDER_VIOLATIONS::contains).collect(Collectors.toSet()),
+            r::report);
     }
 
     private static final Set<Violation> ORDER_VIOLATIONS = EnumSet.of(Violation.ORDER_DIVERGED, Violation.CRASHED_TAIL_REORDERED,
