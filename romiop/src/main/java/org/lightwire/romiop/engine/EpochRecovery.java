@@ -25,8 +25,14 @@ final class EpochRecovery
         learned = false;
         answered.clear();
         newestTold = 0;
+        nonce = nonceFor(nowNs, selfId);
+    }
+
+    /** @return a nonzero nonce for an ask that {@code selfId} starts at {@code nowNs}. */
+    static int nonceFor(final long nowNs, final int selfId)
+    {
         final long mixed = (nowNs ^ (nowNs >>> 29) ^ ((long)selfId << 17)) * 0x9E3779B97F4A7C15L;
-        nonce = (int)(mixed >>> 32) | 1;
+        return (int)(mixed >>> 32) | 1;
     }
 
     int nonce()

@@ -1,5 +1,9 @@
 package org.lightwire.romiop.engine;
 
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
 /**
  * The founding leader's check before it orders. Nothing is kept on disk, so a leader started from
  * the founding configuration cannot tell a first start from a restart; a restarted one that
@@ -7,13 +11,13 @@ package org.lightwire.romiop.engine;
  * hold, and may have delivered, its earlier incarnation's orders under the same epoch and
  * numbers, and their acknowledgements (cumulative, by number) would commit the new orders.
  *
- * <p>So it asks first (EPOCH_ASK, the nonce of this check) and orders only once n - m + 1 members
- * of its configured group other than itself (n members, m a majority) told it they are in the
- * founding epoch and hold no order. Any order ever committed was accepted by a majority, m - 1 of
- * them others than this process, and any n - m + 1 of the n - 1 others meet them; an answer that
- * names a newer epoch or says its sender holds orders shows a group with a history, and this
- * process rejoins it as a new member. A group of one has no one to ask: its single member holds
- * every order there is.
+ * <p>So it asks first (EPOCH_ASK, the nonce of this check) and orders only once m members of its
+ * configured group other than itself (n members, m a majority; all n - 1 when fewer) told it that
+ * they are in the founding epoch and know of no order. A committed order is held by a commit
+ * quorum, n - m + 1 members, the leader among them: by n - m others, and any m of the n - 1 others
+ * meet them. An answer that names a newer epoch or says its sender knows of orders shows a group
+ * with a history, and this process rejoins it as a new member. An answer without the "knows of
+ * orders" entry is not counted. A group of one has no one to ask.
  */
 final class FoundingCheck
 {
@@ -22,14 +26,16 @@ final class FoundingCheck
     {
         /** Not an answer to this check, or not enough answers yet. */
         NONE,
-        /** Enough members hold nothing: the leader may order. */
+        /** Enough members know of no order: the leader may order. */
         CONFIRMED,
-        /** A member holds orders or is in a newer epoch: the group has a history; rejoin it. */
+        /** A member knows of orders or is in a newer epoch: the group has a history; rejoin it. */
         HISTORY
     }
 
-    private final EpochRecovery answers = new EpochRecovery();
+    private final Set<Integer> answered = new HashSet<>();
     private final int foundingEpoch;
+    private int nonce;
+    private int needed;
     private boolean pending;
 
     /** @param foundingEpoch the epoch a founding member starts in. */
@@ -38,11 +44,13 @@ final class FoundingCheck
         this.foundingEpoch = foundingEpoch;
     }
 
-    /** Starts the check (a new nonce), unless the group is {@code groupSize} 1. */
+    /** Starts the check with a new nonce, for a configured group of {@code groupSize} (this process included). */
     void start(final long nowNs, final int selfId, final int groupSize)
     {
-        pending = groupSize > 1;
-        answers.restart(nowNs, selfId);
+        answered.clear();
+        nonce = EpochRecovery.nonceFor(nowNs, selfId);
+        needed = Math.min(groupSize / 2 + 1, groupSize - 1);
+        pending = needed > 0;
     }
 
     /** Ends the check unfinished: the process no longer leads from the founding configuration. */
@@ -59,26 +67,28 @@ final class FoundingCheck
 
     int nonce()
     {
-        return answers.nonce();
+        return nonce;
     }
 
     /**
-     * Takes an EPOCH_TOLD of {@code from} to this check's ask.
+     * Takes an EPOCH_TOLD of {@code from} to an ask.
      *
+     * @param knowsOfOrders the answer's third entry, or null when it has none.
      * @param group the configured group, ascending, this process included.
      */
-    Outcome answer(final int from, final int toldNonce, final int toldEpoch, final boolean holdsOrders, final int[] group)
+    Outcome answer(final int from, final int toldNonce, final int toldEpoch, final Boolean knowsOfOrders, final int[] group)
     {
-        if (!pending || toldNonce != answers.nonce() || java.util.Arrays.binarySearch(group, from) < 0)
+        if (!pending || toldNonce != nonce || knowsOfOrders == null || Arrays.binarySearch(group, from) < 0)
         {
             return Outcome.NONE;
         }
-        if (holdsOrders || Integer.compareUnsigned(toldEpoch, foundingEpoch) > 0)
+        if (knowsOfOrders || Integer.compareUnsigned(toldEpoch, foundingEpoch) > 0)
         {
             pending = false;
             return Outcome.HISTORY;
         }
-        if (answers.answer(from, toldNonce, toldEpoch, group))
+        answered.add(from);
+        if (answered.size() >= needed)
         {
             pending = false;
             return Outcome.CONFIRMED;

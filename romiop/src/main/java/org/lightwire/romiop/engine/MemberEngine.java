@@ -1683,7 +1683,7 @@ public final class MemberEngine
                 {
                     counters.epochAsksAnswered++;
                     outbox.epochTold(from, memberChange.member(0), Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch,
-                        delivery.deliveredSeq() > 0 || delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty());
+                        delivery.knowsAnyOrder() || !reportedOrders.isEmpty());
                 }
             }
             case MemberChangeFlyweight.STATUS_EPOCH_TOLD -> onEpochTold(from, subject, nowNs);
@@ -2749,7 +2749,7 @@ public final class MemberEngine
     {
         if (memberChange.memberCount() < 2)
         {
-            // An answer carries the nonce, an epoch, and whether its sender holds orders.
+            // An answer carries the nonce, an epoch, and whether its sender knows of orders.
             counters.unexpectedPackets++;
             return;
         }
@@ -2782,8 +2782,8 @@ public final class MemberEngine
 
     private void onFoundingAnswer(final int from, final long nowNs)
     {
-        final boolean holdsOrders = memberChange.memberCount() >= 3 && memberChange.member(2) != 0;
-        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), holdsOrders, configuredGroup()))
+        final Boolean knowsOfOrders = memberChange.memberCount() >= 3 ? memberChange.member(2) != 0 : null;
+        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), knowsOfOrders, configuredGroup()))
         {
             case CONFIRMED -> orderQueued(nowNs);
             case HISTORY ->

@@ -127,6 +127,15 @@ final class OrderedDelivery
         return orders.containsValue(key);
     }
 
+    /**
+     * @return true when this member knows that some order exists: it delivered one, holds one
+     *     (behind a gap too), or a KeepAlive or MsgOrder named a number past 0.
+     */
+    boolean knowsAnyOrder()
+    {
+        return deliveredSeq() > 0 || highestKnownSeq > 0 || !orders.isEmpty();
+    }
+
     /** Some order up to {@code orderSeq} exists (a KeepAlive or a later MsgOrder said so). */
     void knowUpTo(final long orderSeq)
     {

@@ -174,13 +174,14 @@ final class Outbox
 
     /**
      * The answer to {@code askerId}'s EPOCH_ASK {@code nonce}: the newest epoch this member is in or
-     * promised, and whether it holds orders (accepted, delivered or kept for a report).
+     * promised, and whether it knows of orders (delivered, held, kept for a report, or named by its
+     * leader's KeepAlive or MsgOrder).
      */
-    void epochTold(final int askerId, final int nonce, final int newestEpoch, final boolean holdsOrders)
+    void epochTold(final int askerId, final int nonce, final int newestEpoch, final boolean knowsOfOrders)
     {
         memberChange.wrap(out, 0);
         memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 3)
-            .member(0, nonce).member(1, newestEpoch).member(2, holdsOrders ? 1 : 0);
+            .member(0, nonce).member(1, newestEpoch).member(2, knowsOfOrders ? 1 : 0);
         sender.send(askerId, out, memberChange.packetSize());
     }
 

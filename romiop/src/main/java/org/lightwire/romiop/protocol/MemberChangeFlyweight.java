@@ -26,7 +26,7 @@ import java.nio.ByteOrder;
  *  |   members of its configuration (OUTSIDE_VIEW set), then the   |
  *  |   epoch its leader leads; or the entries of another           |
  *  |   status: REMOVED 3 (a takeover's), ADDED 0 or 1, EPOCH_ASK 1,  |
- *  |   EPOCH_TOLD 3 (2 from a sender that does not say 'holds')    |
+ *  |   EPOCH_TOLD 3 (2 from a sender that does not say 'knows')    |
  *  +---------------------------------------------------------------+
  * </pre>
  */
@@ -46,8 +46,8 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static final int STATUS_EPOCH_ASK = 4;
     /**
      * Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch
-     * the sender is in or promised, 1 when the sender holds orders (accepted, delivered or kept
-     * for a report) else 0).
+     * the sender is in or promised, 1 when the sender knows of orders (delivered, held, kept for
+     * a report, or named by its leader) else 0).
      */
     public static final int STATUS_EPOCH_TOLD = 5;
 
