@@ -11,13 +11,14 @@ import java.util.Set;
  * hold, and may have delivered, its earlier incarnation's orders under the same epoch and
  * numbers, and their acknowledgements (cumulative, by number) would commit the new orders.
  *
- * <p>So it asks first (EPOCH_ASK, the nonce of this check) and orders only once m members of its
- * configured group other than itself (n members, m a majority; all n - 1 when fewer) told it that
- * they are in the founding epoch and know of no order. A committed order is held by a commit
- * quorum, n - m + 1 members, the leader among them: by n - m others, and any m of the n - 1 others
- * meet them. An answer that names a newer epoch or says its sender knows of orders shows a group
- * with a history, and this process rejoins it as a new member. An answer without the "knows of
- * orders" entry is not counted. A group of one has no one to ask.
+ * <p>So it asks first (EPOCH_ASK, the nonce of this check) and orders only once every other member
+ * of its configured group told it that it is in the founding epoch and knows of no order. Fewer
+ * do not do: an order accepted by one other member and never committed is that member's alone,
+ * and one committed by a commit quorum may be held by one member that did not restart (the others
+ * of the quorum restarted too, and a restarted member knows of nothing). An answer that names a
+ * newer epoch or says its sender knows of orders shows a group with a history, and this process
+ * rejoins it as a new member. An answer without the "knows of orders" entry is not counted. A
+ * group of one has no one to ask.
  */
 final class FoundingCheck
 {
@@ -49,7 +50,7 @@ final class FoundingCheck
     {
         answered.clear();
         nonce = EpochRecovery.nonceFor(nowNs, selfId);
-        needed = Math.min(groupSize / 2 + 1, groupSize - 1);
+        needed = groupSize - 1;
         pending = needed > 0;
     }
 

@@ -236,4 +236,124 @@ class FoundingCheckTest
                 assertEquals(h.members.get(4).delivered.get(seq), request, "member " + id + " at order " + seq));
         }
     }
+    /**
+     * Group of five. Once the check passed, the leader's packets reach only member 2, which
+     * accepts orders that never commit. The leader crashes and restarts 5 ms later; 2's packets to
+     * it are lost for 30 ms, while 3, 4 and 5 answer that they know of no order. Three answers,
+     * a majority's worth, let the restarted leader order afresh in the founding epoch, and 2 kept
+     * its own entries at those numbers and delivered them. Every other member must answer.
+     */
+    @Test
+    void anOrderOnlyOneOtherMemberAcceptedIsNeverMissed()
+    {
+        final GroupHarness h = groupOfFive();
+        final int[] phase = {0};
+        h.net.linkFilter((from, to) -> switch (phase[0])
+        {
+            case 1 -> !(from == 1 && to != 2);
+            case 2 -> !(from == 2 && to == 1);
+            default -> true;
+        });
+        h.when(() -> !h.members.get(1).engine.foundingCheckPending(), () ->
+        {
+            phase[0] = 1;
+            addClients(h);
+        });
+        h.when(() -> phase[0] == 1 && h.members.get(1).engine.counters().orderEntriesSent() >= 6, () ->
+        {
+            h.crash(1);
+            phase[0] = 2;
+            restartLater(h, 1, () -> phase[0] = 3, 30);
+        });
+        h.runUntil(() -> h.nowNs >= 3_000 * MS, 4_000 * MS);
+        assertEquals(0, h.members.get(1).engine.counters().ordersSent(), "the restarted leader ordered nothing");
+        assertOneRequestPerNumber(h);
+    }
+
+    /**
+     * Group of five. The leader commits orders with 2 and 3 while its packets to 4 and 5 are lost;
+     * 1 and 2 crash and restart 5 ms later from the founding configuration (two of five, fewer
+     * than half), and the link between 1 and 3 is down for 50 ms. The restarted 2 knows of no
+     * order, nor do 4 and 5: three answers let the restarted leader order afresh while 3 held the
+     * committed orders.
+     */
+    @Test
+    void aCommitWhoseOtherHoldersRestartedIsNeverMissed()
+    {
+        final GroupHarness h = groupOfFive();
+        final int[] phase = {0};
+        h.net.linkFilter((from, to) -> switch (phase[0])
+        {
+            case 1 -> !(from == 1 && (to == 4 || to == 5));
+            case 2 -> !(from == 1 && to == 3 || from == 3 && to == 1);
+            default -> true;
+        });
+        h.when(() -> !h.members.get(1).engine.foundingCheckPending(), () ->
+        {
+            phase[0] = 1;
+            addClients(h);
+        });
+        h.when(() -> phase[0] == 1 && h.members.get(3).engine.deliveredSeq() >= 5, () ->
+        {
+            h.crash(1);
+            h.crash(2);
+            phase[0] = 2;
+            restartLater(h, 1, () -> phase[0] = 3, 50);
+            restartLater(h, 2, () -> { }, 50);
+        });
+        h.runUntil(() -> h.nowNs >= 3_000 * MS, 4_000 * MS);
+        assertEquals(0, h.members.get(1).engine.counters().ordersSent(), "the restarted leader ordered nothing");
+        assertTrue(h.members.get(3).engine.deliveredSeq() >= 5);
+        assertOneRequestPerNumber(h);
+    }
+
+    private static final int[] FIVE = {1, 2, 3, 4, 5};
+
+    private static GroupHarness groupOfFive()
+    {
+        final GroupHarness h = new GroupHarness(7, 0, 0);
+        h.stateTransfer = true;
+        for (final int id : FIVE)
+        {
+            h.addMember(id, new GroupConfig(id, 1, FIVE));
+        }
+        return h;
+    }
+
+    private static void addClients(final GroupHarness h)
+    {
+        h.addClient(101, new GroupConfig(101, 1, FIVE), 200);
+        h.addClient(102, new GroupConfig(102, 1, FIVE), 200);
+    }
+
+    /** Restarts {@code id} from the founding configuration 5 ms from now, and runs {@code heal} {@code healMs} after that. */
+    private static void restartLater(final GroupHarness h, final int id, final Runnable heal, final long healMs)
+    {
+        final long at = h.nowNs + 5 * MS;
+        h.when(() -> h.nowNs >= at, () ->
+        {
+            h.addMember(id, new GroupConfig(id, 1, FIVE));
+            final long healAt = h.nowNs + healMs * MS;
+            h.when(() -> h.nowNs >= healAt, heal);
+        });
+    }
+
+    /** No two members delivered different requests at one order number. */
+    private static void assertOneRequestPerNumber(final GroupHarness h)
+    {
+        for (final int a : FIVE)
+        {
+            for (final int b : FIVE)
+            {
+                final java.util.Map<Long, String> other = h.members.get(b).delivered;
+                h.members.get(a).delivered.forEach((seq, request) ->
+                {
+                    if (other.containsKey(seq))
+                    {
+                        assertEquals(other.get(seq), request, "members " + a + " and " + b + " at order " + seq);
+                    }
+                });
+            }
+        }
+    }
 }

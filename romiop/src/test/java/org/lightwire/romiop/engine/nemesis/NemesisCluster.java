@@ -122,14 +122,7 @@ final class NemesisCluster
                 {
                     // Taken now, answered later, as an application that queues its requests does.
                     final byte[] image = app.image();
-                    final MemberEngine engineThen = engineOf[0];
-                    at(nowNs + CAPTURE_DELAY_NS, () ->
-                    {
-                        if (engine == engineThen && runs())
-                        {
-                            guard(() -> engineThen.stateCaptured(cut, image, nowNs), "stateCaptured");
-                        }
-                    });
+                    answerCapture(engineOf[0], cut, image, nowNs + CAPTURE_DELAY_NS);
                 }
 
                 @Override
@@ -180,6 +173,27 @@ final class NemesisCluster
                 return;
             }
             guard(() -> engine.onPacket(buffer, offset, length, atNs), "onPacket");
+        }
+
+        /**
+         * The application's answer to a capture, at {@code atNs}: a paused process answers once it
+         * runs again (a pause delays its application as it delays its engine), a crashed one never.
+         */
+        private void answerCapture(final MemberEngine engineThen, final long cut, final byte[] image, final long atNs)
+        {
+            at(atNs, () ->
+            {
+                if (engine != engineThen || crashed)
+                {
+                    return;
+                }
+                if (paused)
+                {
+                    answerCapture(engineThen, cut, image, nowNs + CAPTURE_DELAY_NS);
+                    return;
+                }
+                guard(() -> engineThen.stateCaptured(cut, image, nowNs), "stateCaptured");
+            });
         }
 
         private boolean runs()
