@@ -69,6 +69,8 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     private RomiopAddress address;
     private UdpGroupLink link;
     private MemberEngine engine;
+    /** Driver thread only. */
+    private FoundingWait foundingWait;
     /** Requests larger than a packet, put together from their pieces; driver thread. */
     private FragmentAssembler assembler;
     private EngineDriver driver;
@@ -202,9 +204,10 @@ public final class RomiopListener extends ListenerBase implements StateHandler
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
         engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver, this);
+        foundingWait = new FoundingWait(config.group, config.memberId, config.keepAliveTimeoutNs);
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
-            DrivenEngine.of(engine::onPacket, engine::onTimer, engine::nextDeadlineNs, engine::wakesForRequests));
+            DrivenEngine.of(engine::onPacket, this::onEngineTimer, engine::nextDeadlineNs, engine::wakesForRequests));
         final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
         p.getComponents().addComponent(TAG_CODE_SETS.value, org.lightwire.etf.LightwireListener.codeSetComponent(orb));
         try
@@ -227,6 +230,17 @@ public final class RomiopListener extends ListenerBase implements StateHandler
             driver.submit(engine::start);
         }
         super.listen();
+    }
+
+    /** The engine's timer, on the driver thread; and a warning while a first start waits for members. */
+    private void onEngineTimer(final long nowNs)
+    {
+        engine.onTimer(nowNs);
+        final String waiting = foundingWait.check(engine, nowNs);
+        if (waiting != null)
+        {
+            logger.warn(waiting);
+        }
     }
 
     private RomiopAddress groupAddress() throws ConfigurationException

@@ -38,6 +38,7 @@ final class FoundingCheck
     private int nonce;
     private int needed;
     private boolean pending;
+    private long startedNs;
 
     /** @param foundingEpoch the epoch a founding member starts in. */
     FoundingCheck(final int foundingEpoch)
@@ -49,6 +50,7 @@ final class FoundingCheck
     void start(final long nowNs, final int selfId, final int groupSize)
     {
         answered.clear();
+        startedNs = nowNs;
         nonce = EpochRecovery.nonceFor(nowNs, selfId);
         needed = groupSize - 1;
         pending = needed > 0;
@@ -69,6 +71,18 @@ final class FoundingCheck
     int nonce()
     {
         return nonce;
+    }
+
+    /** @return when the check started. */
+    long startedNs()
+    {
+        return startedNs;
+    }
+
+    /** @return the members of {@code group} other than {@code selfId} that have not answered, ascending. */
+    int[] unanswered(final int[] group, final int selfId)
+    {
+        return Arrays.stream(group).filter(id -> id != selfId && !answered.contains(id)).toArray();
     }
 
     /**

@@ -428,6 +428,21 @@ public final class MemberEngine
         return foundingCheck.pending();
     }
 
+    /**
+     * @return the members a founding leader still waits for before it orders, ascending (none when
+     *     it does not wait), and since when in {@link #foundingCheckStartedNs}.
+     */
+    public int[] foundingCheckAwaiting()
+    {
+        return foundingCheck.pending() ? foundingCheck.unanswered(configuredGroup(), config.selfId) : new int[0];
+    }
+
+    /** @return when the founding leader's check started (meaningful while {@link #foundingCheckPending}). */
+    public long foundingCheckStartedNs()
+    {
+        return foundingCheck.startedNs();
+    }
+
     /** @return the order sequence number of the last delivered request (0 before the first). */
     public long deliveredSeq()
     {

@@ -1,5 +1,6 @@
 package org.lightwire.romiop.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,8 +61,11 @@ class FoundingCheckTest
         OneEngine.runUntil(leader, 4 * MS, 40 * MS);
         assertTrue(asksSent() >= 2, "asked again while unanswered");
 
+        assertArrayEquals(new int[] {3}, leader.foundingCheckAwaiting(), "2 answered");
+        assertEquals(0, leader.foundingCheckStartedNs());
         feed(leader, epochTold(3, 53, 1, nonce, 1, false), 41 * MS);
         assertFalse(leader.foundingCheckPending());
+        assertArrayEquals(new int[0], leader.foundingCheckAwaiting());
         assertEquals(1, sent.orders().size(), "the request held meanwhile is ordered at once");
         assertEquals(1, sent.orders().get(0).entryCount());
         assertEquals(0, leader.counters().foundingRestartsFound());
