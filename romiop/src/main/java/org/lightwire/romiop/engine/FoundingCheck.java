@@ -39,6 +39,7 @@ final class FoundingCheck
     private int needed;
     private boolean pending;
     private long startedNs;
+    private long nextAskNs;
 
     /** @param foundingEpoch the epoch a founding member starts in. */
     FoundingCheck(final int foundingEpoch)
@@ -71,6 +72,17 @@ final class FoundingCheck
     int nonce()
     {
         return nonce;
+    }
+
+    /** The ask went out; the next is due at {@code nextAskNs} unless the check ends first. */
+    void askedAt(final long nextAskNs)
+    {
+        this.nextAskNs = nextAskNs;
+    }
+
+    long nextAskNs()
+    {
+        return nextAskNs;
     }
 
     /** @return when the check started. */

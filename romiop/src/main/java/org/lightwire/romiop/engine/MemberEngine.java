@@ -538,7 +538,7 @@ public final class MemberEngine
             foundingCheck.start(nowNs, config.selfId, configuredGroup().length);
             if (foundingCheck.pending())
             {
-                askFounding();
+                askFounding(nowNs);
             }
         }
         if (state == State.JOINING)
@@ -748,6 +748,10 @@ public final class MemberEngine
             fifo.onTimer(nowNs);
         }
         cancels.onTimer(nowNs);
+        if (foundingCheck.pending() && foundingCheck.nextAskNs() - nowNs <= 0)
+        {
+            askFounding(nowNs);
+        }
         stateReceiver.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING || isOrdering(), view, nowNs);
         expireRequestsOfGoneClients(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
@@ -788,6 +792,7 @@ public final class MemberEngine
         deadline = Deadlines.earlier(deadline, started && tickPeriodNs() > 0, tickDeadlineNs);
         deadline = Deadlines.earlier(deadline, acks.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, stateReceiver.nextDeadlineNs());
+        deadline = Deadlines.earlier(deadline, foundingCheck.pending(), foundingCheck.nextAskNs());
         if (isOrdering())
         {
             deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
@@ -802,7 +807,7 @@ public final class MemberEngine
         {
             return config.keepAlivePeriodNs;
         }
-        return state == State.JOINING || foundingCheck.pending() ? config.retransmitTimeoutNs : 0;
+        return state == State.JOINING ? config.retransmitTimeoutNs : 0;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2010,10 +2015,6 @@ public final class MemberEngine
             {
                 counters.keepAlivesSent++;
                 outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
-                if (foundingCheck.pending())
-                {
-                    askFounding();
-                }
                 final int silent = silentMembers(nowNs);
                 if (silent > 0 && (view.length - silent) * 2 <= view.length)
                 {
@@ -2788,11 +2789,12 @@ public final class MemberEngine
         }
     }
 
-    /** The founding leader's ask ({@link FoundingCheck}), multicast until enough members answered. */
-    private void askFounding()
+    /** The founding leader's ask ({@link FoundingCheck}), multicast every KeepAlive period (or retransmission timeout) until answered. */
+    private void askFounding(final long nowNs)
     {
         counters.foundingChecksAsked++;
         outbox.epochAsk(foundingCheck.nonce());
+        foundingCheck.askedAt(nowNs + (config.keepAlivePeriodNs > 0 ? config.keepAlivePeriodNs : config.retransmitTimeoutNs));
     }
 
     private void onFoundingAnswer(final int from, final long nowNs)

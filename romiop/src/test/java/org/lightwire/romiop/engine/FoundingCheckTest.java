@@ -89,6 +89,28 @@ class FoundingCheckTest
     }
 
     @Test
+    void withoutKeepAlivesTheLeaderAsksEveryRetransmissionTimeoutAndStaysLeader()
+    {
+        // Its own timer, not the membership tick: that one probes for silent members, and with
+        // KeepAlives off every member would count as silent and the leader would step down.
+        final MemberEngine leader = new MemberEngine(new GroupConfig(1, 1, 1, 2, 3).keepAlive(0, 0).retransmitTimeoutNs(20 * MS)
+            .requestAckDelayNs(0).orderAckDelayNs(0).orderInterval(0, true), sent, (seq, sender, packetId, requestId, payload, offset, length) -> { });
+        leader.start(0);
+        final int nonce = sent.lastEpochAskNonce();
+        feed(leader, request(CLIENT, 1), MS);
+        for (long t = 2 * MS; t <= 100 * MS; t = Math.max(t + MS, leader.nextDeadlineNs()))
+        {
+            leader.onTimer(t);
+        }
+        assertEquals(MemberEngine.State.LEADER_IDLE, leader.state());
+        assertEquals(6, asksSent(), "at 0, 20, 40, 60, 80 and 100 ms");
+        assertEquals(0, leader.counters().keepAlivesSent());
+        feed(leader, epochTold(2, 50, 1, nonce, 1, false), 101 * MS);
+        feed(leader, epochTold(3, 51, 1, nonce, 1, false), 101 * MS);
+        assertEquals(1, sent.orders().size());
+    }
+
+    @Test
     void aFoundingLeaderOfFourWaitsForAllThreeOthers()
     {
         // A commit of [1..4] needs 1 and one other: that one alone may hold it, so every other must answer.

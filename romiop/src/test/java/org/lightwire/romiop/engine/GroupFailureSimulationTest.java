@@ -240,22 +240,23 @@ class GroupFailureSimulationTest
             final List<String> reference = assertIdentical(h, TOTAL, 1, 2, 4);
             final GroupHarness.Member back = h.members.get(3);
             assertEquals(MemberEngine.State.MEMBER, back.engine.state());
-            assertEquals(1, back.jumps, "one jump: the requests ordered while it was out");
+            final GroupCounters leader = h.members.get(1).engine.counters();
+            assertEquals(1 + leader.laggardsRemoved(), back.jumps, "one jump over the requests ordered while it was out, one more per laggard removal");
             for (final Map.Entry<Long, String> e : back.delivered.entrySet())
             {
                 assertEquals(reference.get((int)(long)e.getKey() - 1), e.getValue(), "rejoined member at order " + e.getKey());
             }
             // Back, it asks to join naming the epoch it proposed: the leader moves the group past
-            // it with a takeover of its own (it stays leader), which may remove a member once more
-            // (seeds 31 and 32); the member back comes back by ADDED, the other by its report. (A
-            // report whose MsgOrder is lost is counted incomplete and sent again: TakeoverLogTest;
-            // a member back that asks for an order the leader forgot meanwhile is removed once
-            // more: RestartRulesTest. Which seed does either moves with every change of timing.)
-            final GroupCounters leader = h.members.get(1).engine.counters();
+            // it with a takeover of its own (it stays leader), which may remove a member once more;
+            // the member back comes back by ADDED, the other by its report. A member back that asks
+            // for an order the leader forgot meanwhile is removed once more, and added again
+            // (RestartRulesTest pins that rule; which seed does what moves with every change of
+            // timing, so the counts are checked against each other here).
             assertEquals(1, leader.selfTakeovers());
-            assertEquals(0, leader.laggardsRemoved());
-            assertEquals(seed == 33 ? 1 : 2, leader.membersRemoved());
-            assertEquals(1, leader.membersAdded());
+            assertTrue(leader.laggardsRemoved() <= 1, "laggard removals " + leader.laggardsRemoved());
+            final long removedByTakeover = leader.membersRemoved() - leader.laggardsRemoved();
+            assertTrue(removedByTakeover == 1 || removedByTakeover == 2, "removed " + leader.membersRemoved());
+            assertEquals(1 + leader.laggardsRemoved(), leader.membersAdded());
             assertEquals(0, leader.leaderStepDowns());
             assertEquals(MemberEngine.State.LEADER_IDLE, h.members.get(1).engine.state());
             assertEquals(1, back.engine.counters().recoveries(), "cut off, it took the leader for failed and tried to take over");

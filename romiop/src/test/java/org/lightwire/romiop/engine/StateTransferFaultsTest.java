@@ -462,6 +462,35 @@ class StateTransferFaultsTest
         assertEquals(1, d.counters().staleStateAsks());
     }
 
+    /**
+     * A donor whose application cannot give its state refuses; the REFUSED is lost and the joiner
+     * asks again in the same transfer: it is refused again (not dropped as a stale ASK of a finished
+     * transfer, which left the joiner asking for good), and nothing is captured again.
+     */
+    @Test
+    void aRepeatedAskOfARefusedTransferIsRefusedAgain()
+    {
+        final List<Long> captures = new ArrayList<>();
+        final MemberEngine d = donorAt10(captures);
+        feed(d, WirePackets.stateAsk(2, 500, 10, 0, 77), 2 * MS);
+        d.stateUnavailable(10, "no Checkpointable servant", 2 * MS);
+        feed(d, WirePackets.stateAsk(2, 501, 10, 0, 77), 30 * MS);
+        final List<org.lightwire.romiop.protocol.StateFlyweight> refused = new ArrayList<>();
+        for (final SentPackets.Sent x : sent.ofType(org.lightwire.romiop.protocol.PacketType.STATE))
+        {
+            final org.lightwire.romiop.protocol.StateFlyweight f = new org.lightwire.romiop.protocol.StateFlyweight();
+            f.wrap(x.bytes(), 0);
+            if (x.to() == 2 && f.kind() == org.lightwire.romiop.protocol.StateFlyweight.REFUSED)
+            {
+                refused.add(f);
+            }
+        }
+        assertEquals(2, refused.size(), "refused, and refused again");
+        assertEquals(List.of(10L), captures, "no second capture");
+        assertEquals(1, d.counters().statesRefused());
+        assertEquals(1, d.counters().stateRefusalsResent());
+    }
+
     /** A donor takes states for at most four joiners at once: a fifth is dropped, counted, and asks again later. */
     @Test
     void aDonorServesAtMostFourJoinersAtOnce()
