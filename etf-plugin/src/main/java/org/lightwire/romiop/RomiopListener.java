@@ -71,6 +71,7 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     private MemberEngine engine;
     /** Driver thread only. */
     private FoundingWait foundingWait;
+    private ConfigurationMismatch configurationMismatch;
     /** Requests larger than a packet, put together from their pieces; driver thread. */
     private FragmentAssembler assembler;
     private EngineDriver driver;
@@ -205,6 +206,7 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         }
         engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver, this);
         foundingWait = new FoundingWait(config.group, config.memberId, config.keepAliveTimeoutNs);
+        configurationMismatch = new ConfigurationMismatch(config.group, config.memberId);
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, this::onEngineTimer, engine::nextDeadlineNs, engine::wakesForRequests));
@@ -232,7 +234,7 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         super.listen();
     }
 
-    /** The engine's timer, on the driver thread; and a warning while a first start waits for members. */
+    /** The engine's timer, on the driver thread; and warnings while a first start waits for members, or member lists differ. */
     private void onEngineTimer(final long nowNs)
     {
         engine.onTimer(nowNs);
@@ -240,6 +242,11 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         if (waiting != null)
         {
             logger.warn(waiting);
+        }
+        final String mismatch = configurationMismatch.check(engine, nowNs);
+        if (mismatch != null)
+        {
+            logger.warn(mismatch);
         }
     }
 

@@ -628,11 +628,12 @@ public final class GroupClientEngine
         }
         // ACKed even when not taken: a stale list's sender retransmits only because it lacks this ACK.
         sendAck(memberChange.senderId(), PacketType.MEMBER_CHANGE, memberChange.senderId(), memberChange.packetId());
-        // (The configuration's members outside the view, after it, are the members' concern.)
+        // (The configuration's members outside the view, after it, and which members of the view
+        // are learners, are the members' concern: a learner's reply counts as any member's.)
         final int[] list = new int[memberChange.listViewSize()];
         for (int i = 0; i < list.length; i++)
         {
-            list[i] = memberChange.member(i);
+            list[i] = memberChange.listMember(i);
         }
         final int epoch = memberChange.listEpoch();
         if (!acceptList(memberChange.senderId(), memberChange.packetId(), list, epoch))

@@ -59,6 +59,7 @@ public final class GroupCounters
     long cancelsTooLate;
     long membersAdded;
     long joinsRefused;
+    long configurationMismatches;
     long requestsRefusedFull;
     long membersRemoved;
     long ordersAtOnceInBatching;
@@ -336,6 +337,15 @@ public final class GroupCounters
     public long joinsRefused()
     {
         return joinsRefused;
+    }
+
+    /**
+     * LISTs from our leader whose configuration is not ours (member lists configured differently
+     * on different members): this member keeps its own, and counts for nothing while named a learner.
+     */
+    public long configurationMismatches()
+    {
+        return configurationMismatches;
     }
 
     public long requestsCancelled()

@@ -165,10 +165,23 @@ public final class MemberEngine
     /** Whom {@link #promisedEpoch} was promised to: a takeover's repeated REMOVED of that epoch is answered again. */
     private int promisedTo = -1;
     /**
-     * The members whose acceptance commits an order: the configured members and those that joined
-     * since. Silence removes a member from the view (whom the leader waits for), not from this.
+     * The members whose acceptance commits an order and whose majority elects: the configured
+     * members, fixed for the group's life (a joiner configured with none learns its leader's from
+     * the LIST that admits it, and a founder without any has itself). Neither silence nor a leave
+     * nor an admission changes it: members of the view outside it are learners. A configuration
+     * that changes by itself is unsafe: a commit quorum of a grown configuration need not meet a
+     * majority of the old one (ConfigurationChangeTest).
      */
     private Configuration configuration;
+    /**
+     * Configured without itself among the members (GroupConfig.joining(id): none at all), and has
+     * founded no group: it takes its leader's configuration, in which it is a learner.
+     */
+    private boolean learnsConfiguration;
+    /** Our leader's LIST named us a learner although our configuration names us: we count for nothing. */
+    private boolean toldLearner;
+    /** The configuration our leader's last LIST named when it was not ours, or null. */
+    private int[] mismatchedConfiguration;
     /** Leader: how far its order is held by a commit quorum of the configuration. */
     private final CommitTracker commits;
     /** The highest commit known in this epoch: the leader's own, or the one its leader announced. */
@@ -389,6 +402,7 @@ public final class MemberEngine
         // hears name only who is in them, and a configuration learned from a minority's view
         // would let it count commits against too few members.
         this.configuration = configurationOf(config.configuredIds);
+        this.learnsConfiguration = Arrays.stream(config.configuredIds).noneMatch(id -> id == config.selfId);
         this.epochLeader = config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId;
         this.commits = new CommitTracker(config.selfId, configuration);
         this.lease = new Lease(config);
@@ -414,6 +428,27 @@ public final class MemberEngine
     public GroupCounters counters()
     {
         return counters;
+    }
+
+    /** @return the members whose acceptances commit and whose majority takes over, ascending (this member's view of them). */
+    public int[] configurationIds()
+    {
+        return configuration.ids();
+    }
+
+    /**
+     * @return the configuration the leader's last LIST named when it differed from this member's
+     *     (see {@link GroupCounters#configurationMismatches()}), ascending, or null if none did.
+     */
+    public int[] mismatchedConfiguration()
+    {
+        return mismatchedConfiguration == null ? null : mismatchedConfiguration.clone();
+    }
+
+    /** @return true when this member counts for no commit or majority: a learner. */
+    public boolean learner()
+    {
+        return !voter();
     }
 
     /** @return the nonce of the founding leader's check ({@link FoundingCheck}); for tests that answer it. */
@@ -1662,10 +1697,11 @@ public final class MemberEngine
                     recoveringFromLeave = false;
                 }
                 else if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) &&
-                    (view.length >= config.viewLimit() || !configuration.contains(subject) && configuration.size() >= config.viewLimit()))
+                    (view.length >= config.viewLimit() || !configuration.contains(subject) && listedMembers() >= config.viewLimit()))
                 {
-                    // A full view or configuration (max_members, and what one LIST names): a flood
-                    // of ADDED from ids of no member's must not grow them, nor the LIST past a packet.
+                    // A full view (max_members), or no room left in a LIST for a learner beside the
+                    // configuration: a flood of ADDED from ids of no member's must not grow the
+                    // view, nor the LIST past a packet, nor push a member of the configuration out of it.
                     counters.joinsRefused++;
                 }
                 else if (isOrdering() && from == subject && from != config.selfId)
@@ -1728,7 +1764,7 @@ public final class MemberEngine
         final int[] list = new int[count];
         for (int i = 0; i < count; i++)
         {
-            list[i] = memberChange.member(i);
+            list[i] = memberChange.listMember(i);
         }
         Arrays.sort(list);
         final boolean listsSelf = Arrays.binarySearch(list, config.selfId) >= 0;
@@ -1753,13 +1789,7 @@ public final class MemberEngine
         gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
-        // Its leader's configuration: the members outside the view count for commits and majorities too.
-        final int[] outside = new int[memberChange.listSize() - count];
-        for (int i = 0; i < outside.length; i++)
-        {
-            outside[i] = memberChange.listMember(count + i);
-        }
-        configurationAdd(outside);
+        takeConfiguration();
         counters.viewChanges++;
         if (state == State.MEMBER && !listsSelf)
         {
@@ -1772,11 +1802,9 @@ public final class MemberEngine
     {
         if (from == subject)
         {
-            // A member leaving (paper: MemberChange removed): it no longer counts for commits.
-            if (subject != config.selfId && configuration.contains(subject) && configuration.size() > 1)
-            {
-                configurationSet(configuration.without(subject));
-            }
+            // A member leaving (paper: MemberChange removed) leaves the view; a member of the
+            // configuration stays in it, absent, as a failed one (its acceptances may be what a
+            // commit quorum holds).
             if (isOrdering() && isMember(subject))
             {
                 removeMember(subject);
@@ -1829,7 +1857,7 @@ public final class MemberEngine
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
         // are joining, a takeover needs their reports to reach a majority.
-        final boolean joinerReports = state == State.JOINING && configured && configuration.contains(config.selfId) && !amnesiac;
+        final boolean joinerReports = state == State.JOINING && configured && voter() && !amnesiac;
         if (state == State.MEMBER && (fresh || repeat || suspecting && configured) && (newPromise || samePromise) || yield ||
             joinerReports && (newPromise || samePromise))
         {
@@ -1859,7 +1887,6 @@ public final class MemberEngine
             next[view.length] = memberId;
             Arrays.sort(next);
             view = next;
-            configurationAdd(next);
             // It starts after the commit, and fetches the orders since: the leader keeps them for it.
             sequencer.memberAdded(memberId, commitSeq);
             lastHeardNs.put(memberId, nowNs);
@@ -1974,7 +2001,7 @@ public final class MemberEngine
         {
             if (id != leaderId)
             {
-                memberChange.member(i++, id);
+                memberChange.member(i++, configuration.contains(id) ? id : id | MemberChangeFlyweight.LEARNER);
             }
         }
         for (final int id : outside)
@@ -2016,7 +2043,10 @@ public final class MemberEngine
                 counters.keepAlivesSent++;
                 outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
                 final int silent = silentMembers(nowNs);
-                if (silent > 0 && (view.length - silent) * 2 <= view.length)
+                // (Counted among the view's members of the configuration: silent learners are only removed.)
+                final int voters = configuration.count(this::isMember);
+                final int silentVoters = configuration.count(id -> isMember(id) && isSilent(id, nowNs));
+                if (silentVoters > 0 && (voters - silentVoters) * 2 <= voters)
                 {
                     // Most of the group is silent: we are the ones cut off. A minority does not order on.
                     counters.leaderStepDowns++;
@@ -2137,7 +2167,7 @@ public final class MemberEngine
      */
     private boolean leaderlessTakeoverDue(final long nowNs)
     {
-        if (amnesiac || mayBeRestarted() || stateReceiver.awaiting() || !configuration.contains(config.selfId) || config.keepAliveTimeoutNs <= 0)
+        if (amnesiac || mayBeRestarted() || stateReceiver.awaiting() || !voter() || config.keepAliveTimeoutNs <= 0)
         {
             return false;
         }
@@ -2195,6 +2225,8 @@ public final class MemberEngine
         leaderId = config.selfId;
         epochLeader = config.selfId;
         configurationSet(configurationOf(view));
+        learnsConfiguration = false;
+        toldLearner = false;
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), delivery.deliveredSeq());
         sequencer.startAt(delivery.nextDeliverSeq(), delivery.deliveredSeq());
         counters.leaderChanges++;
@@ -2239,17 +2271,20 @@ public final class MemberEngine
     // ---------------------------------------------------------------------------------------------
     // Failover.
 
-    /** The member that leads once {@code failed} and every passed-over candidate are gone: the lowest id left. */
+    /**
+     * The member that leads once {@code failed} and every passed-over candidate are gone: the
+     * lowest id of the configuration left in the view; never a learner (this one, when it is, gets -1).
+     */
     private int successor(final int failed)
     {
         for (final int id : view)
         {
-            if (id != failed && !passedOver.contains(id))
+            if (id != failed && !passedOver.contains(id) && configuration.contains(id) && (id != config.selfId || voter()))
             {
                 return id;
             }
         }
-        return config.selfId;
+        return voter() ? config.selfId : -1;
     }
 
     private void suspectLeader(final long nowNs)
@@ -2877,7 +2912,7 @@ public final class MemberEngine
      */
     private boolean pairCommits()
     {
-        return configuration.commitQuorum() <= 2 && configuration.contains(config.selfId) && configuration.contains(leaderId);
+        return configuration.commitQuorum() <= 2 && voter() && configuration.contains(leaderId);
     }
 
     /**
@@ -2888,10 +2923,14 @@ public final class MemberEngine
      */
     private boolean acceptsAtOnce()
     {
+        if (!voter())
+        {
+            return false;
+        }
         int rank = 0;
         for (final int id : view)
         {
-            if (id != leaderId && id < config.selfId)
+            if (id != leaderId && id < config.selfId && configuration.contains(id))
             {
                 rank++;
             }
@@ -2935,7 +2974,6 @@ public final class MemberEngine
         }
         view = ascending;
         lastHeardNs.keySet().removeIf(id -> !isMember(id));
-        configurationAdd(ascending);
     }
 
     /** @return a configuration of {@code ids} and this member (incarnations are not told yet). */
@@ -2952,18 +2990,57 @@ public final class MemberEngine
         return with;
     }
 
-    /** Members named in a view join the configuration; none leaves it by silence. */
-    private void configurationAdd(final int[] ids)
+    /**
+     * Our leader's configuration, from its LIST (its view's members unmarked, and those outside
+     * it; a LIST may leave some of the latter out): a joiner configured with none takes it. A
+     * member configured with one keeps its own (the group's, fixed); it counts a LIST that names a
+     * member outside it or names it a learner (`configurationMismatches`: the members were
+     * configured with different member lists), and counts for nothing while named a learner.
+     */
+    private void takeConfiguration()
     {
-        Configuration c = configuration;
-        for (final int id : ids)
+        final int[] ids = new int[memberChange.listSize()];
+        int n = 0;
+        boolean mismatch = false;
+        for (int i = 0; i < ids.length; i++)
         {
-            if (!c.contains(id))
+            final int id = memberChange.listMember(i);
+            if (memberChange.listVoter(i))
             {
-                c = c.with(id, 0);
+                ids[n++] = id;
+                mismatch |= !configuration.contains(id);
+            }
+            if (id == config.selfId)
+            {
+                toldLearner = !memberChange.listVoter(i);
             }
         }
-        configurationSet(c);
+        if (learnsConfiguration)
+        {
+            toldLearner = false;
+            configurationSet(Configuration.of(Arrays.copyOf(ids, n), new long[n]));
+        }
+        else if (mismatch || toldLearner && configuration.contains(config.selfId))
+        {
+            counters.configurationMismatches++;
+            mismatchedConfiguration = Arrays.copyOf(ids, n);
+        }
+    }
+
+    /** @return how many members a LIST of ours names: the view and the configuration outside it. */
+    private int listedMembers()
+    {
+        return view.length + configuration.count(id -> !isMember(id));
+    }
+
+    /**
+     * @return true when this member counts for commits and majorities, and may take over: it is in
+     *     the configuration, which it did not learn as a joiner configured with none, and its
+     *     leader does not name it a learner.
+     */
+    private boolean voter()
+    {
+        return !learnsConfiguration && !toldLearner && configuration.contains(config.selfId);
     }
 
     private void configurationSet(final Configuration c)

@@ -22,7 +22,8 @@ import java.nio.ByteOrder;
  *  +---------------+---------------+-------------------------------+
  *  |    status     | reserved (0)  |     member_count (ushort)     |
  *  +---------------+---------------+-------------------------------+
- *  |   member_count entries: LIST's view (leader first), the other |
+ *  |   member_count entries: LIST's view (leader first; LEARNER    |
+ *  |   set on members outside the configuration), the other        |
  *  |   members of its configuration (OUTSIDE_VIEW set), then the   |
  *  |   epoch its leader leads; or the entries of another           |
  *  |   status: REMOVED 3 (a takeover's), ADDED 0 or 1, EPOCH_ASK 1,  |
@@ -56,6 +57,12 @@ public final class MemberChangeFlyweight extends PacketFlyweight
      * (such entries follow the view's): a joiner learns what it counts commits against from it.
      */
     public static final int OUTSIDE_VIEW = 0x8000_0000;
+    /**
+     * Set in a LIST's view entry that names a learner: a member of the view outside the leader's
+     * configuration (admitted by id, it delivers and replies but counts for no commit or majority).
+     * Never on the first entry (the leader) nor with {@link #OUTSIDE_VIEW}.
+     */
+    public static final int LEARNER = 0x4000_0000;
 
     @Override
     public PacketType packetType()
@@ -147,10 +154,16 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         return n;
     }
 
-    /** @return the member a LIST's entry {@code index} names, in or outside the view. */
+    /** @return the member a LIST's entry {@code index} names, in or outside the view, learner or not. */
     public int listMember(final int index)
     {
-        return member(index) & ~OUTSIDE_VIEW;
+        return member(index) & ~(OUTSIDE_VIEW | LEARNER);
+    }
+
+    /** @return true when a LIST's entry {@code index} names a member of its leader's configuration. */
+    public boolean listVoter(final int index)
+    {
+        return (member(index) & LEARNER) == 0;
     }
 
     /** @return the epoch a LIST's leader leads: its last entry. */
@@ -178,15 +191,16 @@ public final class MemberChangeFlyweight extends PacketFlyweight
             {
                 return Invalid.BAD_COUNT;
             }
+            // Learners in the view only, never its leader.
             final int viewSize = listViewSize();
             for (int i = viewSize; i < listSize(); i++)
             {
-                if ((member(i) & OUTSIDE_VIEW) == 0)
+                if ((member(i) & OUTSIDE_VIEW) == 0 || (member(i) & LEARNER) != 0)
                 {
                     return Invalid.BAD_FIELD;
                 }
             }
-            return listEpoch() == 0 || viewSize == 0 ? Invalid.BAD_FIELD : null;
+            return listEpoch() == 0 || viewSize == 0 || (member(0) & LEARNER) != 0 ? Invalid.BAD_FIELD : null;
         }
         // A takeover's REMOVED carries three entries: the epoch it proposes, the epoch its sender
         // was in and what it delivered (a leave's carries none). A joiner's ADDED may carry one: the epoch it reported

@@ -205,7 +205,8 @@ class CancelAndMembershipTest
         assertEquals(2, mc.listSize());
         assertEquals(1, mc.listEpoch(), "the epoch the leader leads");
         assertEquals(5, mc.member(0), "leader first");
-        assertEquals(6, mc.member(1));
+        assertEquals(6 | MemberChangeFlyweight.LEARNER, mc.member(1), "6 is no member of the founder's configuration [5]: a learner");
+        assertEquals(6, mc.listMember(1));
         assertEquals(PacketType.MEMBER_CHANGE, sent.get(1).type, "the view again, to the joiner, before its start point");
         assertEquals(6, sent.get(1).to);
         assertEquals(PacketType.KEEP_ALIVE, sent.get(2).type, "where the joiner starts");

@@ -274,7 +274,7 @@ class GroupFailureSimulationTest
     {
         withSeed(seed, () ->
         {
-            final GroupHarness h = group(seed, 1, 1, 2, 3, 4);
+            final GroupHarness h = group(seed, 1, 1, 2, 3, 4, 5);
             final long[] leftAt = new long[2];
             h.when(() -> h.members.get(4).engine.deliveredSeq() >= TOTAL / 4, () ->
             {
@@ -289,12 +289,12 @@ class GroupFailureSimulationTest
             // A client started after both left, configured with the old view, learns the view from the leader.
             final GroupHarness.Client[] late = new GroupHarness.Client[1];
             h.when(() -> h.members.get(2).engine.counters().recoveries() == 1 && h.members.get(2).engine.state() != MemberEngine.State.LEADER_RECOVERING,
-                () -> late[0] = h.addClient(103, new GroupConfig(103, 1, 1, 2, 3, 4), 10));
-            h.runUntil(() -> h.clientsIdle() && late[0] != null && h.delivered(TOTAL + 10, 2, 3), MAX_NS);
+                () -> late[0] = h.addClient(103, new GroupConfig(103, 1, 1, 2, 3, 4, 5), 10));
+            h.runUntil(() -> h.clientsIdle() && late[0] != null && h.delivered(TOTAL + 10, 2, 3, 5), MAX_NS);
             assertEquals(10, late[0].engine.counters().requestsCompleted());
-            assertEquals(List.of("2:[2, 3]"), late[0].views);
+            assertEquals(List.of("2:[2, 3, 5]"), late[0].views);
             h.clients.remove(103);
-            for (final int id : new int[] {2, 3})
+            for (final int id : new int[] {2, 3, 5})
             {
                 final GroupHarness.Member m = h.members.get(id);
                 assertEquals(TOTAL + 10, m.delivered.size(), "member " + id);
@@ -304,15 +304,17 @@ class GroupFailureSimulationTest
             }
             h.members.get(2).delivered.values().removeIf(v -> v.startsWith("103/"));
             h.members.get(3).delivered.values().removeIf(v -> v.startsWith("103/"));
+            h.members.get(5).delivered.values().removeIf(v -> v.startsWith("103/"));
             assertEquals(h.members.get(2).delivered.values().stream().toList(), h.members.get(3).delivered.values().stream().toList());
-            assertClientsSee(h, 2, 2, 3);
+            assertEquals(h.members.get(2).delivered.values().stream().toList(), h.members.get(5).delivered.values().stream().toList());
+            assertClientsSee(h, 2, 2, 3, 5);
             assertEquals(MemberEngine.State.LEFT, h.members.get(4).engine.state());
             assertEquals(MemberEngine.State.LEFT, h.members.get(1).engine.state());
             assertEquals(1, h.members.get(1).engine.counters().membersRemoved(), "member 4's leave, not a timeout");
             assertEquals(1, h.members.get(2).engine.counters().recoveries());
             for (final GroupHarness.Client c : h.clients.values())
             {
-                assertEquals(List.of("1:[1, 2, 3]", "2:[2, 3]"), c.views, "client " + c.id + " views");
+                assertEquals(List.of("1:[1, 2, 3, 5]", "2:[2, 3, 5]"), c.views, "client " + c.id + " views");
             }
         });
     }
