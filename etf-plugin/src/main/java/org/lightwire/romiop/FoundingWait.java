@@ -38,16 +38,19 @@ final class FoundingWait
         }
         warned = true;
         warnedNs = nowNs;
-        return message(group, memberId, engine.currentMembers(), engine.foundingCheckAwaiting(),
+        return message(group, memberId, engine.currentMembers(), engine.foundingCheckAwaiting(), engine.foundingCheckMismatched(),
             (nowNs - engine.foundingCheckStartedNs()) / 1_000_000);
     }
 
-    static String message(final String group, final int memberId, final int[] view, final int[] awaiting, final long waitedMs)
+    static String message(final String group, final int memberId, final int[] view, final int[] awaiting, final int[] mismatched,
+        final long waitedMs)
     {
         return "ROMIOP group " + group + ", member " + memberId + ": the group's first start orders nothing until every " +
             "other member has told this founding leader that it knows of no order (so that a restarted leader never " +
             "orders over what the group delivered); after " + waitedMs + " ms still no answer from member(s) " +
-            Arrays.toString(awaiting) + " (in view: " + Arrays.toString(view) + "). Start them, or correct " +
-            RomiopConfig.MEMBERS + " (see docs/romiop.md, \"Starting a group\"); calls wait meanwhile";
+            Arrays.toString(awaiting) + " (in view: " + Arrays.toString(view) + ")" +
+            (mismatched.length == 0 ? "" : ", and member(s) " + Arrays.toString(mismatched) + " answered configured with another " +
+                RomiopConfig.MEMBERS + " than this replica's") +
+            ". Start them, or correct " + RomiopConfig.MEMBERS + " (see docs/romiop.md, \"Starting a group\"); calls wait meanwhile";
     }
 }

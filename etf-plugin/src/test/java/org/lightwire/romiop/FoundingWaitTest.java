@@ -34,6 +34,17 @@ class FoundingWaitTest
     }
 
     @Test
+    void membersConfiguredWithAnotherMemberListAreNamed()
+    {
+        assertEquals("ROMIOP group bank, member 1: the group's first start orders nothing until every other member has told " +
+            "this founding leader that it knows of no order (so that a restarted leader never orders over what the group " +
+            "delivered); after 2000 ms still no answer from member(s) [2] (in view: [1, 2, 3]), and member(s) [3] answered " +
+            "configured with another jacorb.lightwire.romiop.members than this replica's. Start them, or correct " +
+            "jacorb.lightwire.romiop.members (see docs/romiop.md, \"Starting a group\"); calls wait meanwhile",
+            FoundingWait.message("bank", 1, new int[] {1, 2, 3}, new int[] {2}, new int[] {3}, 2_000));
+    }
+
+    @Test
     void nothingIsSaidWhenThereIsNoWait()
     {
         final FoundingWait wait = new FoundingWait("bank", 1, 2_000 * MS);

@@ -34,6 +34,8 @@ final class FoundingCheck
     }
 
     private final Set<Integer> answered = new HashSet<>();
+    /** Members that answered this check configured with another member list than the leader's. */
+    private final Set<Integer> mismatched = new HashSet<>();
     private final int foundingEpoch;
     private int nonce;
     private int needed;
@@ -51,6 +53,7 @@ final class FoundingCheck
     void start(final long nowNs, final int selfId, final int groupSize)
     {
         answered.clear();
+        mismatched.clear();
         startedNs = nowNs;
         nonce = EpochRecovery.nonceFor(nowNs, selfId);
         needed = groupSize - 1;
@@ -91,10 +94,33 @@ final class FoundingCheck
         return startedNs;
     }
 
-    /** @return the members of {@code group} other than {@code selfId} that have not answered, ascending. */
+    /** @return the members of {@code group} other than {@code selfId} that have not answered (nor answered mismatched), ascending. */
     int[] unanswered(final int[] group, final int selfId)
     {
-        return Arrays.stream(group).filter(id -> id != selfId && !answered.contains(id)).toArray();
+        return Arrays.stream(group).filter(id -> id != selfId && !answered.contains(id) && !mismatched.contains(id)).toArray();
+    }
+
+    /**
+     * Takes an EPOCH_TOLD of {@code from} saying that its configuration is not the one this check's
+     * ask named; it never counts.
+     *
+     * @return true when it answered this check.
+     */
+    boolean mismatched(final int from, final int toldNonce)
+    {
+        if (!pending || toldNonce != nonce)
+        {
+            return false;
+        }
+        answered.remove(from);
+        mismatched.add(from);
+        return true;
+    }
+
+    /** @return the members that answered configured with another member list, ascending. */
+    int[] mismatched()
+    {
+        return mismatched.stream().mapToInt(Integer::intValue).sorted().toArray();
     }
 
     /**

@@ -135,7 +135,9 @@ public final class GroupConfig
      * A member that joins a running group, or founds one (paper, section 4.1: it asks the group,
      * and leads a group of its own when no member answers within {@code joinTimeoutNs}). Knowing
      * no configured group, it may found a second group beside a running one that it cannot hear
-     * (a partition): {@link #joining(int, int...)} never does.
+     * (a partition): {@link #joining(int, int...)} never does. Admitted to a running group, it is
+     * a learner (its leader's configuration does not name it), unless its leader's configuration
+     * names its id: then it joins as a restarted member of that configuration does.
      */
     public static GroupConfig joining(final int selfId)
     {

@@ -165,6 +165,18 @@ public final class MemberEngine
     /** Whom {@link #promisedEpoch} was promised to: a takeover's repeated REMOVED of that epoch is answered again. */
     private int promisedTo = -1;
     /**
+     * The nonce of the founding leader's check that {@link #promisedEpoch} was promised to (0 for
+     * none): a repeated ask of that check is answered as before; another (a later incarnation of
+     * that leader) hears of the promise, and rejoins.
+     */
+    private int promisedNonce;
+    /**
+     * This process answered a founding leader's check, knowing of no order, and promised it the
+     * epoch it orders in: it has held its memory since before that leader could order anything,
+     * so it is no restarted process that forgot what it accepted (see {@link #mayBeRestarted}).
+     */
+    private boolean promisedToFoundingCheck;
+    /**
      * The members whose acceptance commits an order and whose majority elects: the configured
      * members, fixed for the group's life (a joiner configured with none learns its leader's from
      * the LIST that admits it, and a founder without any has itself). Neither silence nor a leave
@@ -430,6 +442,12 @@ public final class MemberEngine
         return counters;
     }
 
+    /** @return the epoch this member orders or follows in. */
+    public int epoch()
+    {
+        return epoch;
+    }
+
     /** @return the members whose acceptances commit and whose majority takes over, ascending (this member's view of them). */
     public int[] configurationIds()
     {
@@ -470,6 +488,12 @@ public final class MemberEngine
     public int[] foundingCheckAwaiting()
     {
         return foundingCheck.pending() ? foundingCheck.unanswered(configuredGroup(), config.selfId) : new int[0];
+    }
+
+    /** @return the members that answered the founding leader's check with another configuration than its own, ascending. */
+    public int[] foundingCheckMismatched()
+    {
+        return foundingCheck.mismatched();
     }
 
     /** @return when the founding leader's check started (meaningful while {@link #foundingCheckPending}). */
@@ -1166,6 +1190,13 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
+                    if (from == promisedTo && keepAlive.epoch() == FOUNDING_EPOCH && promisedEpoch == FOUNDING_EPOCH + 1 &&
+                        epoch == FOUNDING_EPOCH)
+                    {
+                        // Our founding leader, still checking: alive, though we take no order of the founding epoch now.
+                        leaderHeardNs = nowNs;
+                        return;
+                    }
                     if (!leaderStamp(from, keepAlive.epoch(), keepAlive.commit(), nowNs))
                     {
                         return;
@@ -1730,16 +1761,19 @@ public final class MemberEngine
             case MemberChangeFlyweight.STATUS_LIST -> onList(from, buffer, nowNs);
             case MemberChangeFlyweight.STATUS_EPOCH_ASK ->
             {
-                if (from != subject || memberChange.memberCount() != 1)
+                if (from != subject || memberChange.memberCount() < 1 || memberChange.memberCount() == 2)
                 {
-                    // An ask names its sender and carries its nonce, nothing else.
+                    // An ask names its sender and carries its nonce; a founding leader's the epoch it proposes and its configuration.
                     counters.unexpectedPackets++;
                 }
                 else if (from != config.selfId && !amnesiac)
                 {
-                    counters.epochAsksAnswered++;
-                    outbox.epochTold(from, memberChange.member(0), Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch,
-                        delivery.knowsAnyOrder() || !reportedOrders.isEmpty());
+                    final int[] listed = new int[Math.max(0, memberChange.memberCount() - 2)];
+                    for (int i = 0; i < listed.length; i++)
+                    {
+                        listed[i] = memberChange.member(2 + i);
+                    }
+                    answerEpochAsk(from, memberChange.member(0), memberChange.memberCount() >= 2 ? memberChange.member(1) : 0, listed);
                 }
             }
             case MemberChangeFlyweight.STATUS_EPOCH_TOLD -> onEpochTold(from, subject, nowNs);
@@ -1773,6 +1807,19 @@ public final class MemberEngine
         final boolean joinedNow = state == State.JOINING && listsSelf &&
             (from == leaderId || !isMember(config.selfId) || nowNs - leaderHeardNs > config.keepAliveTimeoutNs);
         final boolean fromOurLeader = state == State.MEMBER && from == leaderId;
+        if (joinedNow && learnsConfiguration && Arrays.binarySearch(listedConfiguration(), config.selfId) >= 0)
+        {
+            // Configured with no members, it finds its id in the group's configuration: a member
+            // restarted without its configuration, which may have forgotten what it accepted. It
+            // joins as any restarted member does: it learns the members' epochs first.
+            counters.configurationMismatches++;
+            learnsConfiguration = false;
+            final int[] listed = listedConfiguration();
+            configurationSet(Configuration.of(listed, new long[listed.length]));
+            becomeAmnesiac(nowNs);
+            askToJoin();
+            return;
+        }
         if (!joinedNow && !fromOurLeader)
         {
             // A member's answer to our ONLINE, or a list from a leader we do not follow.
@@ -2716,8 +2763,9 @@ public final class MemberEngine
             counters.staleEpochPackets++;
             return false;
         }
-        if (byEpoch > 0 && mayBeRestarted())
+        if (byEpoch > 0 && mayBeRestarted() && !(from == promisedTo && leaderEpoch == promisedEpoch))
         {
+            // (Unless it promised that epoch to this leader, in this incarnation: its founding check.)
             // Its leader leads an epoch past the founding one: the group has a history this
             // process, which accepted nothing, lacks; it may be a restarted one, and it must not
             // report "nothing accepted" to a takeover in that epoch's name. It rejoins, unproven.
@@ -2828,16 +2876,71 @@ public final class MemberEngine
     private void askFounding(final long nowNs)
     {
         counters.foundingChecksAsked++;
-        outbox.epochAsk(foundingCheck.nonce());
+        outbox.foundingAsk(foundingCheck.nonce(), FOUNDING_EPOCH + 1, configuration.ids());
         foundingCheck.askedAt(nowNs + (config.keepAlivePeriodNs > 0 ? config.keepAlivePeriodNs : config.retransmitTimeoutNs));
+    }
+
+    /**
+     * Answers {@code asker}'s EPOCH_ASK: the newest epoch this member is in or promised, and
+     * whether it knows of orders. A founding leader's ask proposes the epoch it will order in
+     * ({@code proposed}, the one after the founding epoch): a member in the founding epoch that
+     * knows of no order and promised nothing newer promises it to that leader, so that it takes no
+     * order of the founding epoch from then on (a MsgOrder of the leader's earlier incarnation,
+     * delayed past its restart, is stale). Asked again, it answers as before it promised. The ask
+     * names the leader's configuration: a member whose own differs (configured with another member
+     * list) promises nothing, counts for nothing from then on, and says so in its answer, which
+     * the leader does not count: a group whose members disagree on who they are does not start.
+     */
+    private void answerEpochAsk(final int asker, final int nonce, final int proposed, final int[] listed)
+    {
+        counters.epochAsksAnswered++;
+        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty();
+        final boolean sameConfiguration = proposed == 0 || Arrays.equals(listed, configuration.ids());
+        if (!sameConfiguration)
+        {
+            counters.configurationMismatches++;
+            mismatchedConfiguration = listed;
+            toldLearner = true;
+        }
+        final boolean promisedToAsker = proposed != 0 && promisedTo == asker && promisedEpoch == proposed && promisedNonce == nonce;
+        if (sameConfiguration && proposed == FOUNDING_EPOCH + 1 && epoch == FOUNDING_EPOCH &&
+            Integer.compareUnsigned(promisedEpoch, FOUNDING_EPOCH) <= 0 && !knows && configuration.contains(asker))
+        {
+            promise(proposed, asker);
+            promisedNonce = nonce;
+            promisedToFoundingCheck = true;
+            outbox.epochTold(asker, nonce, epoch, false, true);
+            return;
+        }
+        outbox.epochTold(asker, nonce, promisedToAsker ? epoch : Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch, knows,
+            sameConfiguration);
+    }
+
+    /**
+     * The founding check passed: every other member promised the epoch after the founding one to
+     * this leader, which orders in it. Its earlier incarnation, if any, ordered in the founding epoch.
+     */
+    private void foundingConfirmed(final long nowNs)
+    {
+        enterEpoch(FOUNDING_EPOCH + 1);
+        epochLeader = config.selfId;
+        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
+        orderQueued(nowNs);
     }
 
     private void onFoundingAnswer(final int from, final long nowNs)
     {
-        final Boolean knowsOfOrders = memberChange.memberCount() >= 3 ? memberChange.member(2) != 0 : null;
+        if (memberChange.memberCount() >= 4 && memberChange.member(3) == 0 && Arrays.binarySearch(configuredGroup(), from) >= 0 &&
+            foundingCheck.mismatched(from, memberChange.member(0)))
+        {
+            // Configured with another member list: not counted; the group does not start until the lists agree.
+            counters.configurationMismatches++;
+            return;
+        }
+        final Boolean knowsOfOrders = memberChange.memberCount() >= 4 ? memberChange.member(2) != 0 : null;
         switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), knowsOfOrders, configuredGroup()))
         {
-            case CONFIRMED -> orderQueued(nowNs);
+            case CONFIRMED -> foundingConfirmed(nowNs);
             case HISTORY ->
             {
                 // A restarted process: its earlier incarnation led this group, which kept what it
@@ -2863,8 +2966,8 @@ public final class MemberEngine
 
     /**
      * @return true for a member started from the founding configuration that never left the
-     *     founding epoch and accepted nothing (the founding leader: had nothing committed): a first
-     *     start and a restart look the same to it.
+     *     founding epoch and accepted nothing (the founding leader: had nothing committed), and
+     *     did not promise a founding check: a first start and a restart look the same to it.
      */
     private boolean mayBeRestarted()
     {
@@ -2872,7 +2975,7 @@ public final class MemberEngine
         // of them does: some member of its epoch accepted them.
         final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
             : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
-        return founding && !history;
+        return founding && !history && !promisedToFoundingCheck;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */
@@ -2886,6 +2989,7 @@ public final class MemberEngine
     {
         promisedEpoch = proposed;
         promisedTo = to;
+        promisedNonce = 0;
     }
 
     /** Moves to a newer epoch: commits of the older one no longer count for what follows. */
@@ -2999,22 +3103,12 @@ public final class MemberEngine
      */
     private void takeConfiguration()
     {
-        final int[] ids = new int[memberChange.listSize()];
-        int n = 0;
-        boolean mismatch = false;
-        for (int i = 0; i < ids.length; i++)
-        {
-            final int id = memberChange.listMember(i);
-            if (memberChange.listVoter(i))
-            {
-                ids[n++] = id;
-                mismatch |= !configuration.contains(id);
-            }
-            if (id == config.selfId)
-            {
-                toldLearner = !memberChange.listVoter(i);
-            }
-        }
+        final int[] ids = listedConfiguration();
+        final int n = ids.length;
+        // (A LIST need not name every member of the configuration outside its view: it names as
+        // many as fit. A member it names that ours does not is a mismatch.)
+        final boolean mismatch = Arrays.stream(ids).anyMatch(id -> !configuration.contains(id));
+        toldLearner = Arrays.binarySearch(ids, config.selfId) < 0 && isMember(config.selfId);
         if (learnsConfiguration)
         {
             toldLearner = false;
@@ -3022,9 +3116,28 @@ public final class MemberEngine
         }
         else if (mismatch || toldLearner && configuration.contains(config.selfId))
         {
+            // Counting majorities against another list than the leader's is unsafe: it counts for nothing.
             counters.configurationMismatches++;
             mismatchedConfiguration = Arrays.copyOf(ids, n);
+            toldLearner = true;
         }
+    }
+
+    /** @return the members of the configuration a LIST names (its view's unmarked entries and those outside it), ascending. */
+    private int[] listedConfiguration()
+    {
+        final int[] ids = new int[memberChange.listSize()];
+        int n = 0;
+        for (int i = 0; i < ids.length; i++)
+        {
+            if (memberChange.listVoter(i))
+            {
+                ids[n++] = memberChange.listMember(i);
+            }
+        }
+        final int[] listed = Arrays.copyOf(ids, n);
+        Arrays.sort(listed);
+        return listed;
     }
 
     /** @return how many members a LIST of ours names: the view and the configuration outside it. */

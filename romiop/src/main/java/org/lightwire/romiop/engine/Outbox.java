@@ -173,15 +173,32 @@ final class Outbox
     }
 
     /**
-     * The answer to {@code askerId}'s EPOCH_ASK {@code nonce}: the newest epoch this member is in or
-     * promised, and whether it knows of orders (delivered, held, kept for a report, or named by its
-     * leader's KeepAlive or MsgOrder).
+     * A founding leader's EPOCH_ASK: its check's {@code nonce}, the epoch it {@code proposes} to
+     * order in, and its configuration's member ids, ascending.
      */
-    void epochTold(final int askerId, final int nonce, final int newestEpoch, final boolean knowsOfOrders)
+    void foundingAsk(final int nonce, final int proposes, final int[] configuration)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 3)
-            .member(0, nonce).member(1, newestEpoch).member(2, knowsOfOrders ? 1 : 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_EPOCH_ASK, 2 + configuration.length)
+            .member(0, nonce).member(1, proposes);
+        for (int i = 0; i < configuration.length; i++)
+        {
+            memberChange.member(2 + i, configuration[i]);
+        }
+        sender.send(GroupSender.GROUP, out, memberChange.packetSize());
+    }
+
+    /**
+     * The answer to {@code askerId}'s EPOCH_ASK {@code nonce}: the newest epoch this member is in or
+     * promised, whether it knows of orders (delivered, held, kept for a report, or named by its
+     * leader's KeepAlive or MsgOrder), and whether its configuration is the one the ask named (true
+     * for an ask that names none).
+     */
+    void epochTold(final int askerId, final int nonce, final int newestEpoch, final boolean knowsOfOrders, final boolean sameConfiguration)
+    {
+        memberChange.wrap(out, 0);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 4)
+            .member(0, nonce).member(1, newestEpoch).member(2, knowsOfOrders ? 1 : 0).member(3, sameConfiguration ? 1 : 0);
         sender.send(askerId, out, memberChange.packetSize());
     }
 

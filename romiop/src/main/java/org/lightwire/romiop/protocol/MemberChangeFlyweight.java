@@ -43,12 +43,17 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static final int STATUS_REMOVED = 1;
     public static final int STATUS_ONLINE = 2;
     public static final int STATUS_LIST = 3;
-    /** Ours: a process that may have been restarted asks the members' epochs (one entry: its nonce). */
+    /**
+     * Ours: a process that may have been restarted asks the members' epochs (one entry: its nonce);
+     * a founding leader asks before it orders (its nonce, the epoch it proposes, then its
+     * configuration's member ids, ascending).
+     */
     public static final int STATUS_EPOCH_ASK = 4;
     /**
      * Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch
      * the sender is in or promised, 1 when the sender knows of orders (delivered, held, kept for
-     * a report, or named by its leader) else 0).
+     * a report, or named by its leader) else 0, 1 when the sender's configuration is the one a
+     * founding leader's ask named (or the ask named none) else 0).
      */
     public static final int STATUS_EPOCH_TOLD = 5;
 
@@ -209,10 +214,13 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
-            case STATUS_EPOCH_TOLD -> 3;
+            case STATUS_EPOCH_TOLD -> 4;
+            // A joiner's: its nonce; a founding leader's: its nonce, the epoch it proposes and its configuration.
+            case STATUS_EPOCH_ASK -> Integer.MAX_VALUE;
             default -> 1;
         };
-        return memberCount() > most ? Invalid.BAD_COUNT : null;
+        // (A founding leader's ask names at least itself after its nonce and epoch.)
+        return memberCount() > most || status() == STATUS_EPOCH_ASK && memberCount() == 2 ? Invalid.BAD_COUNT : null;
     }
 
     @Override

@@ -55,11 +55,11 @@ class CancelAndMembershipTest
         return b;
     }
 
-    /** Member {@code from} holds epoch 1's order up to {@code accepted}: with the leader's, that commits in a group of three. */
+    /** Member {@code from} holds the founded leader's order up to {@code accepted}: with the leader's, that commits in a group of three. */
     private static ByteBuffer orderAck(final int from, final long accepted)
     {
         final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
-        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 1, 1, accepted, 0);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 1, OneEngine.ORDERING_EPOCH, accepted, 0);
         return b;
     }
 

@@ -7,11 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,131 +20,16 @@ import org.lightwire.romiop.protocol.MemberChangeFlyweight;
  * admission and shrank it on a leave: a commit quorum of the grown configuration ({1, 4} of
  * [1..4]) need not meet a majority of the old one ({2, 3} of [1, 2, 3]).
  *
- * <p>Several real engines on a hand-wired network (a packet is delivered at once unless its link
- * is cut), one clock, timers every millisecond.
+ * <p>Several real engines on a {@link HandWiredNet}.
  */
 class ConfigurationChangeTest
 {
     private static final long MS = OneEngine.MS;
 
-    /** A hand-wired network: GROUP goes to every attached engine but the sender; cut links drop. */
-    static final class Net
-    {
-        final Map<Integer, MemberEngine> engines = new TreeMap<>();
-        final Map<Integer, TreeMap<Long, String>> delivered = new TreeMap<>();
-        final Set<Long> cut = new HashSet<>();
-        final ArrayDeque<Object[]> queue = new ArrayDeque<>();
-        long now;
-
-        static GroupConfig tuned(final GroupConfig c)
-        {
-            return c.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS).requestAckDelayNs(0)
-                .orderAckDelayNs(0).joinTimeoutNs(60 * MS);
-        }
-
-        MemberEngine add(final int id, final GroupConfig config)
-        {
-            final TreeMap<Long, String> log = new TreeMap<>();
-            delivered.put(id, log);
-            final MemberEngine e = new MemberEngine(tuned(config), (to, packet, length) ->
-            {
-                final byte[] copy = new byte[length];
-                packet.get(0, copy, 0, length);
-                queue.add(new Object[] {id, to, copy});
-            }, (seq, sender, packetId, requestId, payload, offset, length) -> log.put(seq, sender + "/" + packetId));
-            engines.put(id, e);
-            e.start(now);
-            pump();
-            return e;
-        }
-
-        void cutBetween(final int[] a, final int[] b)
-        {
-            for (final int x : a)
-            {
-                for (final int y : b)
-                {
-                    cut.add(((long)x << 32) | (y & 0xFFFFFFFFL));
-                    cut.add(((long)y << 32) | (x & 0xFFFFFFFFL));
-                }
-            }
-        }
-
-        void heal()
-        {
-            cut.clear();
-        }
-
-        private void deliverTo(final int from, final int to, final byte[] bytes)
-        {
-            final MemberEngine e = engines.get(to);
-            if (e == null || cut.contains(((long)from << 32) | (to & 0xFFFFFFFFL)))
-            {
-                return;
-            }
-            e.onPacket(ByteBuffer.wrap(bytes), 0, bytes.length, now);
-        }
-
-        void pump()
-        {
-            Object[] p;
-            int guard = 0;
-            while ((p = queue.poll()) != null && guard++ < 1_000_000)
-            {
-                final int from = (Integer)p[0];
-                final int to = (Integer)p[1];
-                final byte[] bytes = (byte[])p[2];
-                if (to == GroupSender.GROUP)
-                {
-                    for (final int id : engines.keySet())
-                    {
-                        if (id != from)
-                        {
-                            deliverTo(from, id, bytes);
-                        }
-                    }
-                }
-                else
-                {
-                    deliverTo(from, to, bytes);
-                }
-            }
-        }
-
-        /** A client's request multicast to {@code to} (the members it reaches). */
-        void request(final int client, final int packetId, final int... to)
-        {
-            for (final int id : to)
-            {
-                final ByteBuffer b = WirePackets.request(client, packetId);
-                engines.get(id).onPacket(b, 0, b.capacity(), now);
-            }
-            pump();
-        }
-
-        void runMs(final long ms)
-        {
-            for (long i = 0; i < ms; i++)
-            {
-                now += MS;
-                for (final MemberEngine e : engines.values())
-                {
-                    e.onTimer(now);
-                }
-                pump();
-            }
-        }
-    }
-
     /** Group [1, 2, 3], leader 1, request 100/1 delivered at order 1 everywhere. */
-    private static Net groupOfThreeWithOrderOne()
+    private static HandWiredNet groupOfThreeWithOrderOne()
     {
-        final Net net = new Net();
-        net.add(1, new GroupConfig(1, 1, 1, 2, 3));
-        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
-        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
-        // The founding leader orders once every member told it they know of no order (its ask is resent each KeepAlive period).
-        net.runMs(25);
+        final HandWiredNet net = new HandWiredNet().founded(1, 2, 3);
         net.request(100, 1, 1, 2, 3);
         net.runMs(5);
         return net;
@@ -172,7 +52,7 @@ class ConfigurationChangeTest
     @ValueSource(booleans = {false, true})
     void aNewIdIsALearnerThatCommitsNothingWithTheLeader(final boolean configured)
     {
-        final Net net = groupOfThreeWithOrderOne();
+        final HandWiredNet net = groupOfThreeWithOrderOne();
         assertEquals("100/1", net.delivered.get(1).get(1L));
         assertEquals("100/1", net.delivered.get(2).get(1L));
         assertEquals("100/1", net.delivered.get(3).get(1L));
@@ -222,7 +102,7 @@ class ConfigurationChangeTest
     @ValueSource(booleans = {false, true})
     void theSameWithLossAndOneCrash(final boolean configured)
     {
-        final Net net = groupOfThreeWithOrderOne();
+        final HandWiredNet net = groupOfThreeWithOrderOne();
         net.cut.add((1L << 32) | 2);
         net.cut.add((1L << 32) | 3);
         net.add(4, newProcessFour(configured));
@@ -251,7 +131,7 @@ class ConfigurationChangeTest
     @Test
     void newIdsThatJoinAndCrashDoNotStallTheGroup()
     {
-        final Net net = groupOfThreeWithOrderOne();
+        final HandWiredNet net = groupOfThreeWithOrderOne();
         for (final int id : new int[] {4, 5, 6})
         {
             net.add(id, GroupConfig.joining(id));
@@ -278,7 +158,7 @@ class ConfigurationChangeTest
     @Test
     void forgedNewIdsThatFallSilentCostTheLeaderNothing()
     {
-        final Net net = new Net();
+        final HandWiredNet net = new HandWiredNet();
         net.add(1, new GroupConfig(1, 1, 1, 2, 3).maxMembers(8));
         net.add(2, new GroupConfig(2, 1, 1, 2, 3));
         net.add(3, new GroupConfig(3, 1, 1, 2, 3));
@@ -316,7 +196,7 @@ class ConfigurationChangeTest
     @Test
     void aMemberThatLeavesStaysInTheConfiguration()
     {
-        final Net net = new Net();
+        final HandWiredNet net = new HandWiredNet();
         for (final int id : new int[] {1, 2, 3, 4})
         {
             net.add(id, new GroupConfig(id, 1, 1, 2, 3, 4));

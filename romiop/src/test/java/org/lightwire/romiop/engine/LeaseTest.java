@@ -45,7 +45,7 @@ class LeaseTest
     private static ByteBuffer orderAck(final int from, final long seq)
     {
         final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
-        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, 1, seq, seq);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, OneEngine.ORDERING_EPOCH, seq, seq);
         return b;
     }
 
@@ -82,7 +82,7 @@ class LeaseTest
         final ViewChangeFlyweight n = notices.get(0);
         assertEquals(ViewChangeFlyweight.KIND_UNAVAILABLE, n.kind());
         assertEquals(LEADER, n.senderId());
-        assertEquals(1, n.epoch());
+        assertEquals(OneEngine.ORDERING_EPOCH, n.epoch());
         assertEquals(3, n.memberCount());
         assertEquals(List.of(1, 2, 3), List.of(n.memberId(0), n.memberId(1), n.memberId(2)));
         assertEquals(List.of(ViewChangeFlyweight.MEMBER_PRESENT, 0, 0), List.of(n.memberFlags(0), n.memberFlags(1), n.memberFlags(2)),

@@ -131,7 +131,7 @@ class MemberEngineTest
     {
         final MemberEngine leader = engine(LEADER, 0, true);
         feed(leader, request(1), 0);
-        assertEquals(1, ordersSent().get(0).epoch());
+        assertEquals(OneEngine.ORDERING_EPOCH, ordersSent().get(0).epoch(), "the epoch after the founding one, promised by every member");
         assertEquals(0, ordersSent().get(0).commit(), "nothing committed when order 1 leaves");
         feed(leader, orderAck(2, 1), 1 * MS);
         assertEquals(1, leader.deliveredSeq(), "member 2's acceptance committed order 1");
@@ -139,7 +139,7 @@ class MemberEngineTest
         feed(leader, request(2), 2 * MS);
         assertEquals(1, ordersSent().get(1).commit(), "the next order tells the commit");
         final ByteBuffer stale = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
-        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(stale, 0)).set(ByteOrder.BIG_ENDIAN, 3, 61, 2, 2, 2);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(stale, 0)).set(ByteOrder.BIG_ENDIAN, 3, 61, MemberEngine.FOUNDING_EPOCH, 2, 2);
         feed(leader, stale, 3 * MS);
         assertEquals(1, leader.counters().staleEpochPackets(), "an OrderAck of another epoch counts for nothing");
         assertEquals(1, leader.deliveredSeq());
@@ -174,11 +174,11 @@ class MemberEngineTest
         assertEquals(1, ordersSent().size());
     }
 
-    /** Member {@code from} accepted and delivered epoch 1's order up to {@code deliveredSeq}. */
+    /** Member {@code from} accepted and delivered the founded leader's order up to {@code deliveredSeq}. */
     private static ByteBuffer orderAck(final int from, final long deliveredSeq)
     {
         final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
-        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, 1, deliveredSeq, deliveredSeq);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, 60, OneEngine.ORDERING_EPOCH, deliveredSeq, deliveredSeq);
         return b;
     }
 
@@ -621,7 +621,8 @@ class MemberEngineTest
 
         sent.clear();
         deliveredKeys.clear();
-        final MemberEngine follower = engine(MEMBER, 10 * MS, true);
+        final MemberEngine follower = OneEngine.promised(engine(MEMBER, 10 * MS, true), LEADER, 0);
+        sent.clear();
         feed(follower, orderBytes, 1 * MS);
         assertEquals(List.of(MemberEngine.key(CLIENT, 1)), deliveredKeys, "request and order came in one datagram");
         assertEquals(1, follower.counters().carriedRequestsReceived());
@@ -672,7 +673,8 @@ class MemberEngineTest
         feed(leader, requestToSequencer(1, 3), 0);
         final ByteBuffer orderBytes = sentOf(PacketType.MSG_ORDER).get(0).bytes;
         deliveredKeys.clear();
-        final MemberEngine follower = engine(MEMBER, 10 * MS, true);
+        final MemberEngine follower = OneEngine.promised(engine(MEMBER, 10 * MS, true), LEADER, 0);
+        sent.clear();
         // The client's resend to the group got there first.
         final ByteBuffer resend = requestToSequencer(1, 3);
         resend.put(PacketHeader_1_0.FLAGS_OFFSET, (byte)(resend.get(PacketHeader_1_0.FLAGS_OFFSET) & ~PacketHeader_1_0.FLAG_TO_SEQUENCER));

@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 final class OneEngine
 {
     static final long MS = 1_000_000L;
+    /** The epoch a founding leader orders in once its check passed: the one after the founding epoch. */
+    static final int ORDERING_EPOCH = MemberEngine.FOUNDING_EPOCH + 1;
 
     private OneEngine()
     {
@@ -23,6 +25,15 @@ final class OneEngine
         final MemberEngine e = new MemberEngine(config.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
             .requestAckDelayNs(0).orderAckDelayNs(0), sent, (seq, sender, packetId, requestId, payload, offset, length) -> { });
         return founded(e, config, 0);
+    }
+
+    /** @return an engine of {@code config}, tuned as {@link #started(GroupConfig, SentPackets)}, started and nothing more: a founding leader's check is pending. */
+    static MemberEngine checking(final GroupConfig config, final SentPackets sent)
+    {
+        final MemberEngine e = new MemberEngine(config.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS)
+            .requestAckDelayNs(0).orderAckDelayNs(0), sent, (seq, sender, packetId, requestId, payload, offset, length) -> { });
+        e.start(0);
+        return e;
     }
 
     /** @return as {@link #started(GroupConfig, SentPackets)}, delivering to {@code handler} and giving and taking state with {@code state}. */
@@ -59,6 +70,18 @@ final class OneEngine
         {
             throw new IllegalStateException("founding check still pending for " + config.selfId);
         }
+        return e;
+    }
+
+    /**
+     * Member {@code e} answers its founding leader's check, promising it the epoch it orders in,
+     * as every member of a group does before its leader orders.
+     *
+     * @return {@code e}.
+     */
+    static MemberEngine promised(final MemberEngine e, final int leaderId, final long nowNs)
+    {
+        feed(e, WirePackets.foundingAsk(leaderId, 1, 77, e.configurationIds()), nowNs);
         return e;
     }
 

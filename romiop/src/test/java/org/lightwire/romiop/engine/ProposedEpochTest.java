@@ -99,7 +99,7 @@ class ProposedEpochTest
         final MemberEngine leader = engine(new GroupConfig(1, 1, 1, 2, 3).orderInterval(0, true));
         // Its order 1 committed with member 2: a history (a founding leader with nothing committed may be a restarted process).
         feed(leader, WirePackets.request(100, 1), MS / 2);
-        feed(leader, WirePackets.orderAck(2, 20, 1, 1), MS / 2);
+        feed(leader, WirePackets.orderAck(2, 20, OneEngine.ORDERING_EPOCH, 1), MS / 2);
         assertEquals(1, leader.deliveredSeq());
         feed(leader, added(3, 5), MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, leader.state());

@@ -46,7 +46,7 @@ class RejoinLivenessTest
         final MemberEngine leader = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3).orderInterval(0, true), sent);
         // Order 1 commits with member 2; order 2 is sent, not yet accepted by anyone else.
         feed(leader, request(100, 1), MS);
-        feed(leader, WirePackets.orderAck(2, 20, 1, 1), MS);
+        feed(leader, WirePackets.orderAck(2, 20, OneEngine.ORDERING_EPOCH, 1), MS);
         feed(leader, request(100, 2), 30 * MS);
         assertEquals(1, leader.deliveredSeq());
         // Nobody answers its KeepAlives: a minority of one, it steps down and rejoins.
@@ -54,7 +54,7 @@ class RejoinLivenessTest
         assertEquals(MemberEngine.State.JOINING, leader.state());
         sent.clear();
         // 2 takes over from it: its order 2 (maybe committed) must reach the new leader.
-        feed(leader, takeover(2, 1, 2, 1, 0), 151 * MS);
+        feed(leader, takeover(2, 1, OneEngine.ORDERING_EPOCH + 1, OneEngine.ORDERING_EPOCH, 0), 151 * MS);
         assertEquals(2, leader.leaderId());
         assertEquals(MemberEngine.State.MEMBER, leader.state());
         assertEquals(true, java.util.Arrays.stream(leader.currentMembers()).anyMatch(id -> id == 1), "a member of the view it reported to");

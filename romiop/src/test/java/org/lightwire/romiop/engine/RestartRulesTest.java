@@ -161,7 +161,7 @@ class RestartRulesTest
     private static ByteBuffer orderAck(final int from, final int packetId, final long seq)
     {
         final ByteBuffer b = ByteBuffer.allocate(OrderAckFlyweight.LENGTH);
-        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, 1, seq, seq);
+        ((OrderAckFlyweight)new OrderAckFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, OneEngine.ORDERING_EPOCH, seq, seq);
         return b;
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 
 /**
  * State transfer against what goes wrong around it: a joiner re-admitted by another leader
@@ -75,7 +76,7 @@ class StateTransferFaultsTest
     void aStateIsNeverAssembledFromTwoDonors()
     {
         final MemberEngine m = engine(GroupConfig.joining(4));
-        feed(m, list(1, 80, 2, 4), MS);
+        feed(m, list(1, 80, 2, 4 | MemberChangeFlyweight.LEARNER), MS);
         feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
 
@@ -88,7 +89,7 @@ class StateTransferFaultsTest
         // Removed by leader 1, then admitted by leader 2 in epoch 2 at the same start.
         feed(m, list(1, 90, 2), 4 * MS);
         assertEquals(MemberEngine.State.JOINING, m.state());
-        feed(m, list(2, 91, 4), 5 * MS);
+        feed(m, list(2, 91, 4 | MemberChangeFlyweight.LEARNER), 5 * MS);
         feed(m, keepAlive(2, 92, 2, 10, 10), 6 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(1, m.counters().stateTransfers(), "still the same transfer");
@@ -107,7 +108,11 @@ class StateTransferFaultsTest
     @Test
     void aMemberAwaitingItsStateTakesNothingOverAndReportsToTheNextMember()
     {
-        final MemberEngine m = engine(GroupConfig.joining(2));
+        // A restarted member of [1, 2, 3]: it learns two others' epochs before it is admitted.
+        final MemberEngine m = engine(GroupConfig.joining(2, 1, 2, 3));
+        final int nonce = sent.lastEpochAskNonce();
+        feed(m, WirePackets.epochTold(1, 70, 2, nonce, 1), 0);
+        feed(m, WirePackets.epochTold(3, 71, 2, nonce, 1), 0);
         feed(m, list(1, 80, 2, 3), MS);
         feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());

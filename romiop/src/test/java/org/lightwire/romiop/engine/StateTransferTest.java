@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.lightwire.romiop.protocol.PacketType;
@@ -184,7 +185,7 @@ class StateTransferTest
                     refused.add(reason);
                 }
             });
-        feed(m, list(1, 80, 2, 4), MS);
+        feed(m, list(1, 80, 2, 4 | MemberChangeFlyweight.LEARNER), MS);
         feed(m, keepAlive(1, 81, 1, commit, commit), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         return m;
@@ -258,7 +259,7 @@ class StateTransferTest
             assertTrue(m.nextDeadlineNs() - t > 0, "a deadline in the past at " + t + " ns: the driver would spin");
         }
         assertEquals(asksBefore, asks().size(), "no ASK while it is no member");
-        feed(m, list(1, 91, 2, 4), 201 * MS);
+        feed(m, list(1, 91, 2, 4 | MemberChangeFlyweight.LEARNER), 201 * MS);
         feed(m, keepAlive(1, 92, 1, 10, 10), 202 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(asksBefore + 1, asks().size(), "it still awaits its state, and asks at once");
@@ -343,7 +344,7 @@ class StateTransferTest
             {
             }
         });
-        feed(m, list(1, 80, 2, 4), MS);
+        feed(m, list(1, 80, 2, 4 | MemberChangeFlyweight.LEARNER), MS);
         feed(m, keepAlive(1, 81, 1, 0, 0), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(0, m.counters().stateTransfers());

@@ -64,7 +64,7 @@ class TakeoverLogTest
         feed(leader, request(CLIENT, 1), MS);
         runUntil(leader, 2 * MS, 12 * MS);
         assertEquals(List.of("1=100/1"), ordered(), "ordered when its batch ended");
-        feed(leader, WirePackets.orderAck(2, 20, 1, 1), 12 * MS);
+        feed(leader, WirePackets.orderAck(2, 20, OneEngine.ORDERING_EPOCH, 1), 12 * MS);
         assertEquals(1, leader.deliveredSeq(), "committed with member 2");
         feed(leader, request(CLIENT, 2), 13 * MS);
         runUntil(leader, 14 * MS, 24 * MS);

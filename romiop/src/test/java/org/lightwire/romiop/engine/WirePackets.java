@@ -56,6 +56,24 @@ final class WirePackets
         return b;
     }
 
+    /**
+     * Founding leader {@code from}'s EPOCH_ASK {@code nonce}, proposing the epoch it orders in once
+     * its check passed, naming its {@code configuration} (ascending).
+     */
+    static ByteBuffer foundingAsk(final int from, final int packetId, final int nonce, final int... configuration)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(2 + configuration.length));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, from, MemberChangeFlyweight.STATUS_EPOCH_ASK, 2 + configuration.length).member(0, nonce)
+            .member(1, OneEngine.ORDERING_EPOCH);
+        for (int i = 0; i < configuration.length; i++)
+        {
+            m.member(2 + i, configuration[i]);
+        }
+        return b;
+    }
+
     /** {@code from}'s answer to {@code asker}'s EPOCH_ASK {@code nonce}: the newest epoch it is in or promised. */
     static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch)
     {
@@ -66,15 +84,22 @@ final class WirePackets
         return b;
     }
 
-    /** As {@link #epochTold(int, int, int, int, int)}, saying whether {@code from} holds orders. */
+    /** As {@link #epochTold(int, int, int, int, int)}, saying whether {@code from} holds orders, its configuration the asker's. */
     static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch,
         final boolean holdsOrders)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(3));
+        return epochTold(from, packetId, asker, nonce, epoch, holdsOrders, true);
+    }
+
+    /** As {@link #epochTold(int, int, int, int, int, boolean)}, saying whether {@code from}'s configuration is the one the ask named. */
+    static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch,
+        final boolean holdsOrders, final boolean sameConfiguration)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(4));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 3)
-            .member(0, nonce).member(1, epoch).member(2, holdsOrders ? 1 : 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 4)
+            .member(0, nonce).member(1, epoch).member(2, holdsOrders ? 1 : 0).member(3, sameConfiguration ? 1 : 0);
         return b;
     }
 

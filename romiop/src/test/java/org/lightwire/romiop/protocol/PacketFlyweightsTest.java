@@ -192,7 +192,7 @@ class PacketFlyweightsTest
         b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_EPOCH_TOLD);
         assertNull(m.validate(36), "an epoch answer: nonce and epoch");
         b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_EPOCH_ASK);
-        assertEquals(Invalid.BAD_COUNT, m.validate(36), "an ask carries its nonce only");
+        assertEquals(Invalid.BAD_COUNT, m.validate(36), "an ask carries its nonce, or its nonce, an epoch and at least one member");
         b.put(12 + MemberChangeFlyweight.STATUS_OFFSET, (byte)MemberChangeFlyweight.STATUS_ADDED);
         assertEquals(Invalid.BAD_COUNT, m.validate(36));
     }

@@ -1,0 +1,232 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Several real engines on a hand-wired network: a packet is delivered at once unless its link is
+ * cut (one way or both) or its receiver is paused (then it waits in the receiver's socket buffer,
+ * read first when it resumes); one clock, timers every millisecond. GROUP goes to every attached
+ * engine but the sender.
+ */
+final class HandWiredNet
+{
+    private static final long MS = OneEngine.MS;
+
+    final Map<Integer, MemberEngine> engines = new TreeMap<>();
+    final Map<Integer, TreeMap<Long, String>> delivered = new TreeMap<>();
+    final Map<Integer, ArrayDeque<byte[][]>> paused = new TreeMap<>();
+    final Set<Long> cut = new HashSet<>();
+    final ArrayDeque<Object[]> queue = new ArrayDeque<>();
+    long now;
+
+    static GroupConfig tuned(final GroupConfig c)
+    {
+        return c.keepAlive(20 * MS, 100 * MS).retransmitTimeoutNs(20 * MS).nakDelayNs(2 * MS).requestAckDelayNs(0)
+            .orderAckDelayNs(0).joinTimeoutNs(60 * MS);
+    }
+
+    MemberEngine add(final int id, final GroupConfig config)
+    {
+        final TreeMap<Long, String> log = delivered.computeIfAbsent(id, k -> new TreeMap<>());
+        final int incarnation = id;
+        final MemberEngine e = new MemberEngine(tuned(config), (to, packet, length) ->
+        {
+            final byte[] copy = new byte[length];
+            packet.get(0, copy, 0, length);
+            queue.add(new Object[] {incarnation, to, copy});
+        }, (seq, sender, packetId, requestId, payload, offset, length) ->
+        {
+            final String was = log.put(seq, sender + "/" + packetId);
+            if (was != null && !was.equals(sender + "/" + packetId))
+            {
+                log.put(seq, was + "+" + sender + "/" + packetId);
+            }
+        });
+        engines.put(id, e);
+        e.start(now);
+        pump();
+        return e;
+    }
+
+    void crash(final int id)
+    {
+        engines.remove(id);
+    }
+
+    void pause(final int id)
+    {
+        paused.put(id, new ArrayDeque<>());
+    }
+
+    /** Resumes: the packets buffered while paused are read first, then timers run again. */
+    void resume(final int id)
+    {
+        final ArrayDeque<byte[][]> buffered = paused.remove(id);
+        for (final byte[][] p : buffered)
+        {
+            engines.get(id).onPacket(ByteBuffer.wrap(p[0]), 0, p[0].length, now);
+        }
+        pump();
+    }
+
+    void cutOneWay(final int from, final int to)
+    {
+        cut.add(((long)from << 32) | (to & 0xFFFFFFFFL));
+    }
+
+    void cutBetween(final int[] a, final int[] b)
+    {
+        for (final int x : a)
+        {
+            for (final int y : b)
+            {
+                cutOneWay(x, y);
+                cutOneWay(y, x);
+            }
+        }
+    }
+
+    void heal()
+    {
+        cut.clear();
+    }
+
+    private void deliverTo(final int from, final int to, final byte[] bytes)
+    {
+        final MemberEngine e = engines.get(to);
+        if (e == null || cut.contains(((long)from << 32) | (to & 0xFFFFFFFFL)))
+        {
+            return;
+        }
+        if (paused.containsKey(to))
+        {
+            paused.get(to).add(new byte[][] {bytes});
+            return;
+        }
+        e.onPacket(ByteBuffer.wrap(bytes), 0, bytes.length, now);
+    }
+
+    void pump()
+    {
+        Object[] p;
+        int guard = 0;
+        while ((p = queue.poll()) != null && guard++ < 1_000_000)
+        {
+            final int from = (Integer)p[0];
+            final int to = (Integer)p[1];
+            final byte[] bytes = (byte[])p[2];
+            if (!engines.containsKey(from) || paused.containsKey(from))
+            {
+                continue;
+            }
+            if (to == GroupSender.GROUP)
+            {
+                for (final int id : engines.keySet())
+                {
+                    if (id != from)
+                    {
+                        deliverTo(from, id, bytes);
+                    }
+                }
+            }
+            else
+            {
+                deliverTo(from, to, bytes);
+            }
+        }
+    }
+
+    void request(final int client, final int packetId, final int... to)
+    {
+        for (final int id : to)
+        {
+            final ByteBuffer b = WirePackets.request(client, packetId);
+            if (paused.containsKey(id))
+            {
+                final byte[] bytes = new byte[b.capacity()];
+                b.get(0, bytes);
+                paused.get(id).add(new byte[][] {bytes});
+            }
+            else
+            {
+                engines.get(id).onPacket(b, 0, b.capacity(), now);
+            }
+        }
+        pump();
+    }
+
+    void runMs(final long ms)
+    {
+        for (long i = 0; i < ms; i++)
+        {
+            now += MS;
+            for (final MemberEngine e : engines.values().toArray(new MemberEngine[0]))
+            {
+                final int id = engines.entrySet().stream().filter(x -> x.getValue() == e).findFirst().get().getKey();
+                if (!paused.containsKey(id))
+                {
+                    e.onTimer(now);
+                }
+            }
+            pump();
+        }
+    }
+
+    /** Fails when two members delivered different requests at one order number, or one delivered twice. */
+    void assertOneOrder()
+    {
+        final Map<Long, String> first = new TreeMap<>();
+        final Map<Long, Integer> by = new TreeMap<>();
+        for (final Map.Entry<Integer, TreeMap<Long, String>> m : delivered.entrySet())
+        {
+            final Set<String> seen = new HashSet<>();
+            for (final Map.Entry<Long, String> d : m.getValue().entrySet())
+            {
+                assertTrue(seen.add(d.getValue()) && !d.getValue().contains("+"),
+                    "member " + m.getKey() + " delivered " + d.getValue() + " twice: " + delivered);
+                final String other = first.putIfAbsent(d.getKey(), d.getValue());
+                if (other == null)
+                {
+                    by.put(d.getKey(), m.getKey());
+                }
+                else
+                {
+                    assertEquals(other, d.getValue(), "order " + d.getKey() + ": member " + by.get(d.getKey()) + " delivered " + other +
+                        ", member " + m.getKey() + " " + d.getValue() + ": " + delivered);
+                }
+            }
+        }
+    }
+
+    /**
+     * Adds a group of {@code ids}, led by the first, each configured with all of them, and runs
+     * until its founding leader's check passed (every member answered; the ask is resent each
+     * KeepAlive period).
+     *
+     * @return this network.
+     */
+    HandWiredNet founded(final int... ids)
+    {
+        for (final int id : ids)
+        {
+            add(id, new GroupConfig(id, ids[0], ids));
+        }
+        runMs(25);
+        return this;
+    }
+
+    /** Hands {@code packet} to {@code to} now, as if it had been on the network all along (a delayed datagram). */
+    void inject(final int to, final ByteBuffer packet)
+    {
+        engines.get(to).onPacket(packet, 0, packet.capacity(), now);
+        pump();
+    }
+}
