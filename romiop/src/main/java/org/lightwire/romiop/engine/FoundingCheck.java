@@ -12,13 +12,17 @@ import java.util.Set;
  * numbers, and their acknowledgements (cumulative, by number) would commit the new orders.
  *
  * <p>So it asks first (EPOCH_ASK, the nonce of this check) and orders only once every other member
- * of its configured group told it that it is in the founding epoch and knows of no order. Fewer
+ * of its configured group told it that it knows of no order. Fewer
  * do not do: an order accepted by one other member and never committed is that member's alone,
  * and one committed by a commit quorum may be held by one member that did not restart (the others
- * of the quorum restarted too, and a restarted member knows of nothing). An answer that names a
- * newer epoch or says its sender knows of orders shows a group with a history, and this process
- * rejoins it as a new member. An answer without the "knows of orders" entry is not counted. A
- * group of one has no one to ask.
+ * of the quorum restarted too, and a restarted member knows of nothing). An answer that
+ * says its sender knows of orders shows a group with a history, and this process rejoins it as a
+ * new member. The ask proposes the epoch the leader will order in (the one after the founding
+ * epoch at first); each member promises it to this check as it answers. One that promised an
+ * epoch as new to another check (an earlier incarnation's) or a takeover, and knows of no order,
+ * makes the check propose past it and ask everyone again: nothing was committed, and no order
+ * of an older epoch, however late, can then pass for this leader's. An answer without the
+ * "promised" entry is not counted. A group of one has no one to ask.
  */
 final class FoundingCheck
 {
@@ -29,8 +33,13 @@ final class FoundingCheck
         NONE,
         /** Enough members know of no order: the leader may order. */
         CONFIRMED,
-        /** A member knows of orders or is in a newer epoch: the group has a history; rejoin it. */
-        HISTORY
+        /** A member knows of orders: the group has a history; rejoin it. */
+        HISTORY,
+        /**
+         * A member knows of no order but promised an epoch as new as the proposal (to another
+         * check or a takeover): the proposal moved past it, and the answers start afresh.
+         */
+        RAISED
     }
 
     private final Set<Integer> answered = new HashSet<>();
@@ -38,6 +47,7 @@ final class FoundingCheck
     private final Set<Integer> mismatched = new HashSet<>();
     private final int foundingEpoch;
     private int nonce;
+    private int proposal;
     private int needed;
     private boolean pending;
     private long startedNs;
@@ -56,6 +66,7 @@ final class FoundingCheck
         mismatched.clear();
         startedNs = nowNs;
         nonce = EpochRecovery.nonceFor(nowNs, selfId);
+        proposal = foundingEpoch + 1;
         needed = groupSize - 1;
         pending = needed > 0;
     }
@@ -75,6 +86,12 @@ final class FoundingCheck
     int nonce()
     {
         return nonce;
+    }
+
+    /** @return the epoch this check proposes, and the leader orders in once it passed. */
+    int proposal()
+    {
+        return proposal;
     }
 
     /** The ask went out; the next is due at {@code nextAskNs} unless the check ends first. */
@@ -126,26 +143,40 @@ final class FoundingCheck
     /**
      * Takes an EPOCH_TOLD of {@code from} to an ask.
      *
+     * @param toldEpoch the epoch it told: promised to this check, or the newest it is in or promised.
      * @param knowsOfOrders the answer's third entry, or null when it has none.
+     * @param promisedToUs whether it promised {@code toldEpoch} to this check.
      * @param group the configured group, ascending, this process included.
      */
-    Outcome answer(final int from, final int toldNonce, final int toldEpoch, final Boolean knowsOfOrders, final int[] group)
+    Outcome answer(final int from, final int toldNonce, final int toldEpoch, final Boolean knowsOfOrders, final boolean promisedToUs,
+        final int[] group)
     {
         if (!pending || toldNonce != nonce || knowsOfOrders == null || Arrays.binarySearch(group, from) < 0)
         {
             return Outcome.NONE;
         }
-        if (knowsOfOrders || Integer.compareUnsigned(toldEpoch, foundingEpoch) > 0)
+        if (knowsOfOrders)
         {
             pending = false;
             return Outcome.HISTORY;
         }
-        answered.add(from);
-        if (answered.size() >= needed)
+        if (promisedToUs && toldEpoch == proposal)
         {
-            pending = false;
-            return Outcome.CONFIRMED;
+            answered.add(from);
+            if (answered.size() >= needed)
+            {
+                pending = false;
+                return Outcome.CONFIRMED;
+            }
+            return Outcome.NONE;
         }
+        if (!promisedToUs && Integer.compareUnsigned(toldEpoch, proposal) >= 0)
+        {
+            proposal = toldEpoch + 1;
+            answered.clear();
+            return Outcome.RAISED;
+        }
+        // A promise to an earlier proposal of ours, late: its answer to this one follows.
         return Outcome.NONE;
     }
 }

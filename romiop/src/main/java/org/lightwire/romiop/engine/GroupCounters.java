@@ -60,6 +60,7 @@ public final class GroupCounters
     long membersAdded;
     long joinsRefused;
     long configurationMismatches;
+    long foundingProposalsRaised;
     long requestsRefusedFull;
     long membersRemoved;
     long ordersAtOnceInBatching;
@@ -346,6 +347,16 @@ public final class GroupCounters
     public long configurationMismatches()
     {
         return configurationMismatches;
+    }
+
+    /**
+     * Founding leader: its check heard a member that promised an epoch as new as the one it
+     * proposed (to an earlier incarnation's check, or a takeover) and knows of no order, and
+     * proposed the next epoch instead.
+     */
+    public long foundingProposalsRaised()
+    {
+        return foundingProposalsRaised;
     }
 
     public long requestsCancelled()

@@ -171,12 +171,6 @@ public final class MemberEngine
      */
     private int promisedNonce;
     /**
-     * This process answered a founding leader's check, knowing of no order, and promised it the
-     * epoch it orders in: it has held its memory since before that leader could order anything,
-     * so it is no restarted process that forgot what it accepted (see {@link #mayBeRestarted}).
-     */
-    private boolean promisedToFoundingCheck;
-    /**
      * The members whose acceptance commits an order and whose majority elects: the configured
      * members, fixed for the group's life (a joiner configured with none learns its leader's from
      * the LIST that admits it, and a founder without any has itself). Neither silence nor a leave
@@ -1190,8 +1184,8 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
-                    if (from == promisedTo && keepAlive.epoch() == FOUNDING_EPOCH && promisedEpoch == FOUNDING_EPOCH + 1 &&
-                        epoch == FOUNDING_EPOCH)
+                    if (from == promisedTo && promisedNonce != 0 && Integer.compareUnsigned(keepAlive.epoch(), promisedEpoch) < 0 &&
+                        keepAlive.epoch() == epoch)
                     {
                         // Our founding leader, still checking: alive, though we take no order of the founding epoch now.
                         leaderHeardNs = nowNs;
@@ -2777,9 +2771,14 @@ public final class MemberEngine
             // The orders this member knows and has not delivered are an older epoch's, perhaps
             // never committed: the new leader's orders replace them. Until they come, those
             // entries are still what it accepted, and a later takeover must hear of them.
+            final boolean unproven = mayBeRestarted();
             reportedOrders.accept(delivery.orders(), epoch);
             delivery.forgetOrders();
             enterEpoch(leaderEpoch);
+            // Entering the epoch it promised its founding leader proves no memory: the ask it
+            // answered may have been a duplicate of one its earlier incarnation answered. Until it
+            // accepts an order it stays a possibly restarted process.
+            founding = unproven;
         }
         epochLeader = from;
         stampCommit(leaderCommit);
@@ -2876,25 +2875,27 @@ public final class MemberEngine
     private void askFounding(final long nowNs)
     {
         counters.foundingChecksAsked++;
-        outbox.foundingAsk(foundingCheck.nonce(), FOUNDING_EPOCH + 1, configuration.ids());
+        outbox.foundingAsk(foundingCheck.nonce(), foundingCheck.proposal(), configuration.ids());
         foundingCheck.askedAt(nowNs + (config.keepAlivePeriodNs > 0 ? config.keepAlivePeriodNs : config.retransmitTimeoutNs));
     }
 
     /**
-     * Answers {@code asker}'s EPOCH_ASK: the newest epoch this member is in or promised, and
-     * whether it knows of orders. A founding leader's ask proposes the epoch it will order in
-     * ({@code proposed}, the one after the founding epoch): a member in the founding epoch that
-     * knows of no order and promised nothing newer promises it to that leader, so that it takes no
-     * order of the founding epoch from then on (a MsgOrder of the leader's earlier incarnation,
-     * delayed past its restart, is stale). Asked again, it answers as before it promised. The ask
-     * names the leader's configuration: a member whose own differs (configured with another member
-     * list) promises nothing, counts for nothing from then on, and says so in its answer, which
-     * the leader does not count: a group whose members disagree on who they are does not start.
+     * Answers {@code asker}'s EPOCH_ASK: the newest epoch this member is in or promised, whether
+     * it knows of orders, whether its configuration is the one the ask names, and whether it
+     * promised the epoch told to this ask. A founding leader's ask proposes the epoch it will order
+     * in ({@code proposed}): a member that knows of no order, leads nothing, has the same
+     * configuration and promised nothing as new promises it to that check (leader and nonce), so
+     * that it takes no order of an older epoch from then on (a MsgOrder of the leader's earlier
+     * incarnation, delayed past its restart, is stale). Asked again, it answers as before; asked
+     * by another check (a later incarnation) it tells the epoch it promised, and that check
+     * proposes past it. A member whose configuration differs promises nothing, counts for nothing
+     * from then on, and says so; the leader does not count it: a group whose members disagree on
+     * who they are does not start. A leader counts as knowing of orders: the asker joins its group.
      */
     private void answerEpochAsk(final int asker, final int nonce, final int proposed, final int[] listed)
     {
         counters.epochAsksAnswered++;
-        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty();
+        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering();
         final boolean sameConfiguration = proposed == 0 || Arrays.equals(listed, configuration.ids());
         if (!sameConfiguration)
         {
@@ -2902,27 +2903,30 @@ public final class MemberEngine
             mismatchedConfiguration = listed;
             toldLearner = true;
         }
-        final boolean promisedToAsker = proposed != 0 && promisedTo == asker && promisedEpoch == proposed && promisedNonce == nonce;
-        if (sameConfiguration && proposed == FOUNDING_EPOCH + 1 && epoch == FOUNDING_EPOCH &&
-            Integer.compareUnsigned(promisedEpoch, FOUNDING_EPOCH) <= 0 && !knows && configuration.contains(asker))
+        final int newest = Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch;
+        if (proposed != 0 && promisedTo == asker && promisedNonce == nonce && promisedEpoch == proposed)
+        {
+            outbox.epochTold(asker, nonce, proposed, knows, sameConfiguration, true);
+        }
+        else if (proposed != 0 && sameConfiguration && !knows && configuration.contains(asker) && Integer.compareUnsigned(proposed, newest) > 0)
         {
             promise(proposed, asker);
             promisedNonce = nonce;
-            promisedToFoundingCheck = true;
-            outbox.epochTold(asker, nonce, epoch, false, true);
-            return;
+            outbox.epochTold(asker, nonce, proposed, false, true, true);
         }
-        outbox.epochTold(asker, nonce, promisedToAsker ? epoch : Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch, knows,
-            sameConfiguration);
+        else
+        {
+            outbox.epochTold(asker, nonce, newest, knows, sameConfiguration, false);
+        }
     }
 
     /**
-     * The founding check passed: every other member promised the epoch after the founding one to
-     * this leader, which orders in it. Its earlier incarnation, if any, ordered in the founding epoch.
+     * The founding check passed: every other member promised this check the epoch it proposed
+     * (past any its members told), and knows of no order; the leader orders in that epoch.
      */
     private void foundingConfirmed(final long nowNs)
     {
-        enterEpoch(FOUNDING_EPOCH + 1);
+        enterEpoch(foundingCheck.proposal());
         epochLeader = config.selfId;
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
         orderQueued(nowNs);
@@ -2937,10 +2941,18 @@ public final class MemberEngine
             counters.configurationMismatches++;
             return;
         }
-        final Boolean knowsOfOrders = memberChange.memberCount() >= 4 ? memberChange.member(2) != 0 : null;
-        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), knowsOfOrders, configuredGroup()))
+        final Boolean knowsOfOrders = memberChange.memberCount() >= 5 ? memberChange.member(2) != 0 : null;
+        final boolean promisedToUs = memberChange.memberCount() >= 5 && memberChange.member(4) != 0;
+        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), knowsOfOrders, promisedToUs, configuredGroup()))
         {
             case CONFIRMED -> foundingConfirmed(nowNs);
+            case RAISED ->
+            {
+                // A member promised an epoch as new as ours to another check or takeover, and knows of
+                // no order: nothing was committed; we propose past it, and ask everyone again.
+                counters.foundingProposalsRaised++;
+                askFounding(nowNs);
+            }
             case HISTORY ->
             {
                 // A restarted process: its earlier incarnation led this group, which kept what it
@@ -2966,8 +2978,9 @@ public final class MemberEngine
 
     /**
      * @return true for a member started from the founding configuration that never left the
-     *     founding epoch and accepted nothing (the founding leader: had nothing committed), and
-     *     did not promise a founding check: a first start and a restart look the same to it.
+     *     founding epoch and accepted nothing (the founding leader: had nothing committed): a first
+     *     start and a restart look the same to it. (Its promise to a founding leader's check proves
+     *     nothing: the ask it answered may be a duplicate of one its earlier incarnation answered.)
      */
     private boolean mayBeRestarted()
     {
@@ -2975,7 +2988,7 @@ public final class MemberEngine
         // of them does: some member of its epoch accepted them.
         final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
             : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
-        return founding && !history && !promisedToFoundingCheck;
+        return founding && !history;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

@@ -53,7 +53,8 @@ public final class MemberChangeFlyweight extends PacketFlyweight
      * Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch
      * the sender is in or promised, 1 when the sender knows of orders (delivered, held, kept for
      * a report, or named by its leader) else 0, 1 when the sender's configuration is the one a
-     * founding leader's ask named (or the ask named none) else 0).
+     * founding leader's ask named (or the ask named none) else 0, 1 when it promised that ask the
+     * epoch it told else 0).
      */
     public static final int STATUS_EPOCH_TOLD = 5;
 
@@ -214,7 +215,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
-            case STATUS_EPOCH_TOLD -> 4;
+            case STATUS_EPOCH_TOLD -> 5;
             // A joiner's: its nonce; a founding leader's: its nonce, the epoch it proposes and its configuration.
             case STATUS_EPOCH_ASK -> Integer.MAX_VALUE;
             default -> 1;

@@ -63,7 +63,7 @@ final class OneEngine
         {
             if (id != config.selfId)
             {
-                feed(e, WirePackets.epochTold(id, packetId++, config.selfId, e.foundingNonce(), MemberEngine.FOUNDING_EPOCH, false), nowNs);
+                feed(e, WirePackets.epochTold(id, packetId++, config.selfId, e.foundingNonce(), ORDERING_EPOCH, false), nowNs);
             }
         }
         if (e.foundingCheckPending())

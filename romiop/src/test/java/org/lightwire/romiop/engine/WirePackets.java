@@ -91,15 +91,29 @@ final class WirePackets
         return epochTold(from, packetId, asker, nonce, epoch, holdsOrders, true);
     }
 
-    /** As {@link #epochTold(int, int, int, int, int, boolean)}, saying whether {@code from}'s configuration is the one the ask named. */
+    /**
+     * As {@link #epochTold(int, int, int, int, int, boolean)}, saying whether {@code from}'s
+     * configuration is the one the ask named; {@code from} promised {@code epoch} to that ask when
+     * it says it holds no orders, has the same configuration and {@code epoch} is the epoch after
+     * the founding one (the first proposal of a founding leader's check).
+     */
     static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch,
         final boolean holdsOrders, final boolean sameConfiguration)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(4));
+        return epochTold(from, packetId, asker, nonce, epoch, holdsOrders, sameConfiguration,
+            !holdsOrders && sameConfiguration && epoch == OneEngine.ORDERING_EPOCH);
+    }
+
+    /** The whole answer: as above, and whether {@code from} promised {@code epoch} to that ask. */
+    static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch,
+        final boolean holdsOrders, final boolean sameConfiguration, final boolean promised)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(5));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 4)
-            .member(0, nonce).member(1, epoch).member(2, holdsOrders ? 1 : 0).member(3, sameConfiguration ? 1 : 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 5)
+            .member(0, nonce).member(1, epoch).member(2, holdsOrders ? 1 : 0).member(3, sameConfiguration ? 1 : 0)
+            .member(4, promised ? 1 : 0);
         return b;
     }
 
