@@ -2524,6 +2524,13 @@ public final class MemberEngine
             // Not a majority of the configuration: the other side may be ordering. Wait.
             return;
         }
+        if (promisedTo != config.selfId)
+        {
+            // Its proposal was since promised to another (the reports it holds were for its own):
+            // it may not lead that epoch on them.
+            rejoin(nowNs);
+            return;
+        }
         // The epoch it proposed, newer than any reporter's (each promised it, above its own):
         // members that follow it take no older leader's orders, and such a leader steps down on
         // hearing it.
@@ -2890,12 +2897,14 @@ public final class MemberEngine
      * by another check (a later incarnation) it tells the epoch it promised, and that check
      * proposes past it. A member whose configuration differs promises nothing, counts for nothing
      * from then on, and says so; the leader does not count it: a group whose members disagree on
-     * who they are does not start. A leader counts as knowing of orders: the asker joins its group.
+     * who they are does not start. A leader, and a member taking over, count as knowing of orders:
+     * the asker joins their group (a takeover that promised the check's epoch would lead that
+     * epoch on reports gathered for its own proposal, beside the founding leader).
      */
     private void answerEpochAsk(final int asker, final int nonce, final int proposed, final int[] listed)
     {
         counters.epochAsksAnswered++;
-        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering();
+        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() || state == State.LEADER_RECOVERING;
         final boolean sameConfiguration = proposed == 0 || Arrays.equals(listed, configuration.ids());
         if (!sameConfiguration)
         {

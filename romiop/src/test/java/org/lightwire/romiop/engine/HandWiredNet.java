@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Several real engines on a hand-wired network: a packet is delivered at once unless its link is
@@ -24,6 +26,8 @@ final class HandWiredNet
     final Map<Integer, TreeMap<Long, String>> delivered = new TreeMap<>();
     final Map<Integer, ArrayDeque<byte[][]>> paused = new TreeMap<>();
     final Set<Long> cut = new HashSet<>();
+    /** Links that lose every packet but those the predicate passes. */
+    final Map<Long, Predicate<byte[]>> passOnly = new HashMap<>();
     final ArrayDeque<Object[]> queue = new ArrayDeque<>();
     long now;
 
@@ -94,15 +98,23 @@ final class HandWiredNet
         }
     }
 
+    /** The link {@code from} -> {@code to} loses every packet but those {@code pass} lets through, until {@link #heal()}. */
+    void passOnly(final int from, final int to, final Predicate<byte[]> pass)
+    {
+        passOnly.put(((long)from << 32) | (to & 0xFFFFFFFFL), pass);
+    }
+
     void heal()
     {
         cut.clear();
+        passOnly.clear();
     }
 
     private void deliverTo(final int from, final int to, final byte[] bytes)
     {
         final MemberEngine e = engines.get(to);
-        if (e == null || cut.contains(((long)from << 32) | (to & 0xFFFFFFFFL)))
+        final long link = ((long)from << 32) | (to & 0xFFFFFFFFL);
+        if (e == null || cut.contains(link) || passOnly.containsKey(link) && !passOnly.get(link).test(bytes))
         {
             return;
         }
