@@ -52,6 +52,26 @@ class ConfigurationMismatchTest
         assertNull(mismatch.check(member, 30_000 * MS), "no LIST differed since");
     }
 
+    /**
+     * Member 3 configured [1..5] in a group whose leader's configuration is [1, 2, 3], with 4 and 5
+     * admitted as learners: the LIST names no voter outside 3's list, but marks two members of it
+     * learners. Counting majorities of [1..5], 3 could take over with 4 and 5 and miss a commit of
+     * {1, 2}: it is a learner too.
+     */
+    @Test
+    void aLearnerThatOurListNamesIsAMismatchToo()
+    {
+        final MemberEngine member = new MemberEngine(new GroupConfig(3, 1, 1, 2, 3, 4, 5).keepAlive(100 * MS, 2_000 * MS),
+            (to, packet, length) -> { }, (seq, sender, packetId, requestId, payload, offset, length) -> { });
+        member.start(0);
+        final ByteBuffer list = list(5, 1, 2, 3, 4 | MemberChangeFlyweight.LEARNER, 5 | MemberChangeFlyweight.LEARNER);
+        member.onPacket(list, 0, list.capacity(), 2 * MS);
+        assertEquals(1, member.counters().configurationMismatches());
+        assertEquals(true, member.learner());
+        assertEquals(true, new ConfigurationMismatch("bank", 3).check(member, 3 * MS)
+            .startsWith("ROMIOP group bank, member 3: the leader's configuration is [1, 2, 3], this replica's jacorb.lightwire.romiop.members names [1, 2, 3, 4, 5]"));
+    }
+
     @Test
     void nothingIsSaidWhenTheListsAgree()
     {

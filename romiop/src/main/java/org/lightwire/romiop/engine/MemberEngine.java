@@ -2557,12 +2557,15 @@ public final class MemberEngine
     }
 
     /**
-     * @return true when this member and the members that reported are a majority of the
-     *     configuration: they hold every committed order between them.
+     * @return true when this member (unless it may be a restarted process) and the members that
+     *     reported are a majority of the configuration: they hold every committed order between them.
      */
     private boolean reportedByMajority()
     {
-        return configuration.isQuorum(id -> id == config.selfId || reports.containsKey(id));
+        // A proposer that may be a restarted process does not count itself: its "nothing
+        // accepted" could hide an order its earlier incarnation helped commit.
+        final boolean selfCounts = !mayBeRestarted();
+        return configuration.isQuorum(id -> id == config.selfId ? selfCounts : reports.containsKey(id));
     }
 
     private void finishRecoveryWhenCaughtUp(final long nowNs)
@@ -3128,8 +3131,15 @@ public final class MemberEngine
         final int[] ids = listedConfiguration();
         final int n = ids.length;
         // (A LIST need not name every member of the configuration outside its view: it names as
-        // many as fit. A member it names that ours does not is a mismatch.)
-        final boolean mismatch = Arrays.stream(ids).anyMatch(id -> !configuration.contains(id));
+        // many as fit. A member it names that ours does not, or a learner that ours names, is a
+        // mismatch: majorities counted against ours could miss its commit quorums.)
+        boolean learnerOfOurs = false;
+        for (int i = 0; i < memberChange.listViewSize(); i++)
+        {
+            learnerOfOurs |= !memberChange.listVoter(i) && configuration.contains(memberChange.listMember(i)) &&
+                memberChange.listMember(i) != config.selfId;
+        }
+        final boolean mismatch = learnerOfOurs || Arrays.stream(ids).anyMatch(id -> !configuration.contains(id));
         toldLearner = Arrays.binarySearch(ids, config.selfId) < 0 && isMember(config.selfId);
         if (learnsConfiguration)
         {

@@ -87,7 +87,7 @@ class TakeoverReportTest
     @Test
     void aTakeoverCountsOnlyFlaggedReportsNotAnotherMembersKeepAlive()
     {
-        final MemberEngine m = takingOver();
+        final MemberEngine m = takingOverWithAHistory();
         // 3 and 4 lead, or catch up in takeovers of their own: their KeepAlives promise nothing.
         feed(m, keepAlive(3, 1, 0, false), 151 * MS);
         feed(m, keepAlive(4, 1, 0, false), 151 * MS);
@@ -143,7 +143,7 @@ class TakeoverReportTest
     @Test
     void aReportForAnEarlierProposalArrivingLateIsNotCounted()
     {
-        final MemberEngine m = takingOver();
+        final MemberEngine m = takingOverWithAHistory();
         runUntil(m, 151 * MS, 400 * MS);
         assertTrue(m.deliverySummary().endsWith("proposing epoch 3"), m.deliverySummary());
         // 3 and 4 reported for epoch 2 long ago; their reports come in late. Each may have

@@ -1,0 +1,88 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A takeover led by a member that may be a restarted process, from a review: such a proposer
+ * does not count itself toward the majority of reports, so a restarted member and one that knows
+ * nothing cannot decide past an order the earlier incarnation helped commit (group of three), nor
+ * can an honest proposer that only promised, with a restarted reporter (group of five). On a
+ * {@link HandWiredNet}.
+ */
+class RestartedProposerTest
+{
+    /**
+     * Group [1,2,3]; check passes (epoch 2). 1-3 cut; 1 commits 100/1 with 2 (1 delivers). 1-2 cut.
+     * 2 restarts (the one restart). 3 paused. The new 2 (epoch 1, nothing) takes over: 2 ignored,
+     * retried as 3. 3 resumes, suspecting, reports "nothing" (no history in the proposer). The new 2
+     * must not count itself toward the majority (when it did, it led epoch 3 on target 0 and ordered
+     * 200/1 at 1 beside the committed 100/1): it waits.
+     */
+    @Test
+    void aRestartedProposerDoesNotCountItsOwnEmptyMemory()
+    {
+        final HandWiredNet net = new HandWiredNet().founded(1, 2, 3);
+        net.runMs(30);
+        assertEquals(OneEngine.ORDERING_EPOCH, net.engines.get(3).epoch());
+        net.cutBetween(new int[] {1}, new int[] {3});
+        net.request(100, 1, 1, 2);
+        net.runMs(5);
+        assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
+        net.pause(3);
+        net.cutBetween(new int[] {1}, new int[] {2});
+        net.crash(2);
+        net.delivered.put(2, new TreeMap<>());
+        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
+        net.runMs(330);
+        net.resume(3);
+        net.runMs(300);
+        net.request(200, 1, 2, 3);
+        net.runMs(100);
+        net.assertOneOrder();
+    }
+
+    /**
+     * Group [1..5]; 2 and 5 hear only 1's founding asks (they promise epoch 2, stay in epoch 1), then
+     * pause. 1 commits 100/1 with {1, 3, 4} in epoch 2. 1 and 4 are cut off (alive, holding it); 3
+     * restarts (one of five). 2 and 5 resume; 2 (epoch 1, nothing) takes over proposing 3; the new 3
+     * reports "nothing" (the proposer shows no history: epoch 1, delivered 0), 5 too. When the
+     * proposer counted itself, {2, 3, 5} ordered 200/1 at 1 beside the committed 100/1.
+     */
+    @Test
+    void aRestartedReporterAndAProposerThatOnlyPromised()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet();
+        net.passOnly(1, 2, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        net.passOnly(1, 5, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        for (final int id : all)
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        while (net.engines.get(1).epoch() != OneEngine.ORDERING_EPOCH)
+        {
+            net.runMs(1);
+        }
+        net.pause(2);
+        net.pause(5);
+        net.runMs(30);
+        assertEquals(OneEngine.ORDERING_EPOCH, net.engines.get(1).epoch());
+        net.request(100, 1, 1, 3, 4);
+        net.runMs(30);
+        assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
+        net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
+        net.cutBetween(new int[] {4}, new int[] {2, 3, 5});
+        net.crash(3);
+        net.delivered.put(3, new TreeMap<>());
+        net.add(3, new GroupConfig(3, 1, all));
+        net.resume(2);
+        net.resume(5);
+        net.runMs(600);
+        net.request(200, 1, 2, 3, 5);
+        net.runMs(100);
+        net.assertOneOrder();
+    }
+}
