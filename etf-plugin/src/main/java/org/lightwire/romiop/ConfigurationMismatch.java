@@ -9,17 +9,14 @@ import org.lightwire.romiop.engine.MemberEngine;
  * leader (docs/romiop.md, "Members and learners"): the group's configuration is fixed, so such a
  * replica is a learner (its acceptances commit nothing) or counts members the others do not.
  * Looked at on each of the engine's timer runs; a warning when a LIST differed since the last
- * look, at most every {@link #REPEAT_NS}.
+ * look, at most every {@link WarningPace#REPEAT_NS}.
  */
 final class ConfigurationMismatch
 {
-    static final long REPEAT_NS = 10_000_000_000L;
-
     private final String group;
     private final int memberId;
+    private final WarningPace pace = new WarningPace();
     private long seen;
-    private long warnedNs;
-    private boolean warned;
 
     ConfigurationMismatch(final String group, final int memberId)
     {
@@ -31,13 +28,11 @@ final class ConfigurationMismatch
     String check(final MemberEngine engine, final long nowNs)
     {
         final long mismatches = engine.counters().configurationMismatches();
-        if (mismatches == seen || warned && nowNs - warnedNs < REPEAT_NS)
+        if (mismatches == seen || !pace.due(nowNs))
         {
             return null;
         }
         seen = mismatches;
-        warned = true;
-        warnedNs = nowNs;
         return message(group, memberId, engine.mismatchedConfiguration(), engine.configurationIds(), engine.learner());
     }
 

@@ -8,17 +8,14 @@ import org.lightwire.romiop.engine.MemberEngine;
  * Says, in the log, why a replica that leads a group's first start orders nothing yet: it waits
  * for every other member to tell it that it knows of no order (docs/romiop.md, "Starting a group").
  * Looked at on each of the engine's timer runs (every KeepAlive period while it waits); a warning
- * once the wait passes the KeepAlive timeout, then at most every {@link #REPEAT_NS}.
+ * once the wait passes the KeepAlive timeout, then at most every {@link WarningPace#REPEAT_NS}.
  */
 final class FoundingWait
 {
-    static final long REPEAT_NS = 10_000_000_000L;
-
     private final String group;
     private final int memberId;
     private final long quietNs;
-    private long warnedNs;
-    private boolean warned;
+    private final WarningPace pace = new WarningPace();
 
     /** @param quietNs how long a first start may wait before it is worth a warning. */
     FoundingWait(final String group, final int memberId, final long quietNs)
@@ -31,13 +28,10 @@ final class FoundingWait
     /** @return the warning to log now, or null. */
     String check(final MemberEngine engine, final long nowNs)
     {
-        if (!engine.foundingCheckPending() || nowNs - engine.foundingCheckStartedNs() < quietNs ||
-            warned && nowNs - warnedNs < REPEAT_NS)
+        if (!engine.foundingCheckPending() || nowNs - engine.foundingCheckStartedNs() < quietNs || !pace.due(nowNs))
         {
             return null;
         }
-        warned = true;
-        warnedNs = nowNs;
         return message(group, memberId, engine.currentMembers(), engine.foundingCheckAwaiting(), engine.foundingCheckMismatched(),
             (nowNs - engine.foundingCheckStartedNs()) / 1_000_000);
     }

@@ -1801,14 +1801,14 @@ public final class MemberEngine
         final boolean joinedNow = state == State.JOINING && listsSelf &&
             (from == leaderId || !isMember(config.selfId) || nowNs - leaderHeardNs > config.keepAliveTimeoutNs);
         final boolean fromOurLeader = state == State.MEMBER && from == leaderId;
-        if (joinedNow && learnsConfiguration && Arrays.binarySearch(listedConfiguration(), config.selfId) >= 0)
+        final int[] listed = listedConfiguration();
+        if (joinedNow && learnsConfiguration && Arrays.binarySearch(listed, config.selfId) >= 0)
         {
             // Configured with no members, it finds its id in the group's configuration: a member
             // restarted without its configuration, which may have forgotten what it accepted. It
             // joins as any restarted member does: it learns the members' epochs first.
             counters.configurationMismatches++;
             learnsConfiguration = false;
-            final int[] listed = listedConfiguration();
             configurationSet(Configuration.of(listed, new long[listed.length]));
             becomeAmnesiac(nowNs);
             askToJoin();
@@ -1830,7 +1830,7 @@ public final class MemberEngine
         gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
-        takeConfiguration();
+        takeConfiguration(listed);
         counters.viewChanges++;
         if (state == State.MEMBER && !listsSelf)
         {
@@ -3120,37 +3120,31 @@ public final class MemberEngine
     }
 
     /**
-     * Our leader's configuration, from its LIST (its view's members unmarked, and those outside
-     * it; a LIST may leave some of the latter out): a joiner configured with none takes it. A
-     * member configured with one keeps its own (the group's, fixed); it counts a LIST that names a
-     * member outside it or names it a learner (`configurationMismatches`: the members were
-     * configured with different member lists), and counts for nothing while named a learner.
+     * Our leader's configuration, {@code listed} by its LIST (its view's members unmarked, and
+     * those outside it; a LIST may leave some of the latter out): a joiner configured with none
+     * takes it. A member configured with one keeps its own (the group's, fixed). A LIST that names
+     * a member outside it, marks as a learner a member it names, or marks this member a learner
+     * shows members configured with different lists (`configurationMismatches`): majorities counted
+     * against its own could miss the leader's commit quorums, so it counts for nothing.
      */
-    private void takeConfiguration()
+    private void takeConfiguration(final int[] listed)
     {
-        final int[] ids = listedConfiguration();
-        final int n = ids.length;
-        // (A LIST need not name every member of the configuration outside its view: it names as
-        // many as fit. A member it names that ours does not, or a learner that ours names, is a
-        // mismatch: majorities counted against ours could miss its commit quorums.)
-        boolean learnerOfOurs = false;
-        for (int i = 0; i < memberChange.listViewSize(); i++)
-        {
-            learnerOfOurs |= !memberChange.listVoter(i) && configuration.contains(memberChange.listMember(i)) &&
-                memberChange.listMember(i) != config.selfId;
-        }
-        final boolean mismatch = learnerOfOurs || Arrays.stream(ids).anyMatch(id -> !configuration.contains(id));
-        toldLearner = Arrays.binarySearch(ids, config.selfId) < 0 && isMember(config.selfId);
         if (learnsConfiguration)
         {
             toldLearner = false;
-            configurationSet(Configuration.of(Arrays.copyOf(ids, n), new long[n]));
+            configurationSet(Configuration.of(listed, new long[listed.length]));
+            return;
         }
-        else if (mismatch || toldLearner && configuration.contains(config.selfId))
+        toldLearner = Arrays.binarySearch(listed, config.selfId) < 0 && isMember(config.selfId);
+        boolean mismatch = toldLearner || Arrays.stream(listed).anyMatch(id -> !configuration.contains(id));
+        for (int i = 0; i < memberChange.listViewSize(); i++)
         {
-            // Counting majorities against another list than the leader's is unsafe: it counts for nothing.
+            mismatch |= !memberChange.listVoter(i) && configuration.contains(memberChange.listMember(i));
+        }
+        if (mismatch)
+        {
             counters.configurationMismatches++;
-            mismatchedConfiguration = Arrays.copyOf(ids, n);
+            mismatchedConfiguration = listed;
             toldLearner = true;
         }
     }

@@ -50,4 +50,32 @@ class FoundingEpochTest
         }
         net.assertOneOrder();
     }
+
+    /**
+     * Group [1, 2, 3]; 3 starts 500 ms late, five KeepAlive timeouts. Member 2 promised epoch 2 to
+     * its founding leader's check and takes no order of epoch 1 since, but the still-checking
+     * leader's epoch-1 KeepAlives keep it following: it never takes over meanwhile, and once 3 has
+     * answered, the group orders.
+     */
+    @Test
+    void aMemberThatPromisedFollowsItsFoundingLeaderWhileItsCheckWaits()
+    {
+        final HandWiredNet net = new HandWiredNet();
+        net.add(1, new GroupConfig(1, 1, 1, 2, 3));
+        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
+        net.runMs(500);
+        final MemberEngine two = net.engines.get(2);
+        assertEquals(MemberEngine.State.MEMBER, two.state(), two.deliverySummary());
+        assertEquals(1, two.leaderId());
+        assertEquals(0, two.counters().recoveries());
+        assertEquals(true, net.engines.get(1).foundingCheckPending());
+        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
+        net.runMs(25);
+        net.request(100, 1, 1, 2, 3);
+        net.runMs(10);
+        for (final int id : new int[] {1, 2, 3})
+        {
+            assertEquals("100/1", net.delivered.get(id).get(1L), id + ": " + net.delivered);
+        }
+    }
 }

@@ -6,8 +6,8 @@ import java.util.function.IntPredicate;
 /**
  * A group's configuration: its members, each an id and the incarnation (a random number a member
  * process draws when it starts) that holds it, ascending by id. Immutable. A majority of it is
- * {@link #quorum()} members; majorities of two configurations that differ by one member always
- * intersect, which is why a configuration changes one member at a time.
+ * {@link #quorum()} members. A group's configuration never changes (docs/romiop.md, "Members and
+ * learners"): two configurations' majorities need not meet.
  */
 public final class Configuration
 {
@@ -129,52 +129,6 @@ public final class Configuration
     public boolean isQuorum(final IntPredicate test)
     {
         return count(test) >= quorum();
-    }
-
-    /** @return this configuration with {@code id} held by {@code incarnation} (added, or its older incarnation replaced). */
-    public Configuration with(final int id, final long incarnation)
-    {
-        final int at = Arrays.binarySearch(ids, id);
-        if (at >= 0)
-        {
-            final long[] next = incarnations.clone();
-            next[at] = incarnation;
-            return new Configuration(ids, next);
-        }
-        final int insert = -at - 1;
-        final int[] nextIds = new int[ids.length + 1];
-        final long[] nextIncarnations = new long[ids.length + 1];
-        System.arraycopy(ids, 0, nextIds, 0, insert);
-        System.arraycopy(incarnations, 0, nextIncarnations, 0, insert);
-        nextIds[insert] = id;
-        nextIncarnations[insert] = incarnation;
-        System.arraycopy(ids, insert, nextIds, insert + 1, ids.length - insert);
-        System.arraycopy(incarnations, insert, nextIncarnations, insert + 1, ids.length - insert);
-        return new Configuration(nextIds, nextIncarnations);
-    }
-
-    /**
-     * @return this configuration without {@code id}.
-     * @throws IllegalArgumentException when that would leave no member.
-     */
-    public Configuration without(final int id)
-    {
-        final int at = Arrays.binarySearch(ids, id);
-        if (at < 0)
-        {
-            return this;
-        }
-        if (ids.length == 1)
-        {
-            throw new IllegalArgumentException("removing " + id + " would leave " + this + " without members");
-        }
-        final int[] nextIds = new int[ids.length - 1];
-        final long[] nextIncarnations = new long[ids.length - 1];
-        System.arraycopy(ids, 0, nextIds, 0, at);
-        System.arraycopy(incarnations, 0, nextIncarnations, 0, at);
-        System.arraycopy(ids, at + 1, nextIds, at, ids.length - at - 1);
-        System.arraycopy(incarnations, at + 1, nextIncarnations, at, ids.length - at - 1);
-        return new Configuration(nextIds, nextIncarnations);
     }
 
     @Override

@@ -27,43 +27,8 @@ class ConfigurationTest
     }
 
     @Test
-    void oneMemberChangesAtATimeAndEveryMajorityOfTheOldAndNewIntersect()
+    void aMemberIsListedOnce()
     {
-        final Configuration c = Configuration.of(new int[] {1, 2, 3}, new long[] {11, 22, 33});
-        final Configuration restarted = c.with(2, 23);
-        assertArrayEquals(new int[] {1, 2, 3}, restarted.ids());
-        assertEquals(23, restarted.incarnation(2));
-        final Configuration grown = c.with(4, 44);
-        assertArrayEquals(new int[] {1, 2, 3, 4}, grown.ids());
-        final Configuration shrunk = c.without(1);
-        assertArrayEquals(new int[] {2, 3}, shrunk.ids());
-        assertEquals(c, c.without(9));
-        assertThrows(IllegalArgumentException.class, () -> Configuration.of(new int[] {5}, new long[] {5}).without(5));
         assertThrows(IllegalArgumentException.class, () -> Configuration.of(new int[] {1, 1}, new long[] {1, 2}));
-        // Exhaustively for sizes 1..7: no two disjoint sets are majorities of C and of C +/- one member.
-        for (int n = 1; n <= 7; n++)
-        {
-            for (final int delta : new int[] {-1, 1})
-            {
-                final int m = n + delta;
-                if (m < 1)
-                {
-                    continue;
-                }
-                final int union = Math.max(n, m);
-                assertTrue(quorum(n) + quorum(m) > union, n + " -> " + m);
-            }
-        }
-    }
-
-    private static int quorum(final int size)
-    {
-        final int[] ids = new int[size];
-        final long[] inc = new long[size];
-        for (int i = 0; i < size; i++)
-        {
-            ids[i] = i + 1;
-        }
-        return Configuration.of(ids, inc).quorum();
     }
 }
