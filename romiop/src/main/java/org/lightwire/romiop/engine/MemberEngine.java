@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.FragmentHeader;
@@ -64,10 +63,11 @@ import org.lightwire.romiop.engine.view.Configuration;
  * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
  * survivor holds them without a gap, then orders every other held request.
  *
- * <p>This class keeps the {@link State}, the view, failure detection and takeover, and composes
+ * <p>This class keeps the {@link State}, the view, failure detection and the epochs, and composes
  * the rest, each part with its own deadline: {@link Outbox}, {@link OrderedDelivery},
  * {@link GapDetector}, {@link AckScheduler}, {@link CancelTracker}, {@link ClientFifo},
- * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}.
+ * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}; and, driven by its KeepAlive
+ * tick, the new leader's side of the view change ({@link Takeover}).
  *
  * <p>Not yet: fragmentation, state transfer of the application, allocation-free steady state.
  */
@@ -220,17 +220,11 @@ public final class MemberEngine
     private final Set<Integer> passedOver = new HashSet<>();
     private long candidateSinceNs;
     private final AcceptedOrders reportedOrders = new AcceptedOrders();
+    /** The view change, new leader's side: the reports, the decision and the catch-up. */
+    private final Takeover takeover;
 
-    // Failover, new leader side.
-    private int failedLeaderId;
-    /**
-     * The takeover was started by a joiner that heard no leader: the member it names failed may be
-     * alive and joining too, so its report counts and its KeepAlive proves no leader alive.
-     */
-    private boolean leaderlessTakeover;
     /** The leader that announced its leaving (REMOVED for itself), or -1. */
     private int leaderThatLeft = -1;
-    private boolean recoveringFromLeave;
     /**
      * Started from the founding configuration and never in a newer epoch than the founding one: it
      * cannot tell a first start from a restart, since the group keeps nothing on disk.
@@ -248,34 +242,11 @@ public final class MemberEngine
     private final FoundingCheck foundingCheck = new FoundingCheck(FOUNDING_EPOCH);
     /** An {@link #amnesiac} process learns the members' epochs before it asks to join. */
     private final EpochRecovery recovery = new EpochRecovery();
-    private long recoveryStartNs;
-    private final Map<Integer, Long> reports = new HashMap<>();
-    /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
-    private final ReportedLog recoveredOrders = new ReportedLog();
-    private long recoveryTargetSeq = -1;
-    /**
-     * The highest recovery target this member decided: committed, though it may not hold those
-     * orders yet. Its reports name it as delivered, so a takeover it reports to after giving its
-     * own up never fixes less than that (and waits for a member that holds them).
-     */
-    private long fixedSeq;
     /**
      * Leader: each member's last OrderAck that moved its delivery on, or the ADDED it joined with,
      * by packet id (a later packet is a later send).
      */
     private final Map<Integer, Integer> lastAdvancingAck = new HashMap<>();
-    /**
-     * The survivor that delivered through {@link #recoveryTargetSeq}: the orders up to there come
-     * from it alone (they were committed), never from another report, whose orders at those
-     * numbers may be an older epoch's that were never committed.
-     */
-    private int recoveryHolderId = -1;
-    /** The holders a decided takeover caught up from since it last made progress: one tried twice ends the round. */
-    private final Set<Integer> holdersTried = new HashSet<>();
-    /** The catch-up's progress: what this member had delivered when it last went on, and when. */
-    private long catchUpDelivered;
-    private long catchUpChunks;
-    private long catchUpSinceNs;
 
     /** Leader: whether a majority of the configuration is present; without it nothing is ordered. */
     private final Lease lease;
@@ -401,6 +372,8 @@ public final class MemberEngine
                 deliverInOrder(nowNs);
             }
         });
+        this.takeover = new Takeover(config, counters, outbox, delivery, sequencer, gaps, cancels, fifo, stateReceiver, stateHandler != null,
+            reportedOrders, new TakeoverMember());
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
@@ -517,8 +490,7 @@ public final class MemberEngine
         return "epoch " + Integer.toUnsignedString(epoch) + ", commit " + commitSeq + ", accepted " + accepted +
             ", held " + delivery.heldByKey().size() + ", orders " + delivery.orders().size() +
             (delivery.misses() ? ", first gap at " + (accepted + 1) + " (" + missing + ")" : ", no gap") +
-            (state != State.LEADER_RECOVERING ? "" : recoveryTargetSeq < 0 ? ", taking over: " + reports.size() + " reports, proposing epoch " +
-                Integer.toUnsignedString(promisedEpoch) : ", taking over: catching up to " + recoveryTargetSeq + " from " + recoveryHolderId);
+            (state != State.LEADER_RECOVERING ? "" : ", taking over: " + takeover.summary());
     }
 
     /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */
@@ -1018,7 +990,7 @@ public final class MemberEngine
         // configuration outside it (one we removed that follows our takeover; its KeepAlive, last,
         // adds it to the view), the failed leader included once it reports (it stepped down). A leader's orders are no report, whoever sends them; the holder's
         // NAK answers, while we catch up from it, are its delivered orders.
-        final boolean fromHolder = state == State.LEADER_RECOVERING && recoveryTargetSeq >= 0 && from == recoveryHolderId;
+        final boolean fromHolder = state == State.LEADER_RECOVERING && takeover.catchingUpFrom(from);
         final boolean report = state == State.LEADER_RECOVERING && msgOrder.header().report() && from != config.selfId &&
             (isMember(from) || configuration.contains(from));
         if (state == State.LEADER_RECOVERING && !report && !fromHolder && from != config.selfId &&
@@ -1062,20 +1034,20 @@ public final class MemberEngine
             {
                 counters.duplicateOrderEntries++;
             }
-            else if (fromLeader || (recoveryTargetSeq >= 0 && seq <= recoveryTargetSeq && from == recoveryHolderId))
+            else if (fromLeader || takeover.servesFixed(from, seq))
             {
                 delivery.order(seq, key);
                 fresh = true;
             }
             else if (!report)
             {
-                recoveredOrders.entry(from, msgOrder.epoch(), seq, key);
+                takeover.reportedEntry(from, msgOrder.epoch(), seq, key);
                 fresh = true;
             }
             if (report)
             {
                 // Each entry counts for the report's whole, those we delivered ourselves included.
-                recoveredOrders.entry(from, msgOrder.epoch(), seq, key);
+                takeover.reportedEntry(from, msgOrder.epoch(), seq, key);
                 fresh = true;
             }
         }
@@ -1091,7 +1063,7 @@ public final class MemberEngine
             // (New orders are ACKed by deliverInOrder when delivery advances.)
             acks.sendOrderAck();
         }
-        finishRecoveryWhenCaughtUp(nowNs);
+        takeover.finishWhenCaughtUp(nowNs);
     }
 
     /**
@@ -1205,85 +1177,7 @@ public final class MemberEngine
                     counters.unexpectedPackets++;
                 }
             }
-            case LEADER_RECOVERING ->
-            {
-                if (from == failedLeaderId && recoveringFromLeave)
-                {
-                    // Sent before it left, still in flight.
-                    counters.unexpectedPackets++;
-                }
-                else if (keepAlive.header().report() && from != config.selfId && (isMember(from) || configuration.contains(from)))
-                {
-                    // A survivor's report, complete. A member of the configuration outside our view
-                    // (one we removed) that follows our takeover is one again. The failed leader's
-                    // counts too: it stepped down and promised our epoch (a live leader promises
-                    // none); read as "the failed leader is alive", it ended our takeover each time.
-                    if (keepAlive.epoch() != promisedEpoch)
-                    {
-                        // For an earlier proposal of ours, and late: that promise may since have
-                        // gone to another takeover. Its report for this proposal will follow.
-                        counters.staleReportsIgnored++;
-                        return;
-                    }
-                    if (!isMember(from))
-                    {
-                        view = appended(view, from);
-                        Arrays.sort(view);
-                    }
-                    // A report: what it delivered, how far it accepted, how many entries it sent.
-                    // Counted only whole; else its next copy (it reports again at each of our
-                    // REMOVED) fills in what was lost.
-                    final long delivered = keepAlive.commit();
-                    if (!recoveredOrders.complete(from, keepAlive.reportEntries(), Math.max(delivered, delivery.deliveredSeq()),
-                        keepAlive.lastOrderSeq(), delivery::isHeld))
-                    {
-                        counters.incompleteReports++;
-                        return;
-                    }
-                    reports.put(from, delivered);
-                    // Its order NAKs sent after this report are its own (see removeLaggard): one
-                    // that asks below what this leader will keep can only rejoin and take a state.
-                    lastAdvancingAck.put(from, keepAlive.packetId());
-                    decideWhenAllReported(nowNs);
-                }
-                else if (recoveryTargetSeq >= 0 && from == recoveryHolderId && keepAlive.epoch() == epoch)
-                {
-                    // The holder of what is fixed cannot send the orders below commit + 1: it joined
-                    // past them, and nobody reported more. We skip them as a joiner does (their
-                    // requests are not executed here) and take the rest from it.
-                    final long servedFrom = keepAlive.commit() + 1;
-                    if (servedFrom > delivery.nextDeliverSeq() && stateHandler != null)
-                    {
-                        // It has a state past them: this member takes one, from there on.
-                        if (!stateReceiver.awaiting())
-                        {
-                            stateReceiver.await(servedFrom - 1, from, nowNs);
-                        }
-                    }
-                    else if (servedFrom > delivery.nextDeliverSeq())
-                    {
-                        counters.takeoverSkips++;
-                        delivery.startAfter(Math.min(servedFrom - 1, recoveryTargetSeq));
-                        delivery.knowUpTo(recoveryTargetSeq);
-                        deliverInOrder(nowNs);
-                    }
-                }
-                else if (!leaderlessTakeover && (from == failedLeaderId || !isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
-                    Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
-                {
-                    // A leader is alive after all (we were cut off from it), or one of a newer
-                    // epoch leads: join its group afresh. (One of an older epoch, a restarted
-                    // process with the failed leader's id say, proves neither.)
-                    leaderId = from;
-                    rejoin(nowNs);
-                }
-                else
-                {
-                    // Another member's KeepAlive that is no report (a takeover of its own catching
-                    // up): its delivered sequence says nothing of what it will accept next.
-                    counters.unexpectedPackets++;
-                }
-            }
+            case LEADER_RECOVERING -> takeover.onKeepAlive(keepAlive, nowNs);
             default -> counters.unexpectedPackets++;
         }
     }
@@ -1315,7 +1209,7 @@ public final class MemberEngine
         gaps.check(state == State.MEMBER || state == State.LEADER_RECOVERING, nowNs);
         acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
-        finishRecoveryWhenCaughtUp(nowNs);
+        takeover.finishWhenCaughtUp(nowNs);
     }
 
     private void onState(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
@@ -1441,7 +1335,7 @@ public final class MemberEngine
     private boolean isOrderedUndelivered(final long key)
     {
         // (An order kept for a report counts: a takeover must get its request with it.)
-        return delivery.isOrderedUndelivered(key) || recoveredOrders.names(key, delivery.deliveredSeq()) ||
+        return delivery.isOrderedUndelivered(key) || takeover.names(key, delivery.deliveredSeq()) ||
             reportedOrders.names(key, delivery.deliveredSeq());
     }
 
@@ -1651,7 +1545,7 @@ public final class MemberEngine
             return;
         }
         final Set<Long> named = new HashSet<>(delivery.orders().values());
-        named.addAll(recoveredOrders.orders().values());
+        takeover.addReportedKeysTo(named);
         reportedOrders.addKeysTo(named);
         counters.requestsOfGoneClientsExpired += clientLeases.expire(delivery.heldByKey().keySet(), named::contains, key ->
         {
@@ -1718,8 +1612,7 @@ public final class MemberEngine
                     counters.selfTakeovers++;
                     promise(joinerPromise, -1);
                     leaderId = -1;
-                    startRecovery(nowNs);
-                    recoveringFromLeave = false;
+                    startTakeover(false, false, nowNs);
                 }
                 else if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) &&
                     (view.length >= config.viewLimit() || !configuration.contains(subject) && listedMembers() >= config.viewLimit()))
@@ -2071,8 +1964,7 @@ public final class MemberEngine
                         // The takeover names a failed leader; a member of the configuration stands in.
                         leaderId = configuration.ids()[configuration.ids()[0] == config.selfId && configuration.size() > 1 ? 1 : 0];
                     }
-                    startRecovery(nowNs);
-                    leaderlessTakeover = true;
+                    startTakeover(leaderThatLeft == leaderId, true, nowNs);
                 }
                 else
                 {
@@ -2120,78 +2012,7 @@ public final class MemberEngine
                     outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
             }
-            case LEADER_RECOVERING ->
-            {
-                if (recoveryTargetSeq >= 0 && (delivery.deliveredSeq() > catchUpDelivered || counters.stateChunksReceived > catchUpChunks))
-                {
-                    // Progress: an order delivered, or a piece of the state it takes instead.
-                    catchUpDelivered = delivery.deliveredSeq();
-                    catchUpChunks = counters.stateChunksReceived;
-                    catchUpSinceNs = nowNs;
-                    holdersTried.clear();
-                    holdersTried.add(recoveryHolderId);
-                }
-                if (recoveryTargetSeq >= 0 && nowNs - catchUpSinceNs > 2 * config.keepAliveTimeoutNs)
-                {
-                    // The survivor it catches up from sends nothing more (it rejoined elsewhere, or
-                    // failed): another reporter that delivered the target serves instead. With none
-                    // left, it proposes the next epoch and gathers reports again, the target never
-                    // below what it fixed (committed, and known here only by that number): a
-                    // holder that left its view reports again, and serves.
-                    // (Every holder tried without progress: a reporter that fixed the target in a
-                    // takeover of its own reports it though it does not hold it, and the member that
-                    // holds it may be joining, reporting only to a newer proposal.)
-                    catchUpSinceNs = nowNs;
-                    final int next = nextHolder();
-                    if (next >= 0 && holdersTried.add(next))
-                    {
-                        counters.catchUpsRetried++;
-                        recoveryHolderId = next;
-                        gaps.target(next);
-                    }
-                    else
-                    {
-                        counters.takeoversRetried++;
-                        gaps.disarm();
-                        recoveryTargetSeq = -1;
-                        recoveryHolderId = -1;
-                        promise(promisedEpoch + 1, config.selfId);
-                        reports.clear();
-                        recoveredOrders.forgetReporters();
-                        recoveryStartNs = nowNs;
-                    }
-                }
-                else if (recoveryTargetSeq >= 0)
-                {
-                    // Catching up from a survivor: still alive, so that nobody passes us over meanwhile.
-                    outbox.keepAlive(GroupSender.GROUP, delivery.deliveredSeq());
-                }
-                else
-                {
-                    if (nowNs - recoveryStartNs > 2 * config.keepAliveTimeoutNs)
-                    {
-                        // No majority reported for this epoch: propose the next one; reports for it start afresh.
-                        counters.takeoversRetried++;
-                        promise(promisedEpoch + 1, config.selfId);
-                        reports.clear();
-                        recoveredOrders.forgetReporters();
-                        recoveryStartNs = nowNs;
-                    }
-                    outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
-                    // Only a majority of the view before the failure may go on: a minority side waits.
-                    if (nowNs - recoveryStartNs > config.keepAliveTimeoutNs && reportedByMajority())
-                    {
-                        for (final int id : view.clone())
-                        {
-                            if (id != config.selfId && !reports.containsKey(id))
-                            {
-                                removeMember(id);
-                            }
-                        }
-                    }
-                    decideWhenAllReported(nowNs);
-                }
-            }
+            case LEADER_RECOVERING -> takeover.onTick(nowNs);
             default ->
             {
             }
@@ -2219,30 +2040,6 @@ public final class MemberEngine
     private boolean servesTakeover(final int takeoverId)
     {
         return !amnesiac && takeoverId == promisedTo && takeoverId != config.selfId;
-    }
-
-    /** @return the reporter after the current holder (by id, cyclic) that delivered the recovery target, or -1 when none other did. */
-    private int nextHolder()
-    {
-        int first = -1;
-        int after = -1;
-        for (final Map.Entry<Integer, Long> e : new TreeMap<>(reports).entrySet())
-        {
-            final int id = e.getKey();
-            if (id == recoveryHolderId || id == config.selfId || e.getValue() < recoveryTargetSeq)
-            {
-                continue;
-            }
-            if (first < 0)
-            {
-                first = id;
-            }
-            if (after < 0 && id > recoveryHolderId)
-            {
-                after = id;
-            }
-        }
-        return after >= 0 ? after : first;
     }
 
     private int silentMembers(final long nowNs)
@@ -2293,8 +2090,7 @@ public final class MemberEngine
         cancels.dropAllUnordered();
         sequencer.reset();
         fifo.reset();
-        recoveredOrders.clear();
-        reports.clear();
+        takeover.abandon();
         passedOver.clear();
         pendingList = null;
         gaps.disarm();
@@ -2361,41 +2157,164 @@ public final class MemberEngine
         }
         if (candidate == config.selfId && !stateReceiver.awaiting())
         {
-            startRecovery(nowNs);
+            startTakeover(leaderThatLeft == leaderId, false, nowNs);
         }
     }
 
-    private void startRecovery(final long nowNs)
+    /**
+     * Takes over from the leader in the view ({@link Takeover}).
+     *
+     * @param fromLeave  that leader announced its leaving.
+     * @param leaderless a joiner that heard no leader starts it.
+     */
+    private void startTakeover(final boolean fromLeave, final boolean leaderless, final long nowNs)
     {
-        leaderlessTakeover = false;
-        failedLeaderId = leaderId;
-        // Passed-over candidates stay in the view: they must report or be removed by a majority, like anyone.
-        recoveringFromLeave = leaderThatLeft == failedLeaderId;
+        final int failedId = leaderId;
         leaderThatLeft = -1;
         passedOver.clear();
-        if (isMember(failedLeaderId))
-        {
-            removeMember(failedLeaderId);
-        }
         leaderId = config.selfId;
-        promise(Math.max(epoch, promisedEpoch) + 1, config.selfId);
-        // Its own knowledge stays in reportedOrders too: should it give the takeover up and
-        // rejoin, a later takeover it reports to must still learn what it accepted.
-        reportedOrders.accept(delivery.orders(), epoch);
-        recoveredOrders.entries(config.selfId, reportedOrders.after(delivery.deliveredSeq()));
-        delivery.clearOrders();
-        // A leader taking over from itself drops the batch it had queued: the old orders must
-        // keep their places first; the requests stay held and are ordered after them.
-        sequencer.reset();
-        gaps.disarm();
-        reports.clear();
-        recoveryTargetSeq = -1;
-        recoveryStartNs = nowNs;
-        counters.leaderChanges++;
-        counters.recoveries++;
-        transitionTo(State.LEADER_RECOVERING, nowNs);
-        outbox.takeover(failedLeaderId, promisedEpoch, epoch, delivery.deliveredSeq());
-        decideWhenAllReported(nowNs);
+        takeover.start(failedId, fromLeave, leaderless, nowNs);
+    }
+
+    /** The takeover caught up and queued what it re-orders: it leads its epoch from its delivered sequence on. */
+    private void orderAfterTakeover(final long nowNs)
+    {
+        // What it delivered is committed; the old leader's orders it re-orders past that are
+        // committed again in this epoch, by this epoch's acceptances: a commit it heard in the old
+        // one must not vouch for them (a report's request may have been lost, and a gap moves them).
+        commitSeq = delivery.deliveredSeq();
+        outbox.viewStamp(epoch, commitSeq);
+        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
+        lease.start(configuration, nowNs);
+        transitionTo(State.LEADER_IDLE, nowNs);
+        announceView(nowNs);
+        if (sequencer.hasQueued())
+        {
+            sequencer.emit(nowNs);
+            transitionTo(State.LEADER_BATCHING, nowNs);
+        }
+        sequencer.resendNow(nowNs);
+    }
+
+    /** What the takeover reads and changes of this member. */
+    private final class TakeoverMember implements Takeover.Member
+    {
+        @Override
+        public State state()
+        {
+            return state;
+        }
+
+        @Override
+        public int[] view()
+        {
+            return view;
+        }
+
+        @Override
+        public boolean isMember(final int id)
+        {
+            return MemberEngine.this.isMember(id);
+        }
+
+        @Override
+        public void addToView(final int id)
+        {
+            view = appended(view, id);
+            Arrays.sort(view);
+        }
+
+        @Override
+        public void removeMember(final int id)
+        {
+            MemberEngine.this.removeMember(id);
+        }
+
+        @Override
+        public void heardNow(final int id, final long nowNs)
+        {
+            lastHeardNs.put(id, nowNs);
+        }
+
+        @Override
+        public Configuration configuration()
+        {
+            return configuration;
+        }
+
+        @Override
+        public int epoch()
+        {
+            return epoch;
+        }
+
+        @Override
+        public int promisedEpoch()
+        {
+            return promisedEpoch;
+        }
+
+        @Override
+        public int promisedTo()
+        {
+            return promisedTo;
+        }
+
+        @Override
+        public void promise(final int proposed, final int to)
+        {
+            MemberEngine.this.promise(proposed, to);
+        }
+
+        @Override
+        public void leadEpoch(final int newEpoch)
+        {
+            enterEpoch(newEpoch);
+            epochLeader = config.selfId;
+        }
+
+        @Override
+        public boolean mayBeRestarted()
+        {
+            return MemberEngine.this.mayBeRestarted();
+        }
+
+        @Override
+        public void rejoin(final long nowNs)
+        {
+            MemberEngine.this.rejoin(nowNs);
+        }
+
+        @Override
+        public void joinLeader(final int newLeaderId, final long nowNs)
+        {
+            leaderId = newLeaderId;
+            MemberEngine.this.rejoin(nowNs);
+        }
+
+        @Override
+        public void deliverInOrder(final long nowNs)
+        {
+            MemberEngine.this.deliverInOrder(nowNs);
+        }
+
+        @Override
+        public void transitionTo(final State next, final long nowNs)
+        {
+            MemberEngine.this.transitionTo(next, nowNs);
+        }
+
+        @Override
+        public void reportedAt(final int memberId, final int packetId)
+        {
+            lastAdvancingAck.put(memberId, packetId);
+        }
+
+        @Override
+        public void orderFrom(final long nowNs)
+        {
+            orderAfterTakeover(nowNs);
+        }
     }
 
     private void followNewLeader(final int newLeaderId, final int failedId, final long nowNs)
@@ -2408,9 +2327,7 @@ public final class MemberEngine
             // epoch's. (What others reported to a takeover of ours is theirs to report again: sent
             // on as ours, it would wear our epoch.)
             reportedOrders.accept(delivery.orders(), epoch);
-            recoveredOrders.clear();
-            reports.clear();
-            recoveryTargetSeq = -1;
+            takeover.abandon();
             delivery.forgetOrders();
             gaps.disarm();
             if (isMember(failedId) && failedId != config.selfId)
@@ -2446,7 +2363,7 @@ public final class MemberEngine
         final int limit = outbox.maxEntriesPerOrder();
         // What it delivered is told by its delivered sequence (or what a takeover of its own fixed,
         // committed though not yet held here); orders it knew there are history.
-        final long delivered = Math.max(delivery.deliveredSeq(), fixedSeq);
+        final long delivered = Math.max(delivery.deliveredSeq(), takeover.fixedSeq());
         reportedOrders.dropThrough(delivered);
         final SortedMap<Long, AcceptedOrders.Entry> undelivered = reportedOrders.after(delivered);
         final Iterator<Map.Entry<Long, AcceptedOrders.Entry>> it = undelivered.entrySet().iterator();
@@ -2483,154 +2400,6 @@ public final class MemberEngine
             accepted++;
         }
         outbox.report(newLeaderId, promisedEpoch, delivered, accepted, undelivered.size());
-    }
-
-    private void decideWhenAllReported(final long nowNs)
-    {
-        if (state != State.LEADER_RECOVERING || recoveryTargetSeq >= 0)
-        {
-            return;
-        }
-        long target = Math.max(delivery.deliveredSeq(), fixedSeq);
-        int holder = config.selfId;
-        for (final int id : view)
-        {
-            if (id == config.selfId)
-            {
-                continue;
-            }
-            final Long reported = reports.get(id);
-            if (reported == null)
-            {
-                return;
-            }
-            if (reported > target || reported == target && holder == config.selfId && target > delivery.deliveredSeq())
-            {
-                // (What this member fixed before and has not delivered comes from one that has.)
-                target = reported;
-                holder = id;
-            }
-        }
-        if (target > 0 && mayBeRestarted())
-        {
-            // A report shows a history we lack (we accepted nothing, from the founding
-            // configuration): we may be a restarted process, whose earlier incarnation's
-            // acceptances this takeover would miss in our place. We give it up and rejoin.
-            rejoin(nowNs);
-            return;
-        }
-        if (!reportedByMajority())
-        {
-            // Not a majority of the configuration: the other side may be ordering. Wait.
-            return;
-        }
-        if (promisedTo != config.selfId)
-        {
-            // Its proposal was since promised to another (the reports it holds were for its own):
-            // it may not lead that epoch on them.
-            rejoin(nowNs);
-            return;
-        }
-        // The epoch it proposed, newer than any reporter's (each promised it, above its own):
-        // members that follow it take no older leader's orders, and such a leader steps down on
-        // hearing it.
-        // (Its own accepted entries stay kept: should it give this takeover up, it reports them;
-        // what it orders in this epoch replaces them, a newer epoch's at the same numbers.)
-        enterEpoch(promisedEpoch);
-        epochLeader = config.selfId;
-        // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
-        recoveryTargetSeq = target;
-        fixedSeq = Math.max(fixedSeq, target);
-        recoveryHolderId = holder;
-        holdersTried.clear();
-        holdersTried.add(holder);
-        catchUpDelivered = delivery.deliveredSeq();
-        catchUpChunks = counters.stateChunksReceived;
-        catchUpSinceNs = nowNs;
-        gaps.target(holder);
-        // The orders up to the target come from the holder's delivered log (its order NAK
-        // answers): what others reported at those numbers may be an uncommitted older epoch's.
-        recoveredOrders.dropThrough(target);
-        delivery.knowUpTo(target);
-        deliverInOrder(nowNs);
-        finishRecoveryWhenCaughtUp(nowNs);
-    }
-
-    /**
-     * @return true when this member (unless it may be a restarted process) and the members that
-     *     reported are a majority of the configuration: they hold every committed order between them.
-     */
-    private boolean reportedByMajority()
-    {
-        // A proposer that may be a restarted process does not count itself: its "nothing
-        // accepted" could hide an order its earlier incarnation helped commit.
-        final boolean selfCounts = !mayBeRestarted();
-        return configuration.isQuorum(id -> id == config.selfId ? selfCounts : reports.containsKey(id));
-    }
-
-    private void finishRecoveryWhenCaughtUp(final long nowNs)
-    {
-        if (state != State.LEADER_RECOVERING || recoveryTargetSeq < 0 || delivery.deliveredSeq() < recoveryTargetSeq)
-        {
-            return;
-        }
-        gaps.disarm();
-        delivery.clearOrders();
-        final long forgottenSeq = delivery.firstRetainedSeq() - 1;
-        sequencer.startAt(delivery.nextDeliverSeq(), forgottenSeq);
-        for (final int id : view.clone())
-        {
-            if (id == config.selfId)
-            {
-                continue;
-            }
-            final long reported = reports.getOrDefault(id, 0L);
-            if (reported < forgottenSeq)
-            {
-                // It lags past what anyone kept: it cannot catch up, so it rejoins afresh.
-                removeMember(id);
-                continue;
-            }
-            sequencer.memberReported(id, reported);
-            lastHeardNs.put(id, nowNs);
-        }
-        // The old leader's orders past the fixed prefix keep their places as far as they run unbroken.
-        long seq = sequencer.lastOrderSeq() + 1;
-        Long key;
-        while ((key = recoveredOrders.keyAt(seq)) != null && delivery.isHeld(key) && !sequencer.isQueued(key))
-        {
-            sequencer.queue(key);
-            cancels.keep(key);
-            seq++;
-        }
-        recoveredOrders.clear();
-        reports.clear();
-        for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
-        {
-            final long k = e.getKey();
-            if (!sequencer.isQueued(k) && !cancels.isCancelled(k))
-            {
-                sequencer.queue(k);
-            }
-        }
-        cancels.dropAll();
-        recoveryTargetSeq = -1;
-        fifo.reset();
-        // What it delivered is committed; the old leader's orders it re-orders past that are
-        // committed again in this epoch, by this epoch's acceptances: a commit it heard in the old
-        // one must not vouch for them (a report's request may have been lost, and a gap moves them).
-        commitSeq = delivery.deliveredSeq();
-        outbox.viewStamp(epoch, commitSeq);
-        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
-        lease.start(configuration, nowNs);
-        transitionTo(State.LEADER_IDLE, nowNs);
-        announceView(nowNs);
-        if (sequencer.hasQueued())
-        {
-            sequencer.emit(nowNs);
-            transitionTo(State.LEADER_BATCHING, nowNs);
-        }
-        sequencer.resendNow(nowNs);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -3075,7 +2844,7 @@ public final class MemberEngine
             case LEADER_IDLE, LEADER_BATCHING -> commitSeq;
             case MEMBER -> pairCommits() ? Math.max(commitSeq, delivery.acceptedSeq()) : commitSeq;
             // What some survivor of a majority delivered was committed.
-            case LEADER_RECOVERING -> Math.max(commitSeq, recoveryTargetSeq);
+            case LEADER_RECOVERING -> Math.max(commitSeq, takeover.targetSeq());
             default -> delivery.deliveredSeq();
         };
     }
