@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -138,8 +137,7 @@ public final class MemberEngine
      * MemberChange ADDED, and must not keep its followers from suspecting it.
      */
     private long leaderHeardNs;
-    /** Clients seen, most recent last, to when the leader last sent them the view: they are sent each new view. */
-    private final LinkedHashMap<Integer, Long> knownClients = new LinkedHashMap<>(16, 0.75f, true);
+    /** The last LIST taken from our leader (a LIST of its with an older packet id is stale). */
     private int lastListPacketId;
     private long tickDeadlineNs;
     /** After joining: members that answered ONLINE; it is repeated each tick until all did, or for one KeepAlive timeout. */
@@ -211,10 +209,8 @@ public final class MemberEngine
     /** Leader: the order queue, MsgOrders, members' ACKs and order retransmission. */
     private final Sequencer sequencer;
     private long batchDeadlineNs;
-    private byte[] pendingList;
-    private final Set<Integer> listAckedBy = new HashSet<>();
-    private long listFirstSentNs;
-    private long listDeadlineNs;
+    /** Leader: the view, announced to members and clients until they ACK it. */
+    private final ViewAnnouncer announcer;
 
     // Failover, follower side: candidates passed over, and what was reported to the new leader.
     private final Set<Integer> passedOver = new HashSet<>();
@@ -370,6 +366,32 @@ public final class MemberEngine
             public void deliverOrdered(final long nowNs)
             {
                 deliverInOrder(nowNs);
+            }
+        });
+        this.announcer = new ViewAnnouncer(config, counters, outbox, new ViewAnnouncer.View()
+        {
+            @Override
+            public int[] ids()
+            {
+                return view;
+            }
+
+            @Override
+            public int leaderId()
+            {
+                return leaderId;
+            }
+
+            @Override
+            public int epoch()
+            {
+                return epoch;
+            }
+
+            @Override
+            public Configuration configuration()
+            {
+                return configuration;
             }
         });
         this.takeover = new Takeover(config, counters, outbox, delivery, sequencer, gaps, cancels, fifo, stateReceiver, stateHandler != null,
@@ -762,10 +784,7 @@ public final class MemberEngine
             }
         }
         sequencer.onTimer(nowNs);
-        if (pendingList != null && listDeadlineNs - nowNs <= 0)
-        {
-            resendList(nowNs);
-        }
+        announcer.onTimer(nowNs);
         replies.onTimer(nowNs);
         acks.onTimer(nowNs);
         if (isOrdering())
@@ -808,7 +827,7 @@ public final class MemberEngine
         long deadline = Deadlines.earlier(Deadlines.NONE, gaps.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, state == State.LEADER_BATCHING, batchDeadlineNs);
         deadline = Deadlines.earlier(deadline, sequencer.nextDeadlineNs());
-        deadline = Deadlines.earlier(deadline, pendingList != null, listDeadlineNs);
+        deadline = Deadlines.earlier(deadline, announcer.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, replies.nextDeadlineNs());
         deadline = Deadlines.earlier(deadline, cancels.nextDeadlineNs());
         // Armed while more requests are held than orders wait: one at least is named by none.
@@ -879,19 +898,8 @@ public final class MemberEngine
             sendUnavailable(clientId, nowNs);
         }
         final boolean duplicate = delivery.isHeld(key) || (finished.isFinished(clientId, request.packetId()) && !isOrderedUndelivered(key));
-        final Long listSentNs = knownClients.get(clientId);
-        if (isOrdering() && (listSentNs == null || (duplicate && nowNs - listSentNs >= config.retransmitTimeoutNs)))
-        {
-            // A new client, or one retransmitting: its view may name members that are gone (it waits for their ACKs).
-            counters.viewsSentToClients++;
-            sendList(clientId, leaderId);
-            knownClients.put(clientId, nowNs);
-        }
-        else if (listSentNs == null)
-        {
-            knownClients.put(clientId, Long.MIN_VALUE / 2);
-        }
-        trimKnownClients();
+        // A new client, or one retransmitting: its view may name members that are gone (it waits for their ACKs).
+        announcer.clientSeen(clientId, isOrdering(), duplicate, nowNs);
         if (duplicate)
         {
             counters.duplicateRequests++;
@@ -1408,7 +1416,7 @@ public final class MemberEngine
     {
         counters.laggardsRemoved++;
         removeMember(requester);
-        announceView(nowNs);
+        announcer.announce(nowNs);
         tellRemoved(requester);
     }
 
@@ -1624,9 +1632,10 @@ public final class MemberEngine
                 }
                 else if (isOrdering() && from == subject && from != config.selfId)
                 {
-                    addMember(subject, nowNs);
-                    // Its NAKs sent after this ADDED are its own: see removeLaggard.
+                    // Its NAKs sent after this ADDED are its own: see removeLaggard. (Read first:
+                    // the LIST that admits it is written through the same flyweight.)
                     lastAdvancingAck.putIfAbsent(subject, memberChange.packetId());
+                    addMember(subject, nowNs);
                 }
                 else if (from == subject && from != config.selfId && state == State.MEMBER && leaderId != config.selfId)
                 {
@@ -1635,14 +1644,14 @@ public final class MemberEngine
                     // founding a second group. Its first entry is our leader, not us: nobody
                     // follows us for it. (A member taking over multicasts REMOVED, heard as well.)
                     counters.joinersAnswered++;
-                    sendList(from, subject);
+                    announcer.send(from, subject);
                 }
             }
             case MemberChangeFlyweight.STATUS_ONLINE ->
             {
                 if (from == subject && from != config.selfId && state != State.JOINING && state != State.LEADER_RECOVERING)
                 {
-                    sendList(from, subject);
+                    announcer.send(from, subject);
                 }
             }
             case MemberChangeFlyweight.STATUS_LIST -> onList(from, buffer, nowNs);
@@ -1742,7 +1751,7 @@ public final class MemberEngine
             if (isOrdering() && isMember(subject))
             {
                 removeMember(subject);
-                announceView(nowNs);
+                announcer.announce(nowNs);
             }
             else if (state == State.MEMBER && subject == leaderId)
             {
@@ -1826,25 +1835,24 @@ public final class MemberEngine
             lastHeardNs.put(memberId, nowNs);
             lease.heard(memberId, nowNs);
             counters.membersAdded++;
-            announceView(nowNs);
+            announcer.announce(nowNs);
         }
         // The view goes to the joiner by unicast too, just before its start point: on the same
         // socket it arrives first, so the joiner knows it is a member when the start KeepAlive
         // comes. (Taken from the multicast LIST alone, it could ignore the start KeepAlive that
         // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
         // counts it in: calls ordered in between would wait for its reply.)
-        final byte[] list = pendingList != null ? pendingList : listPacket();
-        outbox.send(memberId, list, list.length);
+        announcer.sendToJoiner(memberId);
         outbox.keepAlive(memberId, sequencer.lastOrderSeq());
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
     private void tellRemoved(final int formerMemberId)
     {
-        if (isOrdering() && !knownClients.containsKey(formerMemberId))
+        if (isOrdering() && !announcer.knowsClient(formerMemberId))
         {
             counters.removedMembersTold++;
-            sendList(formerMemberId, leaderId);
+            announcer.send(formerMemberId, leaderId);
         }
     }
 
@@ -1858,89 +1866,6 @@ public final class MemberEngine
         if (isOrdering())
         {
             sequencer.forgetFullyDelivered();
-        }
-    }
-
-    /** Multicasts the view as a LIST (leader first) and sends it to every client seen; resent until ACKed. */
-    private void announceView(final long nowNs)
-    {
-        pendingList = listPacket();
-        lastListPacketId = memberChange.packetId();
-        listAckedBy.clear();
-        listFirstSentNs = nowNs;
-        listDeadlineNs = nowNs + config.retransmitTimeoutNs;
-        outbox.send(GroupSender.GROUP, pendingList, pendingList.length);
-        for (final int clientId : knownClients.keySet())
-        {
-            outbox.send(clientId, pendingList, pendingList.length);
-        }
-    }
-
-    private void resendList(final long nowNs)
-    {
-        boolean membersMissing = false;
-        for (final int id : view)
-        {
-            membersMissing |= id != config.selfId && !listAckedBy.contains(id);
-        }
-        final boolean clientsGiveUp = nowNs - listFirstSentNs >= config.replyGiveUpNs;
-        boolean clientsMissing = false;
-        for (final int clientId : knownClients.keySet())
-        {
-            if (!listAckedBy.contains(clientId) && !clientsGiveUp)
-            {
-                clientsMissing = true;
-                outbox.send(clientId, pendingList, pendingList.length);
-            }
-        }
-        if (membersMissing)
-        {
-            outbox.send(GroupSender.GROUP, pendingList, pendingList.length);
-        }
-        if (!membersMissing && !clientsMissing)
-        {
-            pendingList = null;
-            return;
-        }
-        listDeadlineNs = nowNs + config.retransmitTimeoutNs;
-    }
-
-    private byte[] listPacket()
-    {
-        writeList(config.selfId);
-        final byte[] copy = new byte[memberChange.packetSize()];
-        out.get(0, copy);
-        return copy;
-    }
-
-    private void sendList(final int destinationId, final int subject)
-    {
-        writeList(subject);
-        outbox.send(destinationId, memberChange.packetSize());
-    }
-
-    /**
-     * A LIST names the leader first, then the other members ascending, then the members of the
-     * configuration outside the view (marked), as many as a LIST holds, then the epoch the leader leads.
-     */
-    private void writeList(final int subject)
-    {
-        final int[] outside = Arrays.stream(configuration.ids()).filter(id -> !isMember(id))
-            .limit(Math.max(0, config.viewLimit() - view.length)).toArray();
-        memberChange.wrap(out, 0);
-        memberChange.setList(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), subject, view.length + outside.length, epoch);
-        memberChange.member(0, leaderId);
-        int i = 1;
-        for (final int id : view)
-        {
-            if (id != leaderId)
-            {
-                memberChange.member(i++, configuration.contains(id) ? id : id | MemberChangeFlyweight.LEARNER);
-            }
-        }
-        for (final int id : outside)
-        {
-            memberChange.member(i++, id | MemberChangeFlyweight.OUTSIDE_VIEW);
         }
     }
 
@@ -1994,7 +1919,7 @@ public final class MemberEngine
                             removeMember(id);
                         }
                     }
-                    announceView(nowNs);
+                    announcer.announce(nowNs);
                 }
             }
             case MEMBER ->
@@ -2092,7 +2017,7 @@ public final class MemberEngine
         fifo.reset();
         takeover.abandon();
         passedOver.clear();
-        pendingList = null;
+        announcer.stop();
         gaps.disarm();
         lastListPacketId = 0;
         groupHeard = true;
@@ -2187,7 +2112,7 @@ public final class MemberEngine
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
         lease.start(configuration, nowNs);
         transitionTo(State.LEADER_IDLE, nowNs);
-        announceView(nowNs);
+        announcer.announce(nowNs);
         if (sequencer.hasQueued())
         {
             sequencer.emit(nowNs);
@@ -2439,10 +2364,7 @@ public final class MemberEngine
         }
         if (acked == PacketType.MEMBER_CHANGE && ack.ackedSenderId() == config.selfId)
         {
-            if (pendingList != null && (int)ack.ackedId() == lastListPacketId)
-            {
-                listAckedBy.add(from);
-            }
+            announcer.onAck(from, (int)ack.ackedId());
             return;
         }
         counters.unexpectedPackets++;
@@ -2964,16 +2886,6 @@ public final class MemberEngine
     private boolean isMember(final int id)
     {
         return Arrays.binarySearch(view, id) >= 0;
-    }
-
-    private void trimKnownClients()
-    {
-        if (knownClients.size() > config.maxClients)
-        {
-            final Iterator<Integer> eldest = knownClients.keySet().iterator();
-            eldest.next();
-            eldest.remove();
-        }
     }
 
     private void transitionTo(final State next, final long nowNs)

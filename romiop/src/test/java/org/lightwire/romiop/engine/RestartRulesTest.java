@@ -191,4 +191,34 @@ class RestartRulesTest
         assertEquals(1, leader.counters().laggardsRemoved());
         assertEquals(List.of(1, 3), Arrays.stream(leader.currentMembers()).boxed().toList());
     }
+
+    /**
+     * A joiner's NAKs sent after its ADDED are its own (it starts after the commit): one that asks
+     * for an order every member had delivered and the leader forgot before it was admitted can
+     * never be served, and it is removed (it rejoins, and takes a state). The ADDED's packet id is
+     * the mark, not the id of the LIST the leader wrote while admitting it (its own, and higher).
+     */
+    @Test
+    void aJoinerAskingInAPacketNewerThanItsAddedForWhatTheLeaderForgotIsRemoved()
+    {
+        final GroupConfig config = new GroupConfig(LEADER, LEADER, 1, 2, 3).orderInterval(0, true).orderWindow(16);
+        final MemberEngine leader = OneEngine.founded(engine(config), config, 0);
+        for (int i = 1; i <= 3; i++)
+        {
+            feed(leader, request(i), i * MS);
+            feed(leader, orderAck(2, 10 + i, i), i * MS);
+            feed(leader, orderAck(3, 10 + i, i), i * MS);
+        }
+        assertEquals(3, leader.deliveredSeq());
+        assertEquals(0, leader.retainedOrders(), "every member ACKed orders 1 to 3: forgotten");
+        feed(leader, added(4), 5 * MS);
+        assertEquals(List.of(1, 2, 3, 4), Arrays.stream(leader.currentMembers()).boxed().toList());
+        // Sent before its ADDED (packet 7), delayed: answered, nobody removed.
+        feed(leader, orderNak(4, 6, 1), 6 * MS);
+        assertEquals(0, leader.counters().laggardsRemoved());
+        // Sent after it: this process can never get order 1.
+        feed(leader, orderNak(4, 8, 1), 7 * MS);
+        assertEquals(1, leader.counters().laggardsRemoved());
+        assertEquals(List.of(1, 2, 3), Arrays.stream(leader.currentMembers()).boxed().toList());
+    }
 }
