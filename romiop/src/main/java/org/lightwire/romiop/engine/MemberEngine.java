@@ -4,10 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedMap;
 import org.lightwire.romiop.protocol.AckFlyweight;
 import org.lightwire.romiop.protocol.CancelFlyweight;
 import org.lightwire.romiop.protocol.FragmentHeader;
@@ -19,7 +17,6 @@ import org.lightwire.romiop.protocol.NakFlyweight;
 import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
-import org.lightwire.romiop.protocol.ReplyFlyweight;
 import org.lightwire.romiop.protocol.RequestFlyweight;
 import org.lightwire.romiop.protocol.StateFlyweight;
 import org.lightwire.romiop.protocol.ViewChangeFlyweight;
@@ -106,7 +103,6 @@ public final class MemberEngine
     private final AckFlyweight ack = new AckFlyweight();
     private final NakFlyweight nak = new NakFlyweight();
     private final KeepAliveFlyweight keepAlive = new KeepAliveFlyweight();
-    private final ReplyFlyweight reply = new ReplyFlyweight();
     private final CancelFlyweight cancel = new CancelFlyweight();
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
     private final OrderAckFlyweight orderAck = new OrderAckFlyweight();
@@ -115,6 +111,7 @@ public final class MemberEngine
     private final StateDonor donor;
     private final StateReceiver stateReceiver;
     private final ReplyStore replies;
+    private final ReplyWriter replyWriter;
     private final DuplicateFilter finished;
     /**
      * The requests this member executed (delivered to the application), bounded like
@@ -212,12 +209,13 @@ public final class MemberEngine
     /** Leader: the view, announced to members and clients until they ACK it. */
     private final ViewAnnouncer announcer;
 
-    // Failover, follower side: candidates passed over, and what was reported to the new leader.
-    private final Set<Integer> passedOver = new HashSet<>();
-    private long candidateSinceNs;
+    // Failover, follower side: who takes over, and what was reported to the new leader.
+    private final Succession succession;
     private final AcceptedOrders reportedOrders = new AcceptedOrders();
     /** The view change, new leader's side: the reports, the decision and the catch-up. */
     private final Takeover takeover;
+    /** Our report to a takeover we promised our epoch to. */
+    private final TakeoverReport report;
 
     /** The leader that announced its leaving (REMOVED for itself), or -1. */
     private int leaderThatLeft = -1;
@@ -271,6 +269,7 @@ public final class MemberEngine
         this.outbox = new Outbox(config, sender);
         this.out = outbox.buffer();
         this.replies = new ReplyStore(config, counters, sender);
+        this.replyWriter = new ReplyWriter(config, counters, outbox, replies);
         this.finished = new DuplicateFilter(config.duplicateWindow, config.maxClients, counters);
         // Its evictions are counted apart (they mirror the finished filter's): not in this member's counters.
         this.executed = new DuplicateFilter(config.duplicateWindow, config.maxClients, new GroupCounters());
@@ -368,6 +367,26 @@ public final class MemberEngine
                 deliverInOrder(nowNs);
             }
         });
+        this.succession = new Succession(config.selfId, config.keepAliveTimeoutNs, new Succession.Group()
+        {
+            @Override
+            public int[] view()
+            {
+                return view;
+            }
+
+            @Override
+            public Configuration configuration()
+            {
+                return configuration;
+            }
+
+            @Override
+            public boolean voter()
+            {
+                return MemberEngine.this.voter();
+            }
+        });
         this.announcer = new ViewAnnouncer(config, counters, outbox, new ViewAnnouncer.View()
         {
             @Override
@@ -396,6 +415,7 @@ public final class MemberEngine
         });
         this.takeover = new Takeover(config, counters, outbox, delivery, sequencer, gaps, cancels, fifo, stateReceiver, stateHandler != null,
             reportedOrders, new TakeoverMember());
+        this.report = new TakeoverReport(config.selfId, counters, outbox, delivery, reportedOrders);
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
@@ -651,29 +671,13 @@ public final class MemberEngine
     public void sendReply(final int clientId, final int packetId, final int requestId, final ByteBuffer payload,
         final int offset, final int length, final long nowNs)
     {
-        final String refusal = replyRefusal(length);
+        final String refusal = replyWriter.refusal(length);
         if (refusal != null)
         {
             throw new IllegalArgumentException(refusal);
         }
         acks.onReply(key(clientId, packetId));
-        counters.repliesSent++;
-        if (ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes)
-        {
-            sendReplyPacket(clientId, packetId, requestId, false, payload, offset, length, nowNs);
-            return;
-        }
-        final int pieceRoom = replyPieceRoom();
-        final byte[] piece = new byte[FragmentHeader.HEADER_LENGTH + pieceRoom];
-        final ByteBuffer pieceBuffer = ByteBuffer.wrap(piece);
-        for (int at = 0; at < length; at += pieceRoom)
-        {
-            final int n = Math.min(pieceRoom, length - at);
-            FragmentHeader.write(piece, 0, packetId, at, length);
-            payload.get(offset + at, piece, FragmentHeader.HEADER_LENGTH, n);
-            sendReplyPacket(clientId, packetId, requestId, true, pieceBuffer, 0, FragmentHeader.HEADER_LENGTH + n, nowNs);
-            counters.replyFragmentsSent++;
-        }
+        replyWriter.write(clientId, packetId, requestId, payload, offset, length, nowNs);
     }
 
     /**
@@ -683,37 +687,7 @@ public final class MemberEngine
      */
     public String replyRefusal(final int length)
     {
-        if (length > config.maxReplyBytes)
-        {
-            return "a reply of " + length + " bytes is longer than jacorb.lightwire.romiop.max_reply_bytes = " + config.maxReplyBytes;
-        }
-        final int pieceRoom = replyPieceRoom();
-        final long pieces = ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes ? 1 : (length + pieceRoom - 1L) / pieceRoom;
-        if (pieces > config.maxPendingReplies)
-        {
-            return "a reply of " + length + " bytes goes in " + pieces + " pieces of jacorb.lightwire.romiop.max_packet_bytes = " +
-                config.maxPacketBytes + ", more than jacorb.lightwire.romiop.max_pending_replies = " + config.maxPendingReplies + " keeps";
-        }
-        return null;
-    }
-
-    /** @return bytes of reply in one piece: a packet less the Reply header and the piece header. */
-    private int replyPieceRoom()
-    {
-        return config.maxPacketBytes - ReplyFlyweight.HEADER_LENGTH - FragmentHeader.HEADER_LENGTH;
-    }
-
-    private void sendReplyPacket(final int clientId, final int packetId, final int requestId, final boolean piece, final ByteBuffer payload,
-        final int offset, final int length, final long nowNs)
-    {
-        final int replyPacketId = outbox.nextPacketId();
-        reply.wrap(out, 0);
-        // reply_status stays 0: the GIOP reply in the payload carries the real one.
-        reply.set(Outbox.WIRE_ORDER, config.selfId, replyPacketId, clientId, packetId, requestId, 0, length).payload(payload, offset, length);
-        reply.header().piece(piece);
-        final byte[] copy = new byte[reply.packetSize()];
-        out.get(0, copy);
-        replies.add(replyPacketId, clientId, packetId, copy, piece, nowNs);
+        return replyWriter.refusal(length);
     }
 
     /** Handles one received datagram. Never throws for any content: bad packets are counted. */
@@ -1789,7 +1763,7 @@ public final class MemberEngine
         final boolean newPromise = byPromise > 0;
         final boolean samePromise = byPromise == 0 && from == promisedTo;
         final boolean configured = isMember(from) || configuration.contains(from);
-        final boolean fresh = subject == leaderId && isMember(from) && from == successor(subject);
+        final boolean fresh = subject == leaderId && isMember(from) && from == succession.successor(subject);
         // Our leader taking over (from a member it thinks failed, whoever that is, us included): it is not leading.
         final boolean repeat = from == leaderId;
         // A member that itself has not heard its leader for the KeepAlive timeout has evidence of
@@ -1930,7 +1904,7 @@ public final class MemberEngine
                 }
                 else
                 {
-                    passedOver.clear();
+                    succession.clear();
                 }
                 if (onlineUntilNs - nowNs > 0 && Arrays.stream(view).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
                 {
@@ -2016,7 +1990,7 @@ public final class MemberEngine
         sequencer.reset();
         fifo.reset();
         takeover.abandon();
-        passedOver.clear();
+        succession.clear();
         announcer.stop();
         gaps.disarm();
         lastListPacketId = 0;
@@ -2033,53 +2007,9 @@ public final class MemberEngine
     // ---------------------------------------------------------------------------------------------
     // Failover.
 
-    /**
-     * The member that leads once {@code failed} and every passed-over candidate are gone: the
-     * lowest id of the configuration left in the view; never a learner (this one, when it is, gets -1).
-     */
-    private int successor(final int failed)
-    {
-        for (final int id : view)
-        {
-            if (id != failed && !passedOver.contains(id) && configuration.contains(id) && (id != config.selfId || voter()))
-            {
-                return id;
-            }
-        }
-        return voter() ? config.selfId : -1;
-    }
-
     private void suspectLeader(final long nowNs)
     {
-        if (passedOver.isEmpty())
-        {
-            passedOver.add(leaderId);
-            candidateSinceNs = nowNs;
-        }
-        int candidate = successor(leaderId);
-        if (candidate != config.selfId && nowNs - candidateSinceNs > config.keepAliveTimeoutNs)
-        {
-            // The candidate never took over: it failed too; the next id takes its turn.
-            passedOver.add(candidate);
-            candidateSinceNs = nowNs;
-            candidate = successor(leaderId);
-        }
-        if (candidate == config.selfId && stateReceiver.awaiting())
-        {
-            // It has no state to lead with (it awaits one): the next member takes its turn, as
-            // the others pass it over when its takeover does not come.
-            passedOver.add(config.selfId);
-            candidate = successor(leaderId);
-            if (candidate == config.selfId)
-            {
-                // Every other member was passed over too: their turns come round again.
-                passedOver.clear();
-                passedOver.add(leaderId);
-                passedOver.add(config.selfId);
-                candidateSinceNs = nowNs;
-                candidate = successor(leaderId);
-            }
-        }
+        final int candidate = succession.suspect(leaderId, stateReceiver.awaiting(), nowNs);
         if (candidate == config.selfId && !stateReceiver.awaiting())
         {
             startTakeover(leaderThatLeft == leaderId, false, nowNs);
@@ -2096,7 +2026,7 @@ public final class MemberEngine
     {
         final int failedId = leaderId;
         leaderThatLeft = -1;
-        passedOver.clear();
+        succession.clear();
         leaderId = config.selfId;
         takeover.start(failedId, fromLeave, leaderless, nowNs);
     }
@@ -2259,14 +2189,14 @@ public final class MemberEngine
             {
                 removeMember(failedId);
             }
-            for (final int id : passedOver)
+            succession.forEachPassedOver(id ->
             {
                 if (id != newLeaderId && id != config.selfId && isMember(id))
                 {
                     removeMember(id);
                 }
-            }
-            passedOver.clear();
+            });
+            succession.clear();
             leaderId = newLeaderId;
             gaps.target(newLeaderId);
             lastListPacketId = 0;
@@ -2278,53 +2208,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        reportTo(newLeaderId);
-    }
-
-    /** Our state for a new leader: known undelivered orders, held requests, and last our delivered sequence. */
-    private void reportTo(final int newLeaderId)
-    {
-        counters.reportsSent++;
-        final int limit = outbox.maxEntriesPerOrder();
-        // What it delivered is told by its delivered sequence (or what a takeover of its own fixed,
-        // committed though not yet held here); orders it knew there are history.
-        final long delivered = Math.max(delivery.deliveredSeq(), takeover.fixedSeq());
-        reportedOrders.dropThrough(delivered);
-        final SortedMap<Long, AcceptedOrders.Entry> undelivered = reportedOrders.after(delivered);
-        final Iterator<Map.Entry<Long, AcceptedOrders.Entry>> it = undelivered.entrySet().iterator();
-        Map.Entry<Long, AcceptedOrders.Entry> next = it.hasNext() ? it.next() : null;
-        while (next != null)
-        {
-            // One MsgOrder for each run of consecutive numbers accepted in one epoch, stamped with it.
-            final long first = next.getKey();
-            final int entryEpoch = next.getValue().epoch();
-            final long[] keys = new long[limit];
-            int count = 0;
-            while (next != null && next.getKey() == first + count && next.getValue().epoch() == entryEpoch && count < limit)
-            {
-                keys[count++] = next.getValue().key();
-                next = it.hasNext() ? it.next() : null;
-            }
-            msgOrder.wrap(out, 0);
-            msgOrder.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), entryEpoch, first, count, commitSeq);
-            msgOrder.header().report(true);
-            for (int i = 0; i < count; i++)
-            {
-                msgOrder.entry(i, (int)(keys[i] >>> 32), (int)keys[i]);
-            }
-            outbox.send(newLeaderId, msgOrder.packetSize());
-        }
-        for (final HeldRequest held : delivery.heldByKey().values())
-        {
-            outbox.request(newLeaderId, held);
-        }
-        long accepted = delivered;
-        AcceptedOrders.Entry acceptedEntry;
-        while ((acceptedEntry = reportedOrders.at(accepted + 1)) != null && delivery.isHeld(acceptedEntry.key()))
-        {
-            accepted++;
-        }
-        outbox.report(newLeaderId, promisedEpoch, delivered, accepted, undelivered.size());
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq);
     }
 
     // ---------------------------------------------------------------------------------------------
