@@ -40,7 +40,14 @@ final class ReplyWriter
             return "a reply of " + length + " bytes is longer than jacorb.lightwire.romiop.max_reply_bytes = " + config.maxReplyBytes;
         }
         final int pieceRoom = pieceRoom();
-        final long pieces = ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes ? 1 : (length + pieceRoom - 1L) / pieceRoom;
+        final boolean whole = (long)ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes;
+        if (!whole && pieceRoom <= 0)
+        {
+            return "a reply of " + length + " bytes does not fit in one packet of jacorb.lightwire.romiop.max_packet_bytes = " +
+                config.maxPacketBytes + ", which leaves no room for a piece (at least " +
+                (ReplyFlyweight.HEADER_LENGTH + FragmentHeader.HEADER_LENGTH + 1) + " bytes are needed)";
+        }
+        final long pieces = whole ? 1 : ((long)length + pieceRoom - 1) / pieceRoom;
         if (pieces > config.maxPendingReplies)
         {
             return "a reply of " + length + " bytes goes in " + pieces + " pieces of jacorb.lightwire.romiop.max_packet_bytes = " +
@@ -54,7 +61,7 @@ final class ReplyWriter
         final long nowNs)
     {
         counters.repliesSent++;
-        if (ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes)
+        if ((long)ReplyFlyweight.HEADER_LENGTH + length <= config.maxPacketBytes)
         {
             writePacket(clientId, packetId, requestId, false, payload, offset, length, nowNs);
             return;
