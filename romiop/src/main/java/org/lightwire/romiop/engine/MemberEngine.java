@@ -166,6 +166,11 @@ public final class MemberEngine
      */
     private int promisedNonce;
     /**
+     * This incarnation promised a founding leader's check its epoch, or passed its own check: it
+     * was up when the group's check ran. Kept for the process's life (see {@link Takeover}).
+     */
+    private boolean foundingPromised;
+    /**
      * The members whose acceptance commits an order and whose majority elects: the configured
      * members, fixed for the group's life (a joiner configured with none learns its leader's from
      * the LIST that admits it, and a founder without any has itself). Neither silence nor a leave
@@ -2027,6 +2032,8 @@ public final class MemberEngine
         final int failedId = leaderId;
         leaderThatLeft = -1;
         succession.clear();
+        // A leader taking over from itself announces its view once it orders again, not the old one meanwhile.
+        announcer.stop();
         leaderId = config.selfId;
         takeover.start(failedId, fromLeave, leaderless, nowNs);
     }
@@ -2104,9 +2111,21 @@ public final class MemberEngine
         }
 
         @Override
+        public int epochLeader()
+        {
+            return epochLeader;
+        }
+
+        @Override
         public int promisedEpoch()
         {
             return promisedEpoch;
+        }
+
+        @Override
+        public boolean foundingPromised()
+        {
+            return foundingPromised;
         }
 
         @Override
@@ -2197,6 +2216,8 @@ public final class MemberEngine
                 }
             });
             succession.clear();
+            // A former leader following another announces no view of its own any more.
+            announcer.stop();
             leaderId = newLeaderId;
             gaps.target(newLeaderId);
             lastListPacketId = 0;
@@ -2208,7 +2229,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq);
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2499,6 +2520,7 @@ public final class MemberEngine
         {
             promise(proposed, asker);
             promisedNonce = nonce;
+            foundingPromised = true;
             outbox.epochTold(asker, nonce, proposed, false, true, true);
         }
         else
@@ -2513,6 +2535,7 @@ public final class MemberEngine
      */
     private void foundingConfirmed(final long nowNs)
     {
+        foundingPromised = true;
         enterEpoch(foundingCheck.proposal());
         epochLeader = config.selfId;
         commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);

@@ -138,13 +138,15 @@ final class Outbox
      * The last packet of a survivor's report to the member taking over: a KeepAlive flagged REPORT
      * naming the epoch it promises to that takeover ({@code epoch}), how far it accepted
      * ({@code last_order_seq}), what it delivered ({@code commit}) and how many order entries its
-     * report's MsgOrders carried ({@code report_entries}).
+     * report's MsgOrders carried ({@code report_entries}); flagged {@code unproven} when the survivor
+     * may be a restarted process, and {@code foundingPromise} when it promised a founding check.
      */
-    void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries)
+    void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries,
+        final boolean unproven, final boolean foundingPromise)
     {
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, acceptedSeq, deliveredSeq).reportEntries(entries);
-        keepAlive.header().report(true);
+        keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise);
         sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
     }
 

@@ -49,6 +49,9 @@ final class Takeover
 
         int epoch();
 
+        /** @return the leader whose orders this member took in its epoch (-1 for none). */
+        int epochLeader();
+
         int promisedEpoch();
 
         /** @return whom the promised epoch was promised to ({@code selfId} when proposed by this member). */
@@ -61,6 +64,9 @@ final class Takeover
 
         /** @return true when this member may be a restarted process that forgot what it accepted. */
         boolean mayBeRestarted();
+
+        /** @return true when this incarnation promised a founding leader's check, or passed its own. */
+        boolean foundingPromised();
 
         /** Gives the takeover up and asks to join the group again. */
         void rejoin(long nowNs);
@@ -104,6 +110,10 @@ final class Takeover
     private long startNs;
     /** Each reporter's delivered sequence, for the epoch proposed. */
     private final Map<Integer, Long> reports = new HashMap<>();
+    /** The reporters that may be restarted processes (flags bit 5 of their reports). */
+    private final Set<Integer> unprovenReporters = new HashSet<>();
+    /** The reporters that promised a founding check (flags bit 6 of their reports). */
+    private final Set<Integer> foundingPromisers = new HashSet<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
     private final ReportedLog reported = new ReportedLog();
     /** The decided target: what the takeover delivers before it orders (-1 before the decision). */
@@ -172,7 +182,7 @@ final class Takeover
         // keep their places first; the requests stay held and are ordered after them.
         sequencer.reset();
         gaps.disarm();
-        reports.clear();
+        clearReports();
         targetSeq = -1;
         startNs = nowNs;
         counters.leaderChanges++;
@@ -186,7 +196,7 @@ final class Takeover
     void abandon()
     {
         reported.clear();
-        reports.clear();
+        clearReports();
         targetSeq = -1;
     }
 
@@ -254,11 +264,14 @@ final class Takeover
             onHolderStart(keepAlive.commit() + 1, from, nowNs);
         }
         else if (!leaderless && (from == failedLeaderId || !member.isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
-            Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
+            leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
         {
             // A leader is alive after all (we were cut off from it), or one of a newer epoch
-            // leads: join its group afresh. (One of an older epoch, a restarted process with the
-            // failed leader's id say, proves neither.)
+            // leads: join its group afresh; its leader then moves the group past the epoch we
+            // proposed, which our ADDED carries. (One of an older epoch, a restarted process with
+            // the failed leader's id say, proves neither. A leaderless takeover names a stand-in
+            // as failed, which may be joining too: only the leader of our own epoch proves one
+            // alive, as only a leader multicasts KeepAlives of that epoch.)
             member.joinLeader(from, nowNs);
         }
         else
@@ -299,6 +312,8 @@ final class Takeover
             return;
         }
         reports.put(from, delivered);
+        setIf(unprovenReporters, from, keepAlive.header().unproven());
+        setIf(foundingPromisers, from, keepAlive.header().foundingPromise());
         // Its order NAKs sent after this report are its own: one that asks below what this leader
         // will keep can only rejoin and take a state.
         member.reportedAt(from, keepAlive.packetId());
@@ -396,10 +411,29 @@ final class Takeover
         }
     }
 
+    private static void setIf(final Set<Integer> ids, final int id, final boolean in)
+    {
+        if (in)
+        {
+            ids.add(id);
+        }
+        else
+        {
+            ids.remove(id);
+        }
+    }
+
+    private void clearReports()
+    {
+        reports.clear();
+        unprovenReporters.clear();
+        foundingPromisers.clear();
+    }
+
     private void proposeNext(final long nowNs)
     {
         member.promise(member.promisedEpoch() + 1, config.selfId);
-        reports.clear();
+        clearReports();
         reported.forgetReporters();
         startNs = nowNs;
     }
@@ -500,14 +534,23 @@ final class Takeover
 
     /**
      * @return true when this member (unless it may be a restarted process) and the members that
-     *     reported are a majority of the configuration: they hold every committed order between them.
+     *     reported (but those shown to be restarted) are a majority of the configuration: they hold
+     *     every committed order between them.
      */
     private boolean reportedByMajority()
     {
         // A proposer that may be a restarted process does not count itself: its "nothing
         // accepted" could hide an order its earlier incarnation helped commit.
         final boolean selfCounts = !member.mayBeRestarted();
-        return member.configuration().isQuorum(id -> id == config.selfId ? selfCounts : reports.containsKey(id));
+        // The founding check needs every member's promise, and nothing is ordered before it
+        // passes. So when one of us promised it, a reporter that may be restarted and did not was
+        // not up when it ran: it is a restarted process, whose "nothing accepted" may hide an
+        // order (two restarted members of five, beside two that missed the first orders, decided
+        // past a committed one: RestartedProposerTest). A group whose founding leader failed
+        // before any order still takes over: all its members promised, or none did.
+        final boolean checkSeen = member.foundingPromised() || !foundingPromisers.isEmpty();
+        return member.configuration().isQuorum(id -> id == config.selfId ? selfCounts
+            : reports.containsKey(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)));
     }
 
     /**
@@ -550,7 +593,7 @@ final class Takeover
             seq++;
         }
         reported.clear();
-        reports.clear();
+        clearReports();
         for (final Map.Entry<Long, HeldRequest> e : delivery.heldByKey().entrySet())
         {
             final long k = e.getKey();

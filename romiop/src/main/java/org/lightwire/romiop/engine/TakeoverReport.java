@@ -11,7 +11,8 @@ import org.lightwire.romiop.protocol.MsgOrderFlyweight;
  * the orders it accepted and did not deliver, one MsgOrder flagged REPORT for each run of
  * consecutive numbers accepted in one epoch, stamped with that epoch; then its held requests; and
  * last a KeepAlive flagged REPORT with the epoch promised, what it delivered, how far it accepted
- * without a gap, and how many entries came before it (the takeover counts a report only whole).
+ * without a gap, and how many entries came before it (the takeover counts a report only whole),
+ * flagged when its sender may be a restarted process and when it promised a founding check.
  */
 final class TakeoverReport
 {
@@ -41,8 +42,11 @@ final class TakeoverReport
      * @param fixedSeq  the highest target a takeover of this member's own fixed: committed, and
      *                  reported as delivered though not yet held here.
      * @param commitSeq the commit this member knows, stamped on the MsgOrders.
+     * @param unproven  this member may be a restarted process (it accepted nothing since its founding start).
+     * @param foundingPromise this member promised a founding leader's check, in this incarnation.
      */
-    void send(final int newLeaderId, final int promisedEpoch, final long fixedSeq, final long commitSeq)
+    void send(final int newLeaderId, final int promisedEpoch, final long fixedSeq, final long commitSeq, final boolean unproven,
+        final boolean foundingPromise)
     {
         counters.reportsSent++;
         final int limit = outbox.maxEntriesPerOrder();
@@ -82,6 +86,6 @@ final class TakeoverReport
         {
             acceptedSeq++;
         }
-        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size());
+        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise);
     }
 }

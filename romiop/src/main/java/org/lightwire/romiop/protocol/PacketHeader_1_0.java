@@ -25,7 +25,11 @@ import java.nio.ByteOrder;
  *         bit 3 = piece (Reply only: the payload is a {@link FragmentHeader} and a piece of the
  *                 reply),
  *         bit 4 = report (MsgOrder and KeepAlive only: part of a survivor's report to the member
- *                 taking over), bits 5..7 reserved (0).
+ *                 taking over),
+ *         bit 5 = unproven (a report's KeepAlive only: its sender may be a restarted process, one
+ *                 started from the founding configuration that accepted nothing since),
+ *         bit 6 = founding promise (a report's KeepAlive only: its sender, in this incarnation,
+ *                 promised a founding leader's check its epoch), bit 7 reserved (0).
  * </pre>
  *
  * <p>The version octet is major in the high nibble and minor in the low one (0x11 = 1.1). Every
@@ -58,7 +62,11 @@ public final class PacketHeader_1_0
      * undelivered orders; the KeepAlive that ends it), not a leader's order or probe.
      */
     public static final int FLAG_REPORT = 0x10;
-    static final int FLAGS_RESERVED_MASK = 0xE0;
+    /** A report's KeepAlive only: its sender may be a restarted process (it accepted nothing since its founding start). */
+    public static final int FLAG_UNPROVEN = 0x20;
+    /** A report's KeepAlive only: its sender promised a founding leader's check its epoch, in this incarnation. */
+    public static final int FLAG_FOUNDING_PROMISE = 0x40;
+    static final int FLAGS_RESERVED_MASK = 0x80;
 
     private ByteBuffer buffer;
     private int offset;
@@ -164,6 +172,30 @@ public final class PacketHeader_1_0
         return flag(FLAG_REPORT, on);
     }
 
+    /** @return flags bit 5: the sender of this report may be a restarted process. */
+    public boolean unproven()
+    {
+        return (flags() & FLAG_UNPROVEN) != 0;
+    }
+
+    /** Sets or clears flags bit 5 of a header already written. */
+    public PacketHeader_1_0 unproven(final boolean on)
+    {
+        return flag(FLAG_UNPROVEN, on);
+    }
+
+    /** @return flags bit 6: the sender of this report promised a founding leader's check its epoch. */
+    public boolean foundingPromise()
+    {
+        return (flags() & FLAG_FOUNDING_PROMISE) != 0;
+    }
+
+    /** Sets or clears flags bit 6 of a header already written. */
+    public PacketHeader_1_0 foundingPromise(final boolean on)
+    {
+        return flag(FLAG_FOUNDING_PROMISE, on);
+    }
+
     private PacketHeader_1_0 flag(final int bit, final boolean on)
     {
         buffer.put(offset + FLAGS_OFFSET, (byte)(on ? flags() | bit : flags() & ~bit));
@@ -222,7 +254,8 @@ public final class PacketHeader_1_0
             return Invalid.UNKNOWN_TYPE;
         }
         if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY) ||
-            (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE))
+            (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE) ||
+            ((unproven() || foundingPromise()) && (!report() || type() != PacketType.KEEP_ALIVE)))
         {
             return Invalid.BAD_FLAGS;
         }

@@ -87,6 +87,31 @@ class LeaderlessTakeoverTest
     }
 
     /**
+     * A leaderless takeover that hears the leader of its own epoch order after all (a one-way link
+     * hid it) gives up and rejoins, its promise in its ADDED: that leader then moves the group
+     * past it. Waiting for a newer epoch instead, it proposed ever newer ones for good, reported
+     * to by nobody (oneway 4242: proposing epoch 54 ten seconds after the heal).
+     */
+    @Test
+    void aLeaderlessTakeoverThatHearsItsEpochsLeaderGivesUpAndRejoinsWithItsPromise()
+    {
+        final MemberEngine m = removedMemberWithAHistory();
+        joinersAsk(m, 11, 420, 1, 2);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        final int proposed = 2;
+        sent.clear();
+        // Member 2's KeepAlive of epoch 1 is no leader's sign: 2 never led that epoch.
+        feed(m, keepAlive(2, 5000, 1, 1, 1), 421 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        feed(m, keepAlive(1, 5001, 1, 1, 1), 422 * MS);
+        assertEquals(MemberEngine.State.JOINING, m.state());
+        final java.util.List<Integer> promises = sent.memberChanges().stream()
+            .filter(c -> c.status() == MemberChangeFlyweight.STATUS_ADDED && c.senderId() == 3).map(c -> c.memberCount() == 1 ? c.member(0) : 0)
+            .toList();
+        assertEquals(java.util.List.of(proposed), promises, "one ADDED, carrying the epoch it proposed");
+    }
+
+    /**
      * A member's answer to ONLINE names the leader it follows: a sign of a leader this joiner may
      * not hear (a one-way link), unless that leader asks to join itself (partition 7111: a member
      * still following a joiner answered every joiner's ONLINE, and none ever took over).

@@ -128,4 +128,33 @@ class ProposedEpochTest
         assertEquals(1, m.counters().takeoversRetried());
         assertTrue(m.deliverySummary().endsWith("taking over: 0 reports, proposing epoch 3"), m.deliverySummary());
     }
+
+    /**
+     * A leader whose view announcement is still unACKed when it takes over from itself (a member
+     * named a newer promise) and then yields to another takeover announces nothing more: its LIST
+     * names it leader of its old view. Before, it kept resending that LIST as a member, and ACKs
+     * to it were matched against the new leader's LISTs, so it never stopped.
+     */
+    @Test
+    void aLeaderThatTakesOverFromItselfAndYieldsStopsAnnouncingItsOldView()
+    {
+        final MemberEngine e = OneEngine.started(new GroupConfig(1, 1, 1, 2, 3), sent);
+        feed(e, WirePackets.added(4, 30, 0), MS);
+        assertEquals(2, leaderLists(), "learner 4 admitted: the view multicast, and sent to it");
+        feed(e, WirePackets.added(3, 31, 5), 2 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, e.state(), "3 promised epoch 5: a takeover of its own");
+        feed(e, WirePackets.takeover(2, 1, 7, 2, 0), 3 * MS);
+        assertEquals(MemberEngine.State.MEMBER, e.state());
+        assertEquals(2, e.leaderId());
+        sent.clear();
+        runUntil(e, 4 * MS, 200 * MS);
+        assertEquals(0, leaderLists(), "no LIST of its own after it yielded");
+    }
+
+    /** @return the LISTs multicast by member 1 naming itself leader. */
+    private long leaderLists()
+    {
+        return sent.memberChanges().stream()
+            .filter(c -> c.status() == MemberChangeFlyweight.STATUS_LIST && c.senderId() == 1 && c.member(0) == 1).count();
+    }
 }

@@ -85,4 +85,68 @@ class RestartedProposerTest
         net.runMs(100);
         net.assertOneOrder();
     }
+
+    /**
+     * Group [1..5]; 4 and 5 hear only 1's founding asks (they promise epoch 2, stay in epoch 1),
+     * then pause. 1 commits 100/1 with {1, 2, 3} in epoch 2 and is cut off (alive, holding it); 2
+     * and 3 restart (two of five: the failures a group of five tolerates). 4 and 5 resume. Every
+     * member but 1 accepted nothing and never left epoch 1, so none can tell whether it is a
+     * restarted process: no majority of them may decide that nothing was committed.
+     */
+    @Test
+    void twoRestartedMembersAndTwoThatOnlyPromisedDoNotOrderAfresh()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet();
+        net.passOnly(1, 4, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        net.passOnly(1, 5, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        for (final int id : all)
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        while (net.engines.get(1).epoch() != OneEngine.ORDERING_EPOCH)
+        {
+            net.runMs(1);
+        }
+        net.pause(4);
+        net.pause(5);
+        net.runMs(30);
+        net.request(100, 1, 1, 2, 3);
+        net.runMs(30);
+        assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
+        net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
+        for (final int id : new int[] {2, 3})
+        {
+            net.crash(id);
+            net.delivered.put(id, new TreeMap<>());
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.resume(4);
+        net.resume(5);
+        net.runMs(1500);
+        net.request(200, 1, 2, 3, 4, 5);
+        net.runMs(100);
+        net.assertOneOrder();
+    }
+
+    /**
+     * The liveness side of the rule above: a group of five whose founding leader fails once its
+     * check passed, before any order, takes over (every other member promised the check, and
+     * none may be a restarted process that did not) and orders.
+     */
+    @Test
+    void aGroupWhoseFoundingLeaderFailsBeforeAnyOrderTakesOver()
+    {
+        final HandWiredNet net = new HandWiredNet().founded(1, 2, 3, 4, 5);
+        net.runMs(30);
+        net.crash(1);
+        net.runMs(1500);
+        net.request(200, 1, 2, 3, 4, 5);
+        net.runMs(100);
+        net.assertOneOrder();
+        for (final int id : new int[] {2, 3, 4, 5})
+        {
+            assertEquals("200/1", net.delivered.get(id).get(1L), net.engines.get(id).deliverySummary());
+        }
+    }
 }

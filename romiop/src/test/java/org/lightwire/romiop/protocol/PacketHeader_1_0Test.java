@@ -87,7 +87,7 @@ class PacketHeader_1_0Test
     }
 
     @Test
-    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyAndBits5To7AreReserved()
+    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyBits5And6AReportKeepAlivesOnlyAndBit7IsReserved()
     {
         final ByteBuffer b = ByteBuffer.allocate(12);
         final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -117,6 +117,19 @@ class PacketHeader_1_0Test
             assertTrue(header.report());
             assertEquals(type == PacketType.MSG_ORDER || type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12),
                 type.toString());
+        }
+        for (final PacketType type : PacketType.values())
+        {
+            header.set(ByteOrder.BIG_ENDIAN, false, type, 12).report(true).unproven(true).foundingPromise(true);
+            assertEquals(0x70, header.flags());
+            assertTrue(header.unproven());
+            assertTrue(header.foundingPromise());
+            assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type.toString());
+            header.report(false);
+            assertEquals(Invalid.BAD_FLAGS, header.validate(12), type + " without the report bit");
+            header.report(true).foundingPromise(false);
+            assertEquals(0x30, header.flags());
+            assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 5 alone");
         }
     }
 }
