@@ -18,7 +18,6 @@ import org.lightwire.romiop.protocol.OrderAckFlyweight;
 import org.lightwire.romiop.protocol.PacketHeader_1_0;
 import org.lightwire.romiop.protocol.PacketType;
 import org.lightwire.romiop.protocol.RequestFlyweight;
-import org.lightwire.romiop.protocol.StateFlyweight;
 import org.lightwire.romiop.protocol.ViewChangeFlyweight;
 import org.lightwire.romiop.engine.view.CommitTracker;
 import org.lightwire.romiop.engine.view.Configuration;
@@ -107,9 +106,9 @@ public final class MemberEngine
     private final MemberChangeFlyweight memberChange = new MemberChangeFlyweight();
     private final OrderAckFlyweight orderAck = new OrderAckFlyweight();
     private final ViewChangeFlyweight viewChange = new ViewChangeFlyweight();
-    private final StateFlyweight statePacket = new StateFlyweight();
     private final StateDonor donor;
     private final StateReceiver stateReceiver;
+    private final StateTransfer stateTransfer;
     private final ReplyStore replies;
     private final ReplyWriter replyWriter;
     private final DuplicateFilter finished;
@@ -421,6 +420,49 @@ public final class MemberEngine
         this.takeover = new Takeover(config, counters, outbox, delivery, sequencer, gaps, cancels, fifo, stateReceiver, stateHandler != null,
             reportedOrders, new TakeoverMember());
         this.report = new TakeoverReport(config.selfId, counters, outbox, delivery, reportedOrders);
+        this.stateTransfer = new StateTransfer(config.selfId, counters, outbox, delivery, donor, stateReceiver, stateHandler, executed, finished,
+            new StateTransfer.Member()
+            {
+                @Override
+                public boolean inGroup(final int id)
+                {
+                    return isMember(id) || configuration.contains(id);
+                }
+
+                @Override
+                public void heard(final int id, final long nowNs)
+                {
+                    MemberEngine.this.heard(id, nowNs);
+                }
+
+                @Override
+                public boolean givesState(final int askerId)
+                {
+                    // A joiner gives to the takeover it reported to: its application holds exactly
+                    // what it delivered (a takeover whose holder rejoined takes its state from it).
+                    // Giving to any member that asks broke the order (mixed 5927: states without
+                    // an order the group executed), so it gives to nobody else.
+                    return !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && servesTakeover(askerId));
+                }
+
+                @Override
+                public int[] view()
+                {
+                    return view;
+                }
+
+                @Override
+                public void deliverInOrder(final long nowNs)
+                {
+                    MemberEngine.this.deliverInOrder(nowNs);
+                }
+
+                @Override
+                public void stop(final long nowNs)
+                {
+                    transitionTo(State.LEFT, nowNs);
+                }
+            });
         this.view = config.memberIds.clone();
         Arrays.sort(view);
         this.leaderId = config.leaderId;
@@ -732,7 +774,7 @@ public final class MemberEngine
             case CANCEL -> onCancel(buffer, offset, length, nowNs);
             case MEMBER_CHANGE -> onMemberChange(buffer, offset, length, nowNs);
             case ORDER_ACK -> onOrderAck(buffer, offset, length, nowNs);
-            case STATE -> onState(buffer, offset, length, nowNs);
+            case STATE -> stateTransfer.onPacket(buffer, offset, length, nowNs);
             default -> counters.unexpectedPackets++;
         }
         // After it: a member heard again may bring the majority back.
@@ -972,6 +1014,10 @@ public final class MemberEngine
         {
             return;
         }
+        if (!msgOrder.header().report())
+        {
+            followsFoundingLeader(from, msgOrder.epoch(), nowNs);
+        }
         final boolean fromLeader = state == State.MEMBER && from == leaderId;
         // A report's orders (flagged REPORT): from a survivor of our view, or a member of the
         // configuration outside it (one we removed that follows our takeover; its KeepAlive, last,
@@ -1088,6 +1134,10 @@ public final class MemberEngine
         {
             return;
         }
+        if (!keepAlive.header().report())
+        {
+            followsFoundingLeader(from, keepAlive.epoch(), nowNs);
+        }
         if (from != config.selfId && Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0 && (state == State.JOINING || state == State.MEMBER))
         {
             // A leader of an older epoch than ours, replaced while it was cut off or paused: our
@@ -1197,96 +1247,6 @@ public final class MemberEngine
         acks.onDelivered(nowNs);
         // A new leader's catch-up ends with whichever packet completes it: an order or a request.
         takeover.finishWhenCaughtUp(nowNs);
-    }
-
-    private void onState(final ByteBuffer buffer, final int offset, final int length, final long nowNs)
-    {
-        if (!Packets.wrapValid(statePacket, buffer, offset, length, counters))
-        {
-            return;
-        }
-        outbox.observe(statePacket.packetId());
-        final int from = statePacket.senderId();
-        if (from == config.selfId || !(isMember(from) || configuration.contains(from)))
-        {
-            counters.unexpectedPackets++;
-            return;
-        }
-        heard(from, nowNs);
-        switch (statePacket.kind())
-        {
-            // A joiner gives to the takeover it reported to: its application holds exactly what
-            // it delivered (a takeover whose holder rejoined takes its state from it). Giving to
-            // any member that asks broke the order (mixed 5927: states without an order the
-            // group executed), so it gives to nobody else.
-            case StateFlyweight.ASK -> donor.ask(from, statePacket.transfer(), statePacket.snapshot(), statePacket.cut(), statePacket.stateOffset(),
-                delivery.deliveredSeq(),
-                !stateReceiver.awaiting() && (state == State.MEMBER || isOrdering() || state == State.JOINING && servesTakeover(from)), nowNs);
-            case StateFlyweight.CHUNK ->
-            {
-                final byte[] image;
-                try
-                {
-                    image = stateReceiver.onChunk(from, statePacket, nowNs);
-                }
-                catch (final IllegalStateException tooLarge)
-                {
-                    stateReceiver.cancel();
-                    refusedState(tooLarge.getMessage(), nowNs);
-                    return;
-                }
-                if (image != null)
-                {
-                    installState(stateReceiver.cut(), image, nowNs);
-                }
-            }
-            case StateFlyweight.CAPTURING -> stateReceiver.onCapturing(from, nowNs);
-            default ->
-            {
-                if (stateReceiver.onRefused(from, view, nowNs))
-                {
-                    final ByteBuffer text = buffer.duplicate().position(statePacket.dataOffset()).limit(statePacket.dataOffset() + statePacket.dataLength());
-                    refusedState(java.nio.charset.StandardCharsets.UTF_8.decode(text).toString(), nowNs);
-                }
-            }
-        }
-    }
-
-    /**
-     * Installs the state taken after order {@code cut} at the donor: the requests it executed are
-     * finished here too, the application takes its part, and delivery goes on after the cut.
-     */
-    private void installState(final long cut, final byte[] image, final long nowNs)
-    {
-        final ByteBuffer b = ByteBuffer.wrap(image);
-        final int engineBytes = image.length >= 4 ? b.getInt() : -1;
-        try
-        {
-            if (engineBytes < 0 || engineBytes > b.remaining())
-            {
-                throw new IllegalArgumentException("its engine part claims " + engineBytes + " of " + image.length + " bytes");
-            }
-            executed.mergeImage(b.slice(4, engineBytes));
-            finished.mergeImage(b.slice(4, engineBytes));
-        }
-        catch (final IllegalArgumentException e)
-        {
-            refusedState("member " + stateReceiver.donorId() + "'s state after order " + cut + " is malformed: " + e.getMessage(), nowNs);
-            return;
-        }
-        delivery.installedAt(cut);
-        stateHandler.installState(cut, Arrays.copyOfRange(image, 4 + engineBytes, image.length));
-        deliverInOrder(nowNs);
-    }
-
-    /** No state for this member ({@code reason}): it serves nothing, and stops. */
-    private void refusedState(final String reason, final long nowNs)
-    {
-        stateHandler.stateRefused(reason);
-        // It stops, but does not leave its configuration (no REMOVED): the group counts it as
-        // failed, as it would a crashed member, until it is restarted with a state it can take.
-        stateReceiver.cancel();
-        transitionTo(State.LEFT, nowNs);
     }
 
     /**
@@ -2196,6 +2156,21 @@ public final class MemberEngine
         leaderHeardNs = nowNs;
         if (leaderId != newLeaderId)
         {
+            switchLeader(newLeaderId, failedId, nowNs);
+        }
+        else
+        {
+            // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
+            reportedOrders.accept(delivery.orders(), epoch);
+        }
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
+    }
+
+    /** Follows {@code newLeaderId} from now on, as a member ({@code failedId} leaves the view, as do the candidates passed over). */
+    private void switchLeader(final int newLeaderId, final int failedId, final long nowNs)
+    {
+        {
+            leaderHeardNs = nowNs;
             counters.leaderChanges++;
             // Added to what it reported before, to a takeover that never finished: still this
             // epoch's. (What others reported to a takeover of ours is theirs to report again: sent
@@ -2224,12 +2199,27 @@ public final class MemberEngine
             lastHeardNs.put(newLeaderId, nowNs);
             transitionTo(State.MEMBER, nowNs);
         }
-        else
+    }
+
+    /**
+     * A member that promised a founding leader's check its epoch, and since followed or led a
+     * takeover (that leader was silent, its check unfinished), hears that leader lead the promised
+     * epoch: the check passed. Still promised to it, the member follows it: the epoch it promised
+     * is that leader's (otherwise, a possibly restarted process hearing a newer epoch, it would
+     * rejoin unproven, and a group whose members all did would wait for good).
+     *
+     * @return true when it now follows {@code from}.
+     */
+    private boolean followsFoundingLeader(final int from, final int packetEpoch, final long nowNs)
+    {
+        if (from == leaderId || from != promisedTo || promisedNonce == 0 || packetEpoch != promisedEpoch ||
+            state != State.MEMBER && state != State.LEADER_RECOVERING)
         {
-            // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
-            reportedOrders.accept(delivery.orders(), epoch);
+            return false;
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
+        counters.foundingLeadersFollowed++;
+        switchLeader(from, -1, nowNs);
+        return true;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2496,14 +2486,18 @@ public final class MemberEngine
      * by another check (a later incarnation) it tells the epoch it promised, and that check
      * proposes past it. A member whose configuration differs promises nothing, counts for nothing
      * from then on, and says so; the leader does not count it: a group whose members disagree on
-     * who they are does not start. A leader, and a member taking over, count as knowing of orders:
-     * the asker joins their group (a takeover that promised the check's epoch would lead that
-     * epoch on reports gathered for its own proposal, beside the founding leader).
+     * who they are does not start. A leader counts as knowing of orders, and so does a member
+     * taking over once it decided or was reported an order: the asker joins their group. An
+     * undecided takeover that knows of none may promise (a group whose founding leader failed
+     * during its check, some members having promised and some not, waits for it to come back, and
+     * its new check must pass); deciding, it finds its proposal promised away and gives up, so it
+     * never leads the promised epoch on reports gathered for its own proposal.
      */
     private void answerEpochAsk(final int asker, final int nonce, final int proposed, final int[] listed)
     {
         counters.epochAsksAnswered++;
-        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() || state == State.LEADER_RECOVERING;
+        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() ||
+            state == State.LEADER_RECOVERING && takeover.knowsOfOrders();
         final boolean sameConfiguration = proposed == 0 || Arrays.equals(listed, configuration.ids());
         if (!sameConfiguration)
         {

@@ -74,6 +74,8 @@ final class NemesisChecker
         private static final int EXAMPLES = 3;
         private final EnumMap<Violation, Integer> counts = new EnumMap<>(Violation.class);
         private final EnumMap<Violation, List<String>> examples = new EnumMap<>(Violation.class);
+        /** Why the run left the failure model (more members restarted without memory than it tolerates), or null. */
+        private String outsideModel;
 
         void add(final Violation v, final String example)
         {
@@ -88,6 +90,17 @@ final class NemesisChecker
         boolean ok()
         {
             return counts.isEmpty();
+        }
+
+        /**
+         * @return why the run left the failure model when its only violations are members and
+         *     clients stuck after the heal (a group that lost a majority's memory cannot know what
+         *     was committed, and waits by design), else null.
+         */
+        String outsideModel()
+        {
+            final boolean livenessOnly = counts.keySet().stream().allMatch(v -> v == Violation.MEMBER_STUCK || v == Violation.CLIENT_STUCK);
+            return ok() || !livenessOnly ? null : outsideModel;
         }
 
         Map<Violation, Integer> counts()
@@ -341,6 +354,11 @@ final class NemesisChecker
                 }
             }
         }
+        final long memoryless = live.stream().filter(i -> i.number() > 1 && !knewTheGroupBy(i, healNs)).count();
+        if (memoryless > (live.size() - 1) / 2)
+        {
+            verdict.outsideModel = memoryless + " of " + live.size() + " members restarted and not readmitted at the heal";
+        }
         final long deadlineNs = healNs + boundNs;
         for (final Incarnation i : live)
         {
@@ -363,6 +381,13 @@ final class NemesisChecker
             }
         }
         return verdict;
+    }
+
+    /** @return true when {@code i} delivered an order or installed a state by {@code atNs}: it was readmitted, and holds what follows. */
+    private boolean knewTheGroupBy(final Incarnation i, final long atNs)
+    {
+        return history.deliveries().getOrDefault(i, List.of()).stream().anyMatch(d -> d.atNs() <= atNs) ||
+            history.installs().stream().anyMatch(s -> s.by().equals(i) && s.atNs() <= atNs);
     }
 
     static String ms(final long ns)

@@ -193,4 +193,38 @@ class NemesisCheckerTest
         links.healAll();
         assertTrue(links.passes(1, 2));
     }
+
+    /**
+     * A stuck run is outside the failure model when more members than the group tolerates were
+     * restarted and had not been readmitted (delivered or installed nothing) by the heal; a
+     * restarted member that delivered before the heal holds the group's memory again.
+     */
+    @Test
+    void aStuckRunWithMostMembersRestartedAndNotReadmittedIsOutsideTheModel()
+    {
+        final Incarnation a2 = new Incarnation(1, 2);
+        final Incarnation b2 = new Incarnation(2, 2);
+        final Incarnation c = new Incarnation(3, 1);
+        history.started(a2);
+        history.started(b2);
+        history.started(c);
+        deliver(a2, 1, "101/0", 10 * MS);
+        final NemesisChecker.Verdict oneReadmitted = checker.checkEnd(List.of(a2, b2, c), List.of(101), 150 * MS, BOUND, i -> "");
+        assertEquals(Map.of(Violation.MEMBER_STUCK, 3, Violation.CLIENT_STUCK, 1), oneReadmitted.counts());
+        assertEquals(null, oneReadmitted.outsideModel(), "1#2 delivered before the heal: one of three without memory");
+
+        final History other = new History();
+        final NemesisChecker fresh = new NemesisChecker(other);
+        other.started(a2);
+        other.started(b2);
+        other.started(c);
+        other.sent("101/5", 200 * MS);
+        final NemesisChecker.Verdict noneReadmitted = fresh.checkEnd(List.of(a2, b2, c), List.of(101), 150 * MS, BOUND, i -> "");
+        assertEquals("2 of 3 members restarted and not readmitted at the heal", noneReadmitted.outsideModel());
+
+        // A safety violation is never excused.
+        fresh.onDelivery(other.delivered(a2, 1, "101/5", 300 * MS));
+        fresh.onDelivery(other.delivered(a2, 2, "101/5", 310 * MS));
+        assertEquals(null, fresh.checkEnd(List.of(a2, b2, c), List.of(101), 150 * MS, BOUND, i -> "").outsideModel());
+    }
 }

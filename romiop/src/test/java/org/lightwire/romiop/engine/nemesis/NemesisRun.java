@@ -91,7 +91,8 @@ final class NemesisRun
         final String header = (verdict.ok() ? "ok" : "FAIL") + " seed " + seed + " nemesis " + nemesis + " members=" + members + " clients=" +
             clientCount + String.format(" loss=%.3f dup=%.3f jitter=%d us", drop, dup, jitterNs / 1000) + ": " +
             (verdict.ok() ? "no violation" : verdict.counts().entrySet().stream().map(e -> e.getKey() + " x" + e.getValue())
-                .collect(Collectors.joining(", ")));
+                .collect(Collectors.joining(", "))) +
+            (verdict.outsideModel() == null ? "" : " (outside the failure model: " + verdict.outsideModel() + ")");
         final StringBuilder report = new StringBuilder(header);
         report.append("\n  replay: ").append(replayCommand(seed, nemesis));
         if (!verdict.ok())

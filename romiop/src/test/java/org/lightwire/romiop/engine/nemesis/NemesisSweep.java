@@ -15,8 +15,10 @@ import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
  * The nemesis sweep: {@code NemesisSweep seeds first nemesis|all [threads]} runs seeds
  * {@code first .. first+seeds-1} of one nemesis (or of each), on a thread per core, prints each
  * failure as it comes (its verdict, the command that replays it, the first examples of each
- * violation), then a table per nemesis and group size: runs, failed runs, and the runs with each
- * kind of violation, with the first seed that showed it. A single seed
+ * violation), then a table per nemesis and group size: runs, failed runs, the failed runs outside
+ * the failure model (only stuck, with more members restarted and not readmitted at the heal than
+ * the group tolerates: (n-1)/2), and the runs with each kind of violation, with the first seed
+ * that showed it. A single seed
  * ({@code seeds} = 1) prints its whole report, history included, pass or fail. Exits 1 when a run
  * failed. Only a run's verdict outlives it, so memory stays bounded whatever the seed count.
  */
@@ -30,6 +32,8 @@ public final class NemesisSweep
     {
         long runs;
         long failed;
+        /** Failed runs that only got stuck, with more members restarted without memory than the group tolerates. */
+        long outsideModel;
         final EnumMap<Violation, Long> runsWith = new EnumMap<>(Violation.class);
         long firstFailedSeed = Long.MIN_VALUE;
         final EnumMap<Violation, Long> exampleSeed = new EnumMap<>(Violation.class);
@@ -77,6 +81,7 @@ public final class NemesisSweep
                         if (!r.ok())
                         {
                             t.failed++;
+                            t.outsideModel += r.verdict().outsideModel() != null ? 1 : 0;
                             if (t.firstFailedSeed == Long.MIN_VALUE)
                             {
                                 t.firstFailedSeed = r.seed();
@@ -101,7 +106,7 @@ public final class NemesisSweep
             pool.shutdownNow();
         }
         System.out.println();
-        System.out.printf("%-22s %7s %7s %7s  %s%n", "nemesis, members", "runs", "failed", "rate", "runs with each violation (example seed)");
+        System.out.printf("%-22s %7s %7s %7s %8s  %s%n", "nemesis, members", "runs", "failed", "rate", "outside", "runs with each violation (example seed)");
         long failed = 0;
         for (final Map.Entry<String, Tally> e : tallies.entrySet())
         {
@@ -109,7 +114,8 @@ public final class NemesisSweep
             failed += t.failed;
             final StringBuilder kinds = new StringBuilder();
             t.runsWith.forEach((v, count) -> kinds.append(v).append(' ').append(count).append(" (").append(t.exampleSeed.get(v)).append(")  "));
-            System.out.printf("%-22s %7d %7d %6.1f%%  %s%n", e.getKey(), t.runs, t.failed, 100.0 * t.failed / t.runs, kinds.toString().trim());
+            System.out.printf("%-22s %7d %7d %6.1f%% %8d  %s%n", e.getKey(), t.runs, t.failed, 100.0 * t.failed / t.runs, t.outsideModel,
+                kinds.toString().trim());
         }
         System.out.printf("%d runs in %.0f s; replay any seed with scripts/romiop-nemesis.sh 1 SEED NEMESIS%n",
             tallies.values().stream().mapToLong(t -> t.runs).sum(), (System.nanoTime() - startNs) / 1e9);

@@ -1,0 +1,97 @@
+package org.lightwire.romiop.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.TreeMap;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The known gap of "Failure model for restarts" (docs/romiop.md), shown: nothing is kept on disk,
+ * so a restarted process that receives delayed copies of its group's founding packets looks like
+ * a first start, and its "nothing accepted" counts. Both break the order; they stay disabled until
+ * something survives a restart (an incarnation kept on disk). On a {@link HandWiredNet}.
+ */
+class DelayedFoundingAskTest
+{
+    private static final String GAP = "known gap, docs/romiop.md 'Failure model for restarts': a restarted process that receives a delayed " +
+        "duplicate of the founding ask (and of a KeepAlive of the founding leader's epoch) looks like a first start";
+
+    /**
+     * Group [1,2,3]. 2 is removed and rejoins (admitted, it counts itself in a takeover). 1 commits
+     * 100/1 with 3 and is cut off; 3 restarts (the one failure three tolerate) and receives a
+     * delayed copy of 1's founding ask and of a KeepAlive of epoch 2: it promises and enters epoch
+     * 2 like a first start. 2 takes over, 3 reports "nothing accepted", and 200/1 is ordered at 1.
+     */
+    @Test
+    @Disabled(GAP)
+    void oneRestartOfThreeWithADelayedFoundingAskAndKeepAlive()
+    {
+        final HandWiredNet net = new HandWiredNet().founded(1, 2, 3);
+        final int nonce = net.engines.get(1).foundingNonce();
+        net.runMs(30);
+        net.pause(2);
+        net.runMs(200);
+        net.resume(2);
+        net.runMs(400);
+        net.cutBetween(new int[] {1}, new int[] {2});
+        net.request(100, 1, 1, 3);
+        net.runMs(5);
+        assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
+        net.cutBetween(new int[] {1}, new int[] {3});
+        net.crash(3);
+        net.delivered.put(3, new TreeMap<>());
+        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
+        net.inject(3, WirePackets.foundingAsk(1, 7, nonce, 1, 2, 3));
+        net.inject(3, WirePackets.keepAlive(1, 9, OneEngine.ORDERING_EPOCH, 0, 0));
+        net.runMs(1000);
+        net.request(200, 1, 2, 3);
+        net.runMs(100);
+        net.assertOneOrder();
+    }
+
+    /**
+     * Group [1..5]; 4 and 5 hear only 1's founding asks. 1 commits 100/1 with 2 and 3 and is cut
+     * off; 2 and 3 restart and each receives a delayed copy of 1's founding ask: they promise, and
+     * their reports carry the founding promise like 4's and 5's. {2, 3, 4, 5} order 200/1 at 1.
+     * (Without the delayed asks the same run waits: RestartedProposerTest.)
+     */
+    @Test
+    @Disabled(GAP)
+    void twoRestartsOfFiveWithDelayedFoundingAsks()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet();
+        net.passOnly(1, 4, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        net.passOnly(1, 5, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        for (final int id : all)
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        final int nonce = net.engines.get(1).foundingNonce();
+        while (net.engines.get(1).epoch() != OneEngine.ORDERING_EPOCH)
+        {
+            net.runMs(1);
+        }
+        net.pause(4);
+        net.pause(5);
+        net.runMs(30);
+        net.request(100, 1, 1, 2, 3);
+        net.runMs(30);
+        assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
+        net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
+        for (final int id : new int[] {2, 3})
+        {
+            net.crash(id);
+            net.delivered.put(id, new TreeMap<>());
+            net.add(id, new GroupConfig(id, 1, all));
+            net.inject(id, WirePackets.foundingAsk(1, 7, nonce, all));
+        }
+        net.resume(4);
+        net.resume(5);
+        net.runMs(1500);
+        net.request(200, 1, 2, 3, 4, 5);
+        net.runMs(100);
+        net.assertOneOrder();
+    }
+}
