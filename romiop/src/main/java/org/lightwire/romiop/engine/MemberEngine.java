@@ -1014,10 +1014,6 @@ public final class MemberEngine
         {
             return;
         }
-        if (!msgOrder.header().report())
-        {
-            followsFoundingLeader(from, msgOrder.epoch(), nowNs);
-        }
         final boolean fromLeader = state == State.MEMBER && from == leaderId;
         // A report's orders (flagged REPORT): from a survivor of our view, or a member of the
         // configuration outside it (one we removed that follows our takeover; its KeepAlive, last,
@@ -1133,10 +1129,6 @@ public final class MemberEngine
         if (newerLeader(from, keepAlive.epoch(), nowNs))
         {
             return;
-        }
-        if (!keepAlive.header().report())
-        {
-            followsFoundingLeader(from, keepAlive.epoch(), nowNs);
         }
         if (from != config.selfId && Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0 && (state == State.JOINING || state == State.MEMBER))
         {
@@ -1843,7 +1835,16 @@ public final class MemberEngine
                 // (Counted among the view's members of the configuration: silent learners are only removed.)
                 final int voters = configuration.count(this::isMember);
                 final int silentVoters = configuration.count(id -> isMember(id) && isSilent(id, nowNs));
-                if (silentVoters > 0 && (voters - silentVoters) * 2 <= voters)
+                if (foundingCheck.pending())
+                {
+                    // A founding leader still checking orders nothing: members silent so far may
+                    // not have started yet. It neither steps down (it would rejoin as a possibly
+                    // restarted process, and a group whose members start more than a KeepAlive
+                    // timeout apart would never order) nor drops them from its view (they would
+                    // be told they were removed, and rejoin unproven).
+                    counters.foundingLeaderWaits += silentVoters > 0 ? 1 : 0;
+                }
+                else if (silentVoters > 0 && (voters - silentVoters) * 2 <= voters)
                 {
                     // Most of the group is silent: we are the ones cut off. A minority does not order on.
                     counters.leaderStepDowns++;
@@ -2156,21 +2157,6 @@ public final class MemberEngine
         leaderHeardNs = nowNs;
         if (leaderId != newLeaderId)
         {
-            switchLeader(newLeaderId, failedId, nowNs);
-        }
-        else
-        {
-            // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
-            reportedOrders.accept(delivery.orders(), epoch);
-        }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
-    }
-
-    /** Follows {@code newLeaderId} from now on, as a member ({@code failedId} leaves the view, as do the candidates passed over). */
-    private void switchLeader(final int newLeaderId, final int failedId, final long nowNs)
-    {
-        {
-            leaderHeardNs = nowNs;
             counters.leaderChanges++;
             // Added to what it reported before, to a takeover that never finished: still this
             // epoch's. (What others reported to a takeover of ours is theirs to report again: sent
@@ -2199,27 +2185,12 @@ public final class MemberEngine
             lastHeardNs.put(newLeaderId, nowNs);
             transitionTo(State.MEMBER, nowNs);
         }
-    }
-
-    /**
-     * A member that promised a founding leader's check its epoch, and since followed or led a
-     * takeover (that leader was silent, its check unfinished), hears that leader lead the promised
-     * epoch: the check passed. Still promised to it, the member follows it: the epoch it promised
-     * is that leader's (otherwise, a possibly restarted process hearing a newer epoch, it would
-     * rejoin unproven, and a group whose members all did would wait for good).
-     *
-     * @return true when it now follows {@code from}.
-     */
-    private boolean followsFoundingLeader(final int from, final int packetEpoch, final long nowNs)
-    {
-        if (from == leaderId || from != promisedTo || promisedNonce == 0 || packetEpoch != promisedEpoch ||
-            state != State.MEMBER && state != State.LEADER_RECOVERING)
+        else
         {
-            return false;
+            // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
+            reportedOrders.accept(delivery.orders(), epoch);
         }
-        counters.foundingLeadersFollowed++;
-        switchLeader(from, -1, nowNs);
-        return true;
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2486,18 +2457,16 @@ public final class MemberEngine
      * by another check (a later incarnation) it tells the epoch it promised, and that check
      * proposes past it. A member whose configuration differs promises nothing, counts for nothing
      * from then on, and says so; the leader does not count it: a group whose members disagree on
-     * who they are does not start. A leader counts as knowing of orders, and so does a member
-     * taking over once it decided or was reported an order: the asker joins their group. An
-     * undecided takeover that knows of none may promise (a group whose founding leader failed
-     * during its check, some members having promised and some not, waits for it to come back, and
-     * its new check must pass); deciding, it finds its proposal promised away and gives up, so it
-     * never leads the promised epoch on reports gathered for its own proposal.
+     * who they are does not start. A leader, and a member taking over, count as knowing of orders:
+     * the asker joins their group (a takeover that promised the check's epoch would lead that
+     * epoch on reports gathered for its own proposal, beside the founding leader; and a takeover
+     * that promised let members that started at different times wait for good, as each side's
+     * rules made the other rejoin unproven).
      */
     private void answerEpochAsk(final int asker, final int nonce, final int proposed, final int[] listed)
     {
         counters.epochAsksAnswered++;
-        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() ||
-            state == State.LEADER_RECOVERING && takeover.knowsOfOrders();
+        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() || state == State.LEADER_RECOVERING;
         final boolean sameConfiguration = proposed == 0 || Arrays.equals(listed, configuration.ids());
         if (!sameConfiguration)
         {

@@ -206,16 +206,6 @@ final class Takeover
         return targetSeq;
     }
 
-    /**
-     * @return true when this takeover knows of orders: it decided a target, or a report named an
-     *     order or a delivery. (Undecided on reports of nothing, it may promise a founding
-     *     leader's check; deciding, it then finds its proposal promised away and gives up.)
-     */
-    boolean knowsOfOrders()
-    {
-        return targetSeq >= 0 || fixedSeq > 0 || !reported.orders().isEmpty() || reports.values().stream().anyMatch(delivered -> delivered > 0);
-    }
-
     /** @return the highest target this member ever decided (see {@link #fixedSeq}). */
     long fixedSeq()
     {

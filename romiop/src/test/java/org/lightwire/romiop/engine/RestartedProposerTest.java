@@ -1,7 +1,6 @@
 package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -154,12 +153,11 @@ class RestartedProposerTest
     /**
      * The price of the rule above, from a review: a group of five whose founding leader fails
      * during its check, 2 and 3 having promised it and 4 and 5 not (they started later), reports
-     * what the members of the case above report, and waits (no restart at all). Once the founding
-     * leader is back, its new check passes (the undecided takeover knows of no order, and
-     * promises), the members that promised it follow it, and the group orders.
+     * to a takeover what the members of the case above report: it cannot tell the two apart, and
+     * waits (ordering nothing) rather than risk the other case.
      */
     @Test
-    void aGroupWhoseFoundingLeaderFailsDuringItsCheckWaitsForItAndThenOrders()
+    void aGroupWhoseFoundingLeaderFailsDuringItsCheckWaits()
     {
         final int[] all = {1, 2, 3, 4, 5};
         final HandWiredNet net = new HandWiredNet();
@@ -176,54 +174,10 @@ class RestartedProposerTest
         net.runMs(2000);
         net.request(200, 1, 2, 3, 4, 5);
         net.runMs(300);
+        net.assertOneOrder();
         for (final int id : new int[] {2, 3, 4, 5})
         {
             assertEquals(0, net.delivered.get(id).size(), id + " waits: " + net.engines.get(id).deliverySummary());
-        }
-        net.delivered.put(1, new TreeMap<>());
-        net.add(1, new GroupConfig(1, 1, all));
-        net.runMs(500);
-        net.request(300, 1, all);
-        net.runMs(300);
-        net.assertOneOrder();
-        for (final int id : all)
-        {
-            assertTrue(net.delivered.get(id).containsValue("300/1"), id + ": " + net.engines.get(id).deliverySummary());
-        }
-    }
-
-    /**
-     * As above, no request while the founding leader is down: its new check passes while 2 still
-     * takes over, and 2, 3, 4 and 5, each promised to that check, follow the founding leader when
-     * it leads the promised epoch. (Before, each took that epoch for a history it might have lost,
-     * rejoined unproven, and the group waited for good with every process up.)
-     */
-    @Test
-    void membersThatPromisedTheReturnedFoundingLeadersCheckFollowIt()
-    {
-        final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet();
-        for (final int id : new int[] {1, 2, 3})
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        net.runMs(30);
-        net.crash(1);
-        for (final int id : new int[] {4, 5})
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        net.runMs(2000);
-        net.delivered.put(1, new TreeMap<>());
-        net.add(1, new GroupConfig(1, 1, all));
-        net.runMs(500);
-        assertEquals(4, net.engines.values().stream().mapToLong(e -> e.counters().foundingLeadersFollowed()).sum());
-        net.request(300, 1, all);
-        net.runMs(300);
-        net.assertOneOrder();
-        for (final int id : all)
-        {
-            assertEquals("300/1", net.delivered.get(id).get(1L), id + ": " + net.engines.get(id).deliverySummary());
         }
     }
 }
