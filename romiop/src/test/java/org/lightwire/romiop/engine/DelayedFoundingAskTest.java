@@ -2,7 +2,6 @@ package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.TreeMap;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
@@ -39,9 +38,7 @@ class DelayedFoundingAskTest
         net.runMs(5);
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
         net.cutBetween(new int[] {1}, new int[] {3});
-        net.crash(3);
-        net.delivered.put(3, new TreeMap<>());
-        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
+        net.restart(3, new GroupConfig(3, 1, 1, 2, 3));
         net.inject(3, WirePackets.foundingAsk(1, 7, nonce, 1, 2, 3));
         net.inject(3, WirePackets.keepAlive(1, 9, OneEngine.ORDERING_EPOCH, 0, 0));
         net.runMs(1000);
@@ -61,30 +58,15 @@ class DelayedFoundingAskTest
     void twoRestartsOfFiveWithDelayedFoundingAsks()
     {
         final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet();
-        net.passOnly(1, 4, TakeoverDuringFoundingCheckTest::isFoundingAsk);
-        net.passOnly(1, 5, TakeoverDuringFoundingCheckTest::isFoundingAsk);
-        for (final int id : all)
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
+        final HandWiredNet net = new HandWiredNet().foundedWithSomeHearingOnlyAsks(all, 4, 5);
         final int nonce = net.engines.get(1).foundingNonce();
-        while (net.engines.get(1).epoch() != OneEngine.ORDERING_EPOCH)
-        {
-            net.runMs(1);
-        }
-        net.pause(4);
-        net.pause(5);
-        net.runMs(30);
         net.request(100, 1, 1, 2, 3);
         net.runMs(30);
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
         net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
         for (final int id : new int[] {2, 3})
         {
-            net.crash(id);
-            net.delivered.put(id, new TreeMap<>());
-            net.add(id, new GroupConfig(id, 1, all));
+            net.restart(id, new GroupConfig(id, 1, all));
             net.inject(id, WirePackets.foundingAsk(1, 7, nonce, all));
         }
         net.resume(4);

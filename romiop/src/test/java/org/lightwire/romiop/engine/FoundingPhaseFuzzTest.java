@@ -88,8 +88,7 @@ class FoundingPhaseFuzzTest
             {
                 if (!net.engines.containsKey(rid))
                 {
-                    net.delivered.put(rid, new TreeMap<>());
-                    net.add(rid, new GroupConfig(rid, 1, all));
+                    net.restart(rid, new GroupConfig(rid, 1, all));
                 }
             });
             plan.append(" restart").append(id).append('@').append(t).append('-').append(back);

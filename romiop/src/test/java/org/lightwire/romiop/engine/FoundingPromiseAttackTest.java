@@ -46,9 +46,7 @@ class FoundingPromiseAttackTest
         net.runMs(5);
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
         net.cutBetween(new int[] {1}, new int[] {3});
-        net.crash(3);
-        net.delivered.put(3, new TreeMap<>());
-        net.add(3, new GroupConfig(3, 1, 1, 2, 3));
+        net.restart(3, new GroupConfig(3, 1, 1, 2, 3));
         if (injectAsk)
         {
             net.inject(3, WirePackets.foundingAsk(1, 7, nonce, 1, 2, 3));

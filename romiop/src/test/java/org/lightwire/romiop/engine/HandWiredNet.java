@@ -65,6 +65,14 @@ final class HandWiredNet
         engines.remove(id);
     }
 
+    /** Crashes {@code id} (if it runs) and starts a new incarnation with {@code config}: nothing kept, its delivery log begun afresh. */
+    MemberEngine restart(final int id, final GroupConfig config)
+    {
+        crash(id);
+        delivered.put(id, new TreeMap<>());
+        return add(id, config);
+    }
+
     void pause(final int id)
     {
         paused.put(id, new ArrayDeque<>());
@@ -232,6 +240,35 @@ final class HandWiredNet
             add(id, new GroupConfig(id, ids[0], ids));
         }
         runMs(25);
+        return this;
+    }
+
+    /**
+     * Adds a group of {@code ids}, led by the first, where the links from the leader to
+     * {@code asksOnly} pass only its founding asks: those members promise the check's epoch and stay
+     * in the founding epoch. Runs until the check passed, then pauses them for 30 ms of the others.
+     *
+     * @return this network.
+     */
+    HandWiredNet foundedWithSomeHearingOnlyAsks(final int[] ids, final int... asksOnly)
+    {
+        for (final int id : asksOnly)
+        {
+            passOnly(ids[0], id, TakeoverDuringFoundingCheckTest::isFoundingAsk);
+        }
+        for (final int id : ids)
+        {
+            add(id, new GroupConfig(id, ids[0], ids));
+        }
+        while (engines.get(ids[0]).epoch() != OneEngine.ORDERING_EPOCH)
+        {
+            runMs(1);
+        }
+        for (final int id : asksOnly)
+        {
+            pause(id);
+        }
+        runMs(30);
         return this;
     }
 

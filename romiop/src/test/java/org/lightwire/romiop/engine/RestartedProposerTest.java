@@ -2,7 +2,6 @@ package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,9 +32,7 @@ class RestartedProposerTest
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
         net.pause(3);
         net.cutBetween(new int[] {1}, new int[] {2});
-        net.crash(2);
-        net.delivered.put(2, new TreeMap<>());
-        net.add(2, new GroupConfig(2, 1, 1, 2, 3));
+        net.restart(2, new GroupConfig(2, 1, 1, 2, 3));
         net.runMs(330);
         net.resume(3);
         net.runMs(300);
@@ -55,29 +52,14 @@ class RestartedProposerTest
     void aRestartedReporterAndAProposerThatOnlyPromised()
     {
         final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet();
-        net.passOnly(1, 2, TakeoverDuringFoundingCheckTest::isFoundingAsk);
-        net.passOnly(1, 5, TakeoverDuringFoundingCheckTest::isFoundingAsk);
-        for (final int id : all)
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        while (net.engines.get(1).epoch() != OneEngine.ORDERING_EPOCH)
-        {
-            net.runMs(1);
-        }
-        net.pause(2);
-        net.pause(5);
-        net.runMs(30);
+        final HandWiredNet net = new HandWiredNet().foundedWithSomeHearingOnlyAsks(all, 2, 5);
         assertEquals(OneEngine.ORDERING_EPOCH, net.engines.get(1).epoch());
         net.request(100, 1, 1, 3, 4);
         net.runMs(30);
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
         net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
         net.cutBetween(new int[] {4}, new int[] {2, 3, 5});
-        net.crash(3);
-        net.delivered.put(3, new TreeMap<>());
-        net.add(3, new GroupConfig(3, 1, all));
+        net.restart(3, new GroupConfig(3, 1, all));
         net.resume(2);
         net.resume(5);
         net.runMs(600);
@@ -97,29 +79,14 @@ class RestartedProposerTest
     void twoRestartedMembersAndTwoThatOnlyPromisedDoNotOrderAfresh()
     {
         final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet();
-        net.passOnly(1, 4, TakeoverDuringFoundingCheckTest::isFoundingAsk);
-        net.passOnly(1, 5, TakeoverDuringFoundingCheckTest::isFoundingAsk);
-        for (final int id : all)
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        while (net.engines.get(1).epoch() != OneEngine.ORDERING_EPOCH)
-        {
-            net.runMs(1);
-        }
-        net.pause(4);
-        net.pause(5);
-        net.runMs(30);
+        final HandWiredNet net = new HandWiredNet().foundedWithSomeHearingOnlyAsks(all, 4, 5);
         net.request(100, 1, 1, 2, 3);
         net.runMs(30);
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
         net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
         for (final int id : new int[] {2, 3})
         {
-            net.crash(id);
-            net.delivered.put(id, new TreeMap<>());
-            net.add(id, new GroupConfig(id, 1, all));
+            net.restart(id, new GroupConfig(id, 1, all));
         }
         net.resume(4);
         net.resume(5);

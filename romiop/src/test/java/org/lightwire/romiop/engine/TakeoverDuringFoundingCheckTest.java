@@ -2,7 +2,6 @@ package org.lightwire.romiop.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 
@@ -73,9 +72,7 @@ class TakeoverDuringFoundingCheckTest
         final HandWiredNet net = lateFounderWhileTwoTakesOver();
         // One restart: 3 (it took 1's epoch-3 orders) comes back without memory, cut from 1.
         net.cutOneWay(1, 3);
-        net.crash(3);
-        net.delivered.put(3, new TreeMap<>());
-        net.add(3, new GroupConfig(3, 1, ALL));
+        net.restart(3, new GroupConfig(3, 1, ALL));
         net.runMs(300);
         net.assertOneOrder();
     }
