@@ -133,6 +133,13 @@ public final class MemberEngine
      * MemberChange ADDED, and must not keep its followers from suspecting it.
      */
     private long leaderHeardNs;
+    /**
+     * Member: it heard a leader of its (or its founding leader's ask) since it started. Until then
+     * it suspects no leader: a founding leader that starts after its members is late, not failed.
+     * A takeover from it could not finish (its members may all be restarted processes, and none
+     * counts itself), and its check, hearing of that takeover, would take itself for a restart.
+     */
+    private boolean leaderEverHeard;
     /** The last LIST taken from our leader (a LIST of its with an older packet id is stale). */
     private int lastListPacketId;
     private long tickDeadlineNs;
@@ -1050,7 +1057,7 @@ public final class MemberEngine
         }
         if (fromLeader)
         {
-            leaderHeardNs = nowNs;
+            leaderHeard(nowNs);
         }
         final long first = msgOrder.firstOrderSeq();
         final int count = msgOrder.entryCount();
@@ -1159,7 +1166,7 @@ public final class MemberEngine
                         enterEpoch(keepAlive.epoch());
                     }
                     epochLeader = from;
-                    leaderHeardNs = nowNs;
+                    leaderHeard(nowNs);
                     final long start = Math.max(keepAlive.commit(), delivery.deliveredSeq());
                     // Past orders it did not execute, it takes a state at a cut from the start on.
                     final boolean needsState = stateHandler != null && (start > delivery.deliveredSeq() || stateReceiver.awaiting());
@@ -1189,14 +1196,14 @@ public final class MemberEngine
                         keepAlive.epoch() == epoch)
                     {
                         // Our founding leader, still checking: alive, though we take no order of the founding epoch now.
-                        leaderHeardNs = nowNs;
+                        leaderHeard(nowNs);
                         return;
                     }
                     if (!leaderStamp(from, keepAlive.epoch(), keepAlive.commit(), nowNs))
                     {
                         return;
                     }
-                    leaderHeardNs = nowNs;
+                    leaderHeard(nowNs);
                     delivery.knowUpTo(keepAlive.lastOrderSeq());
                     deliverInOrder(nowNs);
                     acks.sendOrderAck();
@@ -1595,6 +1602,11 @@ public final class MemberEngine
                 }
                 else if (from != config.selfId && !amnesiac)
                 {
+                    if (from == leaderId && memberChange.memberCount() > 2 && !leaderEverHeard)
+                    {
+                        // Our founding leader's check: it is up; its silence counts from now.
+                        leaderHeard(nowNs);
+                    }
                     final int[] listed = new int[Math.max(0, memberChange.memberCount() - 2)];
                     for (int i = 0; i < listed.length; i++)
                     {
@@ -1659,7 +1671,7 @@ public final class MemberEngine
             return;
         }
         leaderId = from;
-        leaderHeardNs = nowNs;
+        leaderHeard(nowNs);
         gaps.target(from);
         lastListPacketId = memberChange.packetId();
         setView(list, nowNs);
@@ -1690,6 +1702,7 @@ public final class MemberEngine
                 leaderThatLeft = subject;
                 lastHeardNs.put(subject, nowNs - config.keepAliveTimeoutNs - 1);
                 leaderHeardNs = nowNs - config.keepAliveTimeoutNs - 1;
+                leaderEverHeard = true;
                 suspectLeader(nowNs);
             }
             return;
@@ -1864,7 +1877,7 @@ public final class MemberEngine
             }
             case MEMBER ->
             {
-                if (leaderId != config.selfId && nowNs - leaderHeardNs > config.keepAliveTimeoutNs)
+                if (leaderId != config.selfId && leaderEverHeard && nowNs - leaderHeardNs > config.keepAliveTimeoutNs)
                 {
                     suspectLeader(nowNs);
                 }
@@ -2152,9 +2165,16 @@ public final class MemberEngine
         }
     }
 
-    private void followNewLeader(final int newLeaderId, final int failedId, final long nowNs)
+    /** Member: its leader showed that it leads. */
+    private void leaderHeard(final long nowNs)
     {
         leaderHeardNs = nowNs;
+        leaderEverHeard = true;
+    }
+
+    private void followNewLeader(final int newLeaderId, final int failedId, final long nowNs)
+    {
+        leaderHeard(nowNs);
         if (leaderId != newLeaderId)
         {
             counters.leaderChanges++;

@@ -294,8 +294,9 @@ class AmnesiaTest
     @Test
     void aFoundingMemberThatAcceptedNothingGivesUpItsTakeoverWhenAReportShowsAHistory()
     {
-        // Member 1 of [1, 2, 3]; leader 3 falls silent, and 1, its successor, takes over.
+        // Member 1 of [1, 2, 3]; leader 3, heard once, falls silent, and 1, its successor, takes over.
         final MemberEngine restarted = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3), sent);
+        feed(restarted, WirePackets.keepAlive(3, 1, 1, 0, 0), MS);
         runUntil(restarted, MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, restarted.state());
         // 2 delivered 30 orders 1 never saw: 1 may be a restarted process; 2 and 1 must not decide alone.
@@ -308,6 +309,7 @@ class AmnesiaTest
         // a restarted process: it does not count itself, and 2 alone is no majority of three. It
         // decides once 3, back, reports too.
         final MemberEngine firstStart = OneEngine.started(new GroupConfig(1, 3, 1, 2, 3), new SentPackets());
+        feed(firstStart, WirePackets.keepAlive(3, 1, 1, 0, 0), MS);
         runUntil(firstStart, MS, 150 * MS);
         feed(firstStart, WirePackets.reportEnd(2, 60, 2, 0, 0, 0), 151 * MS);
         runUntil(firstStart, 152 * MS, 160 * MS);

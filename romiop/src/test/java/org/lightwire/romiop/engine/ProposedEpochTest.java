@@ -119,6 +119,7 @@ class ProposedEpochTest
     void aTakeoverWithoutAMajorityForItsEpochProposesTheNext()
     {
         final MemberEngine m = engine(new GroupConfig(1, 5, 1, 2, 3, 4, 5));
+        feed(m, WirePackets.keepAlive(5, 1, 1, 0, 0), MS);
         runUntil(m, MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         runUntil(m, 151 * MS, 400 * MS);

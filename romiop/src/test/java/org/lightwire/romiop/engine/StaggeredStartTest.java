@@ -61,8 +61,9 @@ class StaggeredStartTest
 
     /**
      * Found by a fuzzer of founding phases: 2 at 50 ms, 5 at 152, 3 at 283, 1 (the founding leader)
-     * at 297, 4 at 305. 2 takes over from the silent 1 before 1 starts; 1's check hears of 2's
-     * takeover and 1 rejoins; 2 decides once 4 reports.
+     * at 297, 4 at 305. No member suspects a founding leader it never heard: they wait for 1, whose
+     * check passes once 4 is up. (Before, 2 took over from the silent 1 before 1 started, 1's check
+     * heard of that takeover and 1 rejoined as a possibly restarted process.)
      */
     @Test
     void theFoundingLeaderLateAmongFive()
@@ -71,15 +72,33 @@ class StaggeredStartTest
         assertEveryMemberOrders(run(ids, new long[] {297, 50, 283, 305, 152}), ids);
     }
 
-    /**
-     * 2, 3 and 5 at 0 ms, 1 at 300, 4 at 320: a member taking over answers the founding check as
-     * one that knows of orders. (When an undecided takeover promised the check instead, each
-     * side's rules made the other rejoin as possibly restarted, and the group waited for good.)
-     */
+    /** 2, 3 and 5 at 0 ms, 1 at 300, 4 at 320: the members wait for 1, 1's check for 4. */
     @Test
     void theFoundingLeaderAndOneMemberLate()
     {
         final int[] ids = {1, 2, 3, 4, 5};
         assertEveryMemberOrders(run(ids, new long[] {300, 0, 0, 320, 0}), ids);
+    }
+
+    /**
+     * Fuzzer seed 81: 3 at 77 ms, 2 at 193, 1 at 365, the founding leader more than two KeepAlive
+     * timeouts after the first member. Before members waited for a founding leader they never
+     * heard, 2 took over from 1, could not count itself (it may have been a restarted process)
+     * and had 3's report alone; 1's check heard of the takeover, 1 rejoined, and the group waited
+     * for good with no fault.
+     */
+    @Test
+    void theFoundingLeaderLastOfThree()
+    {
+        final int[] ids = {1, 2, 3};
+        assertEveryMemberOrders(run(ids, new long[] {365, 193, 77}), ids);
+    }
+
+    /** Fuzzer seed 156: 2 and 3 at 0 ms, 4 at 105, 1 at 326. */
+    @Test
+    void theFoundingLeaderLastOfFour()
+    {
+        final int[] ids = {1, 2, 3, 4};
+        assertEveryMemberOrders(run(ids, new long[] {326, 0, 0, 105}), ids);
     }
 }

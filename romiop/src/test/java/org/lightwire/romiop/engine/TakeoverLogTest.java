@@ -36,8 +36,9 @@ class TakeoverLogTest
     @Test
     void aReportCountsOnlyOnceItArrivedWhole()
     {
-        // Member 1 of [1..5]; leader 5 falls silent and 1 takes over, proposing epoch 2.
+        // Member 1 of [1..5]; leader 5, heard once, falls silent and 1 takes over, proposing epoch 2.
         final MemberEngine m = OneEngine.started(new GroupConfig(1, 5, 1, 2, 3, 4, 5), sent);
+        feed(m, WirePackets.keepAlive(5, 1, 1, 0, 0), MS);
         runUntil(m, MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         // 3 accepted order 1 (request 100/1) of leader 5; its report's MsgOrder and Request are lost.
@@ -106,8 +107,9 @@ class TakeoverLogTest
     @Test
     void aTakeoverThatYieldsReportsOnlyWhatItKnowsItself()
     {
-        // Member 2 of [1..5] takes over from silent leader 1, proposing epoch 2; 4 reports order 5.
+        // Member 2 of [1..5] takes over from leader 1 (heard once, then silent), proposing epoch 2; 4 reports order 5.
         final MemberEngine m = OneEngine.started(new GroupConfig(2, 1, 1, 2, 3, 4, 5), sent);
+        feed(m, WirePackets.keepAlive(1, 1, 1, 0, 0), MS);
         runUntil(m, MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         feed(m, request(CLIENT, 7), 151 * MS);

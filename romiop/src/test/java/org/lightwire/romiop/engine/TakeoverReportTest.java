@@ -49,10 +49,11 @@ class TakeoverReportTest
         return b;
     }
 
-    /** A member of [1..5] whose leader 5 fell silent: the lowest id, it takes over at once. */
+    /** A member of [1..5] whose leader 5, heard once, fell silent: the lowest id, it takes over at once. */
     private MemberEngine takingOver()
     {
         final MemberEngine m = member(1, 5, 1, 2, 3, 4, 5);
+        feed(m, WirePackets.keepAlive(5, 1, 1, 0, 0), MS);
         runUntil(m, MS, 150 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
         return m;

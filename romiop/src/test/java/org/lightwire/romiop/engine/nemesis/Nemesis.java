@@ -23,7 +23,12 @@ enum Nemesis
     /** One member (often the leader) runs nothing for 10-90 ms or 150-1500 ms, then goes on with its old state: a GC pause. */
     PAUSE("pause"),
     /** All of the above, drawn at random over the run, overlapping, over heavier background faults. */
-    MIXED("mixed");
+    MIXED("mixed"),
+    /**
+     * First starts at different times (up to 800 ms, eight KeepAlive timeouts, apart; the founding
+     * leader last half the time) over the heavier background faults of {@link #LOSS}, no other fault.
+     */
+    STAGGERED("staggered");
 
     final String label;
 

@@ -65,6 +65,16 @@ final class NemesisCluster
 
     NemesisCluster(final long seed, final int members, final int clientCount, final double drop, final double dup, final long jitterNs)
     {
+        this(seed, members, clientCount, drop, dup, jitterNs, new long[members]);
+    }
+
+    /**
+     * As above, each member started first at {@code startNs[i]} (0: at once), as replicas started
+     * one by one are; until then it sends and receives nothing.
+     */
+    NemesisCluster(final long seed, final int members, final int clientCount, final double drop, final double dup, final long jitterNs,
+        final long[] startNs)
+    {
         this.seed = seed;
         this.memberIds = new int[members];
         for (int i = 0; i < members; i++)
@@ -78,7 +88,20 @@ final class NemesisCluster
         {
             final Node node = new Node(id);
             nodes.put(id, node);
-            node.start(new GroupConfig(id, firstLeader, memberIds));
+            final GroupConfig config = new GroupConfig(id, firstLeader, memberIds);
+            if (startNs[id - 1] <= 0)
+            {
+                node.start(config);
+            }
+            else
+            {
+                node.crashed = true;
+                at(startNs[id - 1], () ->
+                {
+                    node.start(config);
+                    history.fault(nowNs, "start " + node.incarnation + " (late)");
+                });
+            }
         }
         for (int i = 0; i < clientCount; i++)
         {
@@ -224,6 +247,10 @@ final class NemesisCluster
 
         String describe()
         {
+            if (incarnation == null)
+            {
+                return "member " + id + " NOT STARTED";
+            }
             return incarnation + " " + (crashed ? "CRASHED " : paused ? "PAUSED " : "") + engine.state() + " leader=" + engine.leaderId() +
                 " view=" + Arrays.toString(engine.currentMembers()) + " deliveredSeq=" + engine.deliveredSeq() +
                 (engine.state() == MemberEngine.State.LEADER_RECOVERING ? " (" + engine.deliverySummary() + ")" : "");

@@ -21,6 +21,8 @@ final class NemesisRun
     static final long LIVENESS_BOUND_NS = 10_000 * MS;
     static final long SETTLE_NS = 200 * MS;
     static final long PROBE_SEND_INTERVAL_NS = 50 * MS;
+    /** The latest first start of {@link Nemesis#STAGGERED} but the founding leader's, who may start up to a quarter of it later still. */
+    static final long STAGGER_NS = 800 * MS;
     private static final int FAULTS_SHOWN = 12;
     private static final long FAULTS_BEFORE_VIOLATION_NS = 500 * MS;
 
@@ -60,6 +62,21 @@ final class NemesisRun
         }
     }
 
+    /** A quarter of the members start at once, the others in the first 800 ms; the founding leader (the first) last half the time. */
+    private static void staggeredStarts(final SplittableRandom random, final long[] startNs)
+    {
+        long last = 0;
+        for (int i = 0; i < startNs.length; i++)
+        {
+            startNs[i] = random.nextInt(4) == 0 ? 0 : random.nextLong(STAGGER_NS + 1);
+            last = Math.max(last, startNs[i]);
+        }
+        if (random.nextBoolean())
+        {
+            startNs[0] = last + random.nextLong(STAGGER_NS / 4 + 1);
+        }
+    }
+
     static Result run(final long seed, final Nemesis nemesis)
     {
         final int members = membersFor(seed);
@@ -68,13 +85,18 @@ final class NemesisRun
         double drop = 0.02;
         double dup = 0.02;
         long jitterNs = 400_000L;
-        if (nemesis == Nemesis.LOSS || nemesis == Nemesis.MIXED)
+        if (nemesis == Nemesis.LOSS || nemesis == Nemesis.MIXED || nemesis == Nemesis.STAGGERED)
         {
             drop = 0.02 + 0.18 * random.nextDouble();
             dup = 0.10 * random.nextDouble();
             jitterNs = 400_000L + random.nextLong(2_600_000L);
         }
-        final NemesisCluster cluster = new NemesisCluster(seed, members, clientCount, drop, dup, jitterNs);
+        final long[] startNs = new long[members];
+        if (nemesis == Nemesis.STAGGERED)
+        {
+            staggeredStarts(random, startNs);
+        }
+        final NemesisCluster cluster = new NemesisCluster(seed, members, clientCount, drop, dup, jitterNs, startNs);
         final NemesisSchedule schedule = new NemesisSchedule(cluster, nemesis, seed);
         final long faultsEndNs = WARM_UP_NS + FAULT_PHASE_NS;
         schedule.begin(WARM_UP_NS, faultsEndNs);

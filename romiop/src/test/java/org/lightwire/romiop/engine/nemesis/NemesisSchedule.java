@@ -47,7 +47,7 @@ final class NemesisSchedule
     void begin(final long startNs, final long endNs)
     {
         this.endNs = endNs;
-        if (nemesis != Nemesis.NONE && nemesis != Nemesis.LOSS)
+        if (nemesis != Nemesis.NONE && nemesis != Nemesis.LOSS && nemesis != Nemesis.STAGGERED)
         {
             cluster.at(startNs, this::nextFault);
         }

@@ -42,7 +42,7 @@ class NemesisSimulationTest
      * one-way partitions; pauses; restarts with the same id.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS", "CRASH", "PARTITION", "FLAP", "ONE_WAY", "PAUSE", "RESTART_FOUNDING"})
+    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS", "CRASH", "PARTITION", "FLAP", "ONE_WAY", "PAUSE", "RESTART_FOUNDING", "STAGGERED"})
     void passing(final Nemesis nemesis)
     {
         passes(nemesis);
