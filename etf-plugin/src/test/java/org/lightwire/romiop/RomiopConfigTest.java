@@ -93,4 +93,11 @@ class RomiopConfigTest
         final String text = initError("jacorb.lightwire.romiop.keepalive_timeout_ms", "300");
         assertTrue(text.contains("jacorb.lightwire.romiop.keepalive_timeout_ms = 300 is outside the allowed range 400..3600000"), text);
     }
+
+    @Test
+    void aFoundingWaitBelowTheKeepAliveTimeoutIsRefused()
+    {
+        final String text = initError("jacorb.lightwire.romiop.founding_wait_ms", "1999");
+        assertTrue(text.contains("jacorb.lightwire.romiop.founding_wait_ms = 1999 is outside the allowed range 2000..3600000"), text);
+    }
 }

@@ -50,6 +50,8 @@ public final class GroupConfig
     public static final long DEFAULT_KEEP_ALIVE_TIMEOUT_NS = 500_000_000L;
     /** {@code jacorb.lightwire.romiop.join_timeout_ms}: a joiner that hears no member this long leads a group of its own. */
     public static final long DEFAULT_JOIN_TIMEOUT_NS = 300_000_000L;
+    /** {@link #foundingWaitNs(long)} by default, in KeepAlive timeouts. */
+    public static final int FOUNDING_WAIT_TIMEOUTS = 10;
     /** {@code jacorb.lightwire.romiop.cancel_hold_ms}: how long a member keeps a cancelled request in case the leader ordered it. */
     public static final long DEFAULT_CANCEL_HOLD_NS = 1_000_000_000L;
     /** {@code jacorb.lightwire.romiop.duplicate_window}: finished request ids kept per client above its watermark. */
@@ -106,6 +108,8 @@ public final class GroupConfig
     long keepAlivePeriodNs = DEFAULT_KEEP_ALIVE_PERIOD_NS;
     long keepAliveTimeoutNs = DEFAULT_KEEP_ALIVE_TIMEOUT_NS;
     long joinTimeoutNs = DEFAULT_JOIN_TIMEOUT_NS;
+    /** 0: {@link #FOUNDING_WAIT_TIMEOUTS} KeepAlive timeouts. */
+    long foundingWaitNs;
     long cancelHoldNs = DEFAULT_CANCEL_HOLD_NS;
     int duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
     int maxClients = DEFAULT_MAX_CLIENTS;
@@ -113,6 +117,7 @@ public final class GroupConfig
     long maxHeldBytes = DEFAULT_MAX_HELD_BYTES;
     int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
     int maxStateBytes = DEFAULT_MAX_STATE_BYTES;
+    long startCount;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -185,6 +190,30 @@ public final class GroupConfig
         this.keepAlivePeriodNs = periodNs;
         this.keepAliveTimeoutNs = timeoutNs;
         return this;
+    }
+
+    /**
+     * Member: how long it waits for a leader it never heard (its founding leader, at a first
+     * start) before it suspects it: longer than the KeepAlive timeout, since replicas start one by
+     * one and a founding leader that starts late is not failed. A takeover from a founding leader
+     * that then starts can finish only with start counts ({@link #startCount}) in groups of three
+     * and four (docs/romiop.md, "Leader failover"). Default: {@value #FOUNDING_WAIT_TIMEOUTS}
+     * KeepAlive timeouts.
+     */
+    public GroupConfig foundingWaitNs(final long ns)
+    {
+        if (ns <= 0)
+        {
+            throw new IllegalArgumentException("founding_wait_ms must be positive, got " + ns + " ns");
+        }
+        this.foundingWaitNs = ns;
+        return this;
+    }
+
+    /** @return {@link #foundingWaitNs(long)}, or its default. */
+    long foundingWaitNs()
+    {
+        return foundingWaitNs > 0 ? foundingWaitNs : FOUNDING_WAIT_TIMEOUTS * keepAliveTimeoutNs;
     }
 
     public GroupConfig joinTimeoutNs(final long ns)
@@ -447,6 +476,24 @@ public final class GroupConfig
     public GroupConfig maxTrackedReplies(final int requests)
     {
         this.maxTrackedReplies = positive(requests, "maxTrackedReplies (jacorb.lightwire.romiop.max_tracked_replies)");
+        return this;
+    }
+
+    /**
+     * Member: which start of this process this is, counted on disk
+     * ({@code jacorb.lightwire.romiop.start_count_dir}): 1 its first start, so it forgot nothing,
+     * and its "nothing accepted" counts for a takeover; 2 or more a restart, so a promise it
+     * makes to a founding leader's check proves nothing (the ask may be a delayed copy of one its
+     * earlier incarnation answered). 0 (the default) unknown: it may be either (docs/romiop.md,
+     * "Restarted processes").
+     */
+    public GroupConfig startCount(final long n)
+    {
+        if (n < 0)
+        {
+            throw new IllegalArgumentException("startCount must be 0 (unknown) or at least 1, got " + n);
+        }
+        this.startCount = n;
         return this;
     }
 

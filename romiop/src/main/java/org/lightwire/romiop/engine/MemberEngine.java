@@ -51,8 +51,8 @@ import org.lightwire.romiop.engine.view.Configuration;
  * group of its own. A member removed from the view rejoins the same way; {@link #leave} announces
  * MemberChange REMOVED.
  *
- * <p>Failover: a member that hears nothing from the leader for {@code keepAliveTimeoutNs} suspects
- * it; the lowest id left leads. The new leader ({@link State#LEADER_RECOVERING}) multicasts
+ * <p>Failover: a member that hears nothing from the leader for {@code keepAliveTimeoutNs} (one it
+ * never heard: {@code foundingWaitNs}) suspects it; the lowest id left leads. The new leader ({@link State#LEADER_RECOVERING}) multicasts
  * MemberChange REMOVED(old leader) until every survivor reports (its known undelivered orders, its
  * held requests, and last its delivered sequence in a KeepAlive); it catches up to the highest
  * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
@@ -135,9 +135,10 @@ public final class MemberEngine
     private long leaderHeardNs;
     /**
      * Member: it heard a leader of its (or its founding leader's ask) since it started. Until then
-     * it suspects no leader: a founding leader that starts after its members is late, not failed.
-     * A takeover from it could not finish (its members may all be restarted processes, and none
-     * counts itself), and its check, hearing of that takeover, would take itself for a restart.
+     * it suspects its leader only after {@link GroupConfig#foundingWaitNs()}: a founding leader
+     * that starts after its members is late, not failed. A takeover from it may not finish (its
+     * members may all be restarted processes, and none counts itself), and its check, hearing of
+     * that takeover, would take itself for a restart.
      */
     private boolean leaderEverHeard;
     /** The last LIST taken from our leader (a LIST of its with an older packet id is stale). */
@@ -503,6 +504,12 @@ public final class MemberEngine
     public GroupCounters counters()
     {
         return counters;
+    }
+
+    /** @return which start of this process this is ({@link GroupConfig#startCount}; 0 unknown). */
+    public long startCount()
+    {
+        return config.startCount;
     }
 
     /** @return the epoch this member orders or follows in. */
@@ -1877,7 +1884,7 @@ public final class MemberEngine
             }
             case MEMBER ->
             {
-                if (leaderId != config.selfId && leaderEverHeard && nowNs - leaderHeardNs > config.keepAliveTimeoutNs)
+                if (leaderId != config.selfId && nowNs - leaderHeardNs > (leaderEverHeard ? config.keepAliveTimeoutNs : config.foundingWaitNs()))
                 {
                     suspectLeader(nowNs);
                 }
@@ -2099,7 +2106,7 @@ public final class MemberEngine
         @Override
         public boolean foundingPromised()
         {
-            return foundingPromised;
+            return foundingPromiseProves();
         }
 
         @Override
@@ -2210,7 +2217,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromiseProves());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2572,7 +2579,8 @@ public final class MemberEngine
     /**
      * @return true for a member started from the founding configuration that never left the
      *     founding epoch and accepted nothing (the founding leader: had nothing committed): a first
-     *     start and a restart look the same to it. (Its promise to a founding leader's check proves
+     *     start and a restart look the same to it, unless its start count, kept on disk, says this
+     *     is its first start. (Its promise to a founding leader's check proves
      *     nothing: the ask it answered may be a duplicate of one its earlier incarnation answered.)
      */
     private boolean mayBeRestarted()
@@ -2581,7 +2589,18 @@ public final class MemberEngine
         // of them does: some member of its epoch accepted them.
         final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
             : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
-        return founding && !history;
+        return founding && !history && config.startCount != 1;
+    }
+
+    /**
+     * @return true when this member promised a founding leader's check and that proves it was up
+     *     when the check ran: unless it knows itself restarted (the ask it answered may be a
+     *     delayed copy of one its earlier incarnation answered; with its incarnation unknown, that
+     *     is the gap "Restarted processes" describes).
+     */
+    private boolean foundingPromiseProves()
+    {
+        return foundingPromised && config.startCount <= 1;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

@@ -30,6 +30,8 @@ final class HandWiredNet
     final Map<Long, Predicate<byte[]>> passOnly = new HashMap<>();
     final ArrayDeque<Object[]> queue = new ArrayDeque<>();
     long now;
+    /** Each process's starts so far, when they are counted on disk ({@link #countingStarts}); else empty. */
+    private Map<Integer, Long> starts;
 
     static GroupConfig tuned(final GroupConfig c)
     {
@@ -37,8 +39,25 @@ final class HandWiredNet
             .orderAckDelayNs(0).joinTimeoutNs(60 * MS);
     }
 
+    /**
+     * Every process started from now on knows its start count ({@link GroupConfig#startCount}), as
+     * one given {@code jacorb.lightwire.romiop.start_count_dir} does: 1 its first start, then one
+     * more per restart.
+     *
+     * @return this network.
+     */
+    HandWiredNet countingStarts()
+    {
+        starts = new HashMap<>();
+        return this;
+    }
+
     MemberEngine add(final int id, final GroupConfig config)
     {
+        if (starts != null)
+        {
+            config.startCount(starts.merge(id, 1L, Long::sum));
+        }
         final TreeMap<Long, String> log = delivered.computeIfAbsent(id, k -> new TreeMap<>());
         final int incarnation = id;
         final MemberEngine e = new MemberEngine(tuned(config), (to, packet, length) ->
@@ -269,6 +288,31 @@ final class HandWiredNet
             pause(id);
         }
         runMs(30);
+        return this;
+    }
+
+    /**
+     * Group [1..5]: 1, 2 and 3 start, 2 and 3 promise 1's check, 1 fails during it; 4 and 5 start
+     * after (they never promised). After 2 s, request 200/1 to 2..5, and 300 ms more.
+     *
+     * @return this network.
+     */
+    HandWiredNet foundingLeaderFailedDuringItsCheck()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        for (final int id : new int[] {1, 2, 3})
+        {
+            add(id, new GroupConfig(id, 1, all));
+        }
+        runMs(30);
+        crash(1);
+        for (final int id : new int[] {4, 5})
+        {
+            add(id, new GroupConfig(id, 1, all));
+        }
+        runMs(2000);
+        request(200, 1, 2, 3, 4, 5);
+        runMs(300);
         return this;
     }
 

@@ -61,20 +61,24 @@ final class NemesisCluster
     long firstViolationNs = -1;
     String stateAtFirstViolation;
     private final PriorityQueue<Timed> actions = new PriorityQueue<>();
+    /** Each process knows its start count ({@link GroupConfig#startCount}): its incarnation number. */
+    final boolean countingStarts;
     private long actionSerial;
 
     NemesisCluster(final long seed, final int members, final int clientCount, final double drop, final double dup, final long jitterNs)
     {
-        this(seed, members, clientCount, drop, dup, jitterNs, new long[members]);
+        this(seed, members, clientCount, drop, dup, jitterNs, new long[members], false);
     }
 
     /**
      * As above, each member started first at {@code startNs[i]} (0: at once), as replicas started
-     * one by one are; until then it sends and receives nothing.
+     * one by one are; until then it sends and receives nothing. With {@code countingStarts} each
+     * process knows its start count, as one given {@code start_count_dir} does.
      */
     NemesisCluster(final long seed, final int members, final int clientCount, final double drop, final double dup, final long jitterNs,
-        final long[] startNs)
+        final long[] startNs, final boolean countingStarts)
     {
+        this.countingStarts = countingStarts;
         this.seed = seed;
         this.memberIds = new int[members];
         for (int i = 0; i < members; i++)
@@ -110,11 +114,16 @@ final class NemesisCluster
         }
     }
 
-    /** The group's timing: a 20 ms KeepAlive period and a 100 ms timeout, so that a run of a few simulated seconds sees many failovers. */
+    /**
+     * The group's timing: a 20 ms KeepAlive period and a 100 ms timeout, so that a run of a few
+     * simulated seconds sees many failovers; a founding leader never heard is waited for 1.5 s
+     * (members of {@link Nemesis#STAGGERED} start within {@link NemesisRun#STAGGER_NS} and a quarter of it).
+     */
     GroupConfig tuned(final GroupConfig config)
     {
         return config.orderInterval(1 * MS, true).retransmitTimeoutNs(5 * MS).nakDelayNs(1 * MS)
-            .keepAlive(20 * MS, keepAliveTimeoutNs).joinTimeoutNs(60 * MS).cancelHoldNs(200 * MS);
+            .keepAlive(20 * MS, keepAliveTimeoutNs).joinTimeoutNs(60 * MS).cancelHoldNs(200 * MS)
+            .foundingWaitNs(1500 * MS);
     }
 
     /** One member process: its current incarnation's engine, or none while crashed. */
@@ -160,7 +169,7 @@ final class NemesisCluster
                     checker.violation(Violation.STATE_REFUSED, self + " was refused a state at " + NemesisChecker.ms(nowNs) + ": " + reason);
                 }
             };
-            engineOf[0] = new MemberEngine(tuned(config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
+            engineOf[0] = new MemberEngine(tuned(countingStarts ? config.startCount(self.number()) : config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
             {
                 final String request = senderId + "/" + requestId;
                 final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();
