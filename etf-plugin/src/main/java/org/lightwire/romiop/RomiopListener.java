@@ -215,6 +215,15 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         {
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
+        if (startCount == null)
+        {
+            logger.warn(StartCount.unknownWarning(config.group, config.memberId));
+        }
+        else
+        {
+            logger.info("ROMIOP group " + config.group + ", member " + config.memberId + ": start " + startCount.number() + " (" +
+                RomiopConfig.START_COUNT_DIR + " = " + config.startCountDir + ")");
+        }
         engine = new MemberEngine(memberConfig, link, this::onDeliver, this);
         foundingWait = new FoundingWait(config.group, config.memberId, config.keepAliveTimeoutNs);
         configurationMismatch = new ConfigurationMismatch(config.group, config.memberId);

@@ -126,6 +126,15 @@ final class StartCount implements AutoCloseable
         }
     }
 
+    /** @return what a replica without a start count logs at its start: what it costs, and the setting. */
+    static String unknownWarning(final String group, final int memberId)
+    {
+        return "ROMIOP group " + group + ", member " + memberId + ": no " + RomiopConfig.START_COUNT_DIR + ", so this replica " +
+            "cannot tell its first start from a restart: a group whose founding leader fails before the first order may wait " +
+            "for good, and restarts of several members can break the order (docs/romiop.md, \"Failure model for restarts\"); " +
+            "set it to a local directory kept for the replica's life";
+    }
+
     /** @return which start this is: 1 the first. */
     long number()
     {

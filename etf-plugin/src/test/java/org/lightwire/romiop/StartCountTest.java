@@ -94,6 +94,15 @@ class StartCountTest
         assertThrows(IOException.class, () -> StartCount.next(file.resolve("sub"), "bank", 1));
     }
 
+    @Test
+    void aReplicaWithoutACountIsToldWhatItCostsAndTheSetting()
+    {
+        final String text = StartCount.unknownWarning("bank", 2);
+        assertTrue(text.startsWith("ROMIOP group bank, member 2: no jacorb.lightwire.romiop.start_count_dir, so this replica cannot tell its " +
+            "first start from a restart"), text);
+        assertTrue(text.endsWith("set it to a local directory kept for the replica's life"), text);
+    }
+
     /** A second process that tries to count a start of {@code args[2]} of group {@code args[1]} in {@code args[0]}: exit 0 counted, 1 refused. */
     static final class StartCountProbe
     {
