@@ -6,7 +6,7 @@
 # progress after the heal. Prints each failing seed with the command that replays it, then the
 # failure rates per nemesis and group size. Not part of the test run.
 # Usage: scripts/romiop-nemesis.sh [seeds [first [nemesis|all [threads]]]]
-#   seeds 10000, first 1, nemesis mixed (none loss partition flap oneway crash restart pause mixed staggered), a thread per core.
+#   seeds 10000, first 1, nemesis mixed (none loss partition flap oneway crash restart pause mixed staggered replay hostile), a thread per core.
 #   scripts/romiop-nemesis.sh 1 SEED NEMESIS replays one run and prints its whole report.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,6 +12,8 @@ import java.util.TreeSet;
  * every attached member but the sender (as IP multicast reaches every host on the group address), each copy independently dropped, duplicated and delayed by a random
  * jitter (which reorders). The same seed gives the same run, packet for packet. A {@link LinkFilter}
  * may block directed links (a partition, a one-way link failure): a copy it refuses when sent is lost.
+ * Kept packets ({@link #keepForReplay}) can be delivered again much later ({@link #replay}): a
+ * network that held copies, or an attacker that replays what it saw.
  */
 public final class SimulatedGroupNetwork
 {
@@ -47,6 +49,10 @@ public final class SimulatedGroupNetwork
     private long nowNs;
     /** Set while {@link SimulationDigestTest} runs this simulation on this thread. */
     private final TraceDigest trace = TraceDigest.current();
+    /** The last packets sent (from, to, bytes; atNs is when sent), oldest first, for {@link #replay}. */
+    private InFlight[] kept = new InFlight[0];
+    private int keptNext;
+    private int keptCount;
     long sent;
     long dropped;
     long duplicated;
@@ -64,6 +70,38 @@ public final class SimulatedGroupNetwork
         this.duplicateRate = duplicateRate;
         this.baseLatencyNs = baseLatencyNs;
         this.jitterNs = jitterNs;
+    }
+
+    /** Keeps the last {@code packets} packets sent (each copy to each destination), for {@link #replay}. */
+    public void keepForReplay(final int packets)
+    {
+        kept = new InFlight[packets];
+        keptNext = 0;
+        keptCount = 0;
+    }
+
+    /** @return the packets kept for {@link #replay}. */
+    public int replayable()
+    {
+        return keptCount;
+    }
+
+    /**
+     * Delivers a kept packet again, after the base latency, to the destination it was sent to
+     * (unless the link filter refuses that link now): a delayed duplicate.
+     *
+     * @param age 0 the packet sent last, {@code replayable() - 1} the oldest kept.
+     * @return what was replayed, for the history: "from -> to, sent at ns" (refused: null).
+     */
+    public String replay(final int age)
+    {
+        final InFlight p = kept[Math.floorMod(keptNext - 1 - age, kept.length)];
+        if (!linkFilter.passes(p.from, p.to))
+        {
+            return null;
+        }
+        queue.add(new InFlight(nowNs + baseLatencyNs, serial++, p.from, p.to, p.bytes));
+        return p.from + " -> " + p.to + ", sent at " + p.atNs + " ns";
     }
 
     public void linkFilter(final LinkFilter filter)
@@ -123,6 +161,12 @@ public final class SimulatedGroupNetwork
             return;
         }
         sent++;
+        if (kept.length > 0)
+        {
+            kept[keptNext] = new InFlight(nowNs, 0, from, to, bytes);
+            keptNext = (keptNext + 1) % kept.length;
+            keptCount = Math.min(keptCount + 1, kept.length);
+        }
         if (!linkFilter.passes(from, to))
         {
             blocked++;

@@ -28,7 +28,16 @@ enum Nemesis
      * First starts at different times (up to 800 ms, eight KeepAlive timeouts, apart; the founding
      * leader last half the time) over the heavier background faults of {@link #LOSS}, no other fault.
      */
-    STAGGERED("staggered");
+    STAGGERED("staggered"),
+    /**
+     * Delayed duplicates: every 20-300 ms, 1-20 packets of the last {@value NemesisRun#REPLAY_KEPT}
+     * sent (in a run of a few seconds, any packet since the start) reach their destination again,
+     * over the heavier background faults of {@link #LOSS}: a network that held copies, or an
+     * attacker replaying what it saw.
+     */
+    REPLAY("replay"),
+    /** {@link #MIXED}'s faults and {@link #REPLAY}'s delayed duplicates, drawn at random over the run. */
+    HOSTILE("hostile");
 
     final String label;
 

@@ -23,6 +23,8 @@ final class NemesisRun
     static final long PROBE_SEND_INTERVAL_NS = 50 * MS;
     /** The latest first start of {@link Nemesis#STAGGERED} but the founding leader's, who may start up to a quarter of it later still. */
     static final long STAGGER_NS = 800 * MS;
+    /** Packets {@link Nemesis#REPLAY} may deliver again: the last this many sent. */
+    static final int REPLAY_KEPT = 200_000;
     private static final int FAULTS_SHOWN = 12;
     private static final long FAULTS_BEFORE_VIOLATION_NS = 500 * MS;
 
@@ -85,7 +87,8 @@ final class NemesisRun
         double drop = 0.02;
         double dup = 0.02;
         long jitterNs = 400_000L;
-        if (nemesis == Nemesis.LOSS || nemesis == Nemesis.MIXED || nemesis == Nemesis.STAGGERED)
+        if (nemesis == Nemesis.LOSS || nemesis == Nemesis.MIXED || nemesis == Nemesis.STAGGERED || nemesis == Nemesis.REPLAY ||
+            nemesis == Nemesis.HOSTILE)
         {
             drop = 0.02 + 0.18 * random.nextDouble();
             dup = 0.10 * random.nextDouble();
@@ -97,6 +100,10 @@ final class NemesisRun
             staggeredStarts(random, startNs);
         }
         final NemesisCluster cluster = new NemesisCluster(seed, members, clientCount, drop, dup, jitterNs, startNs);
+        if (nemesis == Nemesis.REPLAY || nemesis == Nemesis.HOSTILE)
+        {
+            cluster.net.keepForReplay(REPLAY_KEPT);
+        }
         final NemesisSchedule schedule = new NemesisSchedule(cluster, nemesis, seed);
         final long faultsEndNs = WARM_UP_NS + FAULT_PHASE_NS;
         schedule.begin(WARM_UP_NS, faultsEndNs);

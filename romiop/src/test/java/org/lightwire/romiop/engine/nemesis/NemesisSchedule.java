@@ -23,6 +23,8 @@ final class NemesisSchedule
     private static final int SETTLE_KEEPALIVE_TIMEOUTS = 5;
     private static final Nemesis[] MIXED_FAULTS = {
         Nemesis.PARTITION, Nemesis.FLAP, Nemesis.ONE_WAY, Nemesis.CRASH, Nemesis.RESTART_FOUNDING, Nemesis.PAUSE};
+    private static final Nemesis[] HOSTILE_FAULTS = {
+        Nemesis.PARTITION, Nemesis.FLAP, Nemesis.ONE_WAY, Nemesis.CRASH, Nemesis.RESTART_FOUNDING, Nemesis.PAUSE, Nemesis.REPLAY};
 
     private final NemesisCluster cluster;
     private final Nemesis nemesis;
@@ -59,7 +61,8 @@ final class NemesisSchedule
         {
             return;
         }
-        final Nemesis kind = nemesis == Nemesis.MIXED ? MIXED_FAULTS[random.nextInt(MIXED_FAULTS.length)] : nemesis;
+        final Nemesis kind = nemesis == Nemesis.MIXED ? MIXED_FAULTS[random.nextInt(MIXED_FAULTS.length)]
+            : nemesis == Nemesis.HOSTILE ? HOSTILE_FAULTS[random.nextInt(HOSTILE_FAULTS.length)] : nemesis;
         switch (kind)
         {
             case PARTITION -> partition(between(30, 800));
@@ -68,6 +71,7 @@ final class NemesisSchedule
             case CRASH -> crash(false);
             case RESTART_FOUNDING -> crash(true);
             case PAUSE -> pause();
+            case REPLAY -> replay();
             default -> throw new IllegalStateException(kind.toString());
         }
         cluster.at(cluster.nowNs + between(20, 300), this::nextFault);
@@ -181,6 +185,20 @@ final class NemesisSchedule
         cluster.links.cutOneWay(name, from, to);
         cluster.history.fault(cluster.nowNs, "cut " + name + " " + from + " -> " + to + " (leader " + leader + ")");
         cluster.at(cluster.nowNs + between(30, 800), () -> heal(name));
+    }
+
+    /** 1-20 kept packets, each of a random age, delivered again. */
+    private void replay()
+    {
+        final int kept = cluster.net.replayable();
+        for (int n = 1 + random.nextInt(20); n > 0 && kept > 0; n--)
+        {
+            final String what = cluster.net.replay(random.nextInt(kept));
+            if (what != null)
+            {
+                cluster.history.fault(cluster.nowNs, "replay " + what);
+            }
+        }
     }
 
     /** Down for less than the KeepAlive timeout (half the time) or for longer. */

@@ -42,7 +42,7 @@ class NemesisSimulationTest
      * one-way partitions; pauses; restarts with the same id.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS", "CRASH", "PARTITION", "FLAP", "ONE_WAY", "PAUSE", "RESTART_FOUNDING", "STAGGERED"})
+    @EnumSource(value = Nemesis.class, names = {"NONE", "LOSS", "CRASH", "PARTITION", "FLAP", "ONE_WAY", "PAUSE", "RESTART_FOUNDING", "STAGGERED", "REPLAY"})
     void passing(final Nemesis nemesis)
     {
         passes(nemesis);
@@ -57,7 +57,7 @@ class NemesisSimulationTest
      * keeps nothing on disk survives; its seeds 1-300 keep one order all the same.)
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"MIXED"})
+    @EnumSource(value = Nemesis.class, names = {"MIXED", "HOSTILE"})
     void oneOrder(final Nemesis nemesis)
     {
         final long first = Long.getLong("romiop.nemesis.first", 1L);
