@@ -113,13 +113,16 @@ final class NemesisCluster
     /**
      * The group's timing: a 20 ms KeepAlive period and a 100 ms timeout, so that a run of a few
      * simulated seconds sees many failovers; a founding leader never heard is waited for 1.5 s
-     * (members of {@link Nemesis#STAGGERED} start within {@link NemesisRun#STAGGER_NS} and a quarter of it).
+     * (members of {@link Nemesis#STAGGERED} start within {@link NemesisRun#STAGGER_NS} and a quarter of it);
+     * a duplicate window of 64 request ids (twice a client's 32 outstanding), so that a run's few
+     * hundred requests a client move the duplicate filter's watermark, and a replayed request
+     * below it is tested (with the default 1,024 none is).
      */
     GroupConfig tuned(final GroupConfig config)
     {
         return config.orderInterval(1 * MS, true).retransmitTimeoutNs(5 * MS).nakDelayNs(1 * MS)
             .keepAlive(20 * MS, keepAliveTimeoutNs).joinTimeoutNs(60 * MS).cancelHoldNs(200 * MS)
-            .foundingWaitNs(1500 * MS);
+            .foundingWaitNs(1500 * MS).duplicateWindow(64);
     }
 
     /** One member process: its current incarnation's engine, or none while crashed. */
