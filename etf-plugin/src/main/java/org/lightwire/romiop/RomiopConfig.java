@@ -172,6 +172,7 @@ public final class RomiopConfig
     final long keepAliveTimeoutNs;
     final boolean join;
     final long joinTimeoutNs;
+    /** 0: the engine's default ({@link GroupConfig#FOUNDING_WAIT_TIMEOUTS} KeepAlive timeouts). */
     final long foundingWaitNs;
     final long cancelHoldNs;
     final int maxPendingReplies;
@@ -253,8 +254,7 @@ public final class RomiopConfig
         join = LightwireConfig.bool(c, JOIN, false);
         joinTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, JOIN_TIMEOUT_MS, 1_000, 1, 3_600_000));
         final long keepAliveTimeoutMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(keepAliveTimeoutNs));
-        foundingWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FOUNDING_WAIT_MS,
-            Math.min(3_600_000, GroupConfig.FOUNDING_WAIT_TIMEOUTS * keepAliveTimeoutMs), keepAliveTimeoutMs, 3_600_000));
+        foundingWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FOUNDING_WAIT_MS, 0, keepAliveTimeoutMs, 3_600_000));
         cancelHoldNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, CANCEL_HOLD_MS, GroupConfig.DEFAULT_CANCEL_HOLD_NS / 1_000_000, 0, 3_600_000));
         maxPendingReplies = (int)LightwireConfig.range(c, MAX_PENDING_REPLIES, GroupConfig.DEFAULT_MAX_PENDING_REPLIES, 1, 1 << 20);
         // A client's consolidation waits 10 s by default: a member resends its reply as long.
@@ -346,6 +346,10 @@ public final class RomiopConfig
 
     private GroupConfig tune(final GroupConfig config)
     {
+        if (foundingWaitNs > 0)
+        {
+            config.foundingWaitNs(foundingWaitNs);
+        }
         return config
             .orderInterval(orderIntervalNs, orderAtOnceWhenIdle)
             .requestsToSequencer(requestsToSequencer)
@@ -360,7 +364,6 @@ public final class RomiopConfig
             .maxOutstandingRequests(maxOutstanding)
             .keepAlive(keepAliveNs, keepAliveNs == 0 ? 0 : keepAliveTimeoutNs)
             .joinTimeoutNs(joinTimeoutNs)
-            .foundingWaitNs(foundingWaitNs)
             .cancelHoldNs(cancelHoldNs)
             .maxPendingReplies(maxPendingReplies)
             .maxReplyBytes(maxReplyBytes)

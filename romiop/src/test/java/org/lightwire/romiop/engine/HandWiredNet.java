@@ -272,31 +272,6 @@ final class HandWiredNet
         return this;
     }
 
-    /**
-     * Group [1..5]: 1, 2 and 3 start, 2 and 3 promise 1's check, 1 fails during it; 4 and 5 start
-     * after (they never promised). After 2 s, request 200/1 to 2..5, and 300 ms more.
-     *
-     * @return this network.
-     */
-    HandWiredNet foundingLeaderFailedDuringItsCheck()
-    {
-        final int[] all = {1, 2, 3, 4, 5};
-        for (final int id : new int[] {1, 2, 3})
-        {
-            add(id, new GroupConfig(id, 1, all));
-        }
-        runMs(30);
-        crash(1);
-        for (final int id : new int[] {4, 5})
-        {
-            add(id, new GroupConfig(id, 1, all));
-        }
-        runMs(2000);
-        request(200, 1, 2, 3, 4, 5);
-        runMs(300);
-        return this;
-    }
-
     /** Hands {@code packet} to {@code to} now, as if it had been on the network all along (a delayed datagram). */
     void inject(final int to, final ByteBuffer packet)
     {

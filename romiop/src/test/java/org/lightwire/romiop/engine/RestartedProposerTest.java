@@ -78,8 +78,18 @@ class RestartedProposerTest
     @Test
     void twoRestartedMembersAndTwoThatOnlyPromisedDoNotOrderAfresh()
     {
+        twoRestartsOfFiveAfterACommit(false);
+    }
+
+    /**
+     * The run above; with {@code delayedAsks}, each restarted member is handed a delayed copy of
+     * 1's founding ask as it starts ({@link DelayedFoundingAskTest}).
+     */
+    static void twoRestartsOfFiveAfterACommit(final boolean delayedAsks)
+    {
         final int[] all = {1, 2, 3, 4, 5};
         final HandWiredNet net = new HandWiredNet().foundedWithSomeHearingOnlyAsks(all, 4, 5);
+        final int nonce = net.engines.get(1).foundingNonce();
         net.request(100, 1, 1, 2, 3);
         net.runMs(30);
         assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
@@ -87,6 +97,10 @@ class RestartedProposerTest
         for (final int id : new int[] {2, 3})
         {
             net.restart(id, new GroupConfig(id, 1, all));
+            if (delayedAsks)
+            {
+                net.inject(id, WirePackets.foundingAsk(1, 7, nonce, all));
+            }
         }
         net.resume(4);
         net.resume(5);
@@ -126,7 +140,21 @@ class RestartedProposerTest
     @Test
     void aGroupWhoseFoundingLeaderFailsDuringItsCheckWaits()
     {
-        final HandWiredNet net = new HandWiredNet().foundingLeaderFailedDuringItsCheck();
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet();
+        for (final int id : new int[] {1, 2, 3})
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(30);
+        net.crash(1);
+        for (final int id : new int[] {4, 5})
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(2000);
+        net.request(200, 1, 2, 3, 4, 5);
+        net.runMs(300);
         net.assertOneOrder();
         for (final int id : new int[] {2, 3, 4, 5})
         {
