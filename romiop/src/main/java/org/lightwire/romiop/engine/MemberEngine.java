@@ -2342,6 +2342,8 @@ public final class MemberEngine
             Integer.compareUnsigned(leaderEpoch, promisedEpoch) < 0)
         {
             // An older epoch, or a second leader of this one: this member took another's orders.
+            // (An epoch older than the one it promised is older than its own too: entering an
+            // epoch raises the promise to it, so the first test is the last one's special case.)
             counters.staleEpochPackets++;
             return false;
         }

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -29,6 +31,8 @@ final class HandWiredNet
     /** Links that lose every packet but those the predicate passes. */
     final Map<Long, Predicate<byte[]>> passOnly = new HashMap<>();
     final ArrayDeque<Object[]> queue = new ArrayDeque<>();
+    /** Every packet the members in it sent, in order, whether or not a link lost it (see {@link #record}). */
+    final Map<Integer, List<byte[]>> recorded = new TreeMap<>();
     long now;
 
     static GroupConfig tuned(final GroupConfig c)
@@ -146,6 +150,10 @@ final class HandWiredNet
             if (!engines.containsKey(from) || paused.containsKey(from))
             {
                 continue;
+            }
+            if (recorded.containsKey(from))
+            {
+                recorded.get(from).add(bytes);
             }
             if (to == GroupSender.GROUP)
             {
@@ -270,6 +278,12 @@ final class HandWiredNet
         }
         runMs(30);
         return this;
+    }
+
+    /** From now on keeps a copy of every packet {@code id} sends, in {@link #recorded}: what an attacker, or a slow path, could deliver again later. */
+    void record(final int id)
+    {
+        recorded.put(id, new ArrayList<>());
     }
 
     /** Hands {@code packet} to {@code to} now, as if it had been on the network all along (a delayed datagram). */

@@ -198,6 +198,14 @@ final class WirePackets
         return b;
     }
 
+    /** A one-byte request {@code client} sends to the sequencer alone: its MsgOrder carries it to the others. */
+    static ByteBuffer requestToSequencer(final int client, final int packetId)
+    {
+        final ByteBuffer b = request(client, packetId);
+        ((RequestFlyweight)new RequestFlyweight().wrap(b, 0)).header().toSequencer(true);
+        return b;
+    }
+
     /** The leader's MsgOrder naming {@code client}'s request {@code requestPacketId} at {@code seq}, committed up to {@code commit}. */
     static ByteBuffer order(final int leader, final int packetId, final int epoch, final long seq, final int client, final int requestPacketId,
         final long commit)
