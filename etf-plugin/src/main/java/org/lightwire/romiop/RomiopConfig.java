@@ -93,6 +93,17 @@ public final class RomiopConfig
      * of a group within it.
      */
     public static final String FOUNDING_WAIT_MS = PREFIX + "founding_wait_ms";
+    /**
+     * Member: a directory on local disk where the replica counts its starts (file
+     * {@code GROUP-MEMBER_ID.starts}, locked while it runs). A replica that knows it starts for the
+     * first time counts toward a takeover with nothing accepted, and one that knows it restarted
+     * promises a founding leader's check nothing that counts: groups whose founding leader fails
+     * before their first order take over, and delayed founding packets cannot make a restart pass
+     * for a first start (docs/romiop.md, "Restarted processes"). Default: none (every start may be
+     * a restart). Keep the directory for the replica's whole life; remove its files only when the
+     * whole group starts afresh.
+     */
+    public static final String START_COUNT_DIR = PREFIX + "start_count_dir";
     /** Member: how long a cancelled request is kept in case the leader ordered it first. */
     public static final String CANCEL_HOLD_MS = PREFIX + "cancel_hold_ms";
     /** Member: replies kept until their client ACKs them (the oldest is abandoned beyond). */
@@ -171,6 +182,8 @@ public final class RomiopConfig
     final long keepAliveNs;
     final long keepAliveTimeoutNs;
     final boolean join;
+    /** {@link #START_COUNT_DIR}, or empty. */
+    final String startCountDir;
     final long joinTimeoutNs;
     /** 0: the engine's default ({@link GroupConfig#FOUNDING_WAIT_TIMEOUTS} KeepAlive timeouts). */
     final long foundingWaitNs;
@@ -252,6 +265,7 @@ public final class RomiopConfig
         keepAliveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, KEEPALIVE_TIMEOUT_MS, 2_000,
             2 * TimeUnit.NANOSECONDS.toMillis(keepAliveNs), 3_600_000));
         join = LightwireConfig.bool(c, JOIN, false);
+        startCountDir = c.getAttribute(START_COUNT_DIR, "").trim();
         joinTimeoutNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, JOIN_TIMEOUT_MS, 1_000, 1, 3_600_000));
         final long keepAliveTimeoutMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(keepAliveTimeoutNs));
         foundingWaitNs = TimeUnit.MILLISECONDS.toNanos(LightwireConfig.range(c, FOUNDING_WAIT_MS, 0, keepAliveTimeoutMs, 3_600_000));

@@ -3,6 +3,7 @@ package org.lightwire.romiop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +18,7 @@ import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.romiop.driver.DrivenEngine;
 import org.lightwire.romiop.driver.EngineDriver;
 import org.lightwire.romiop.engine.FragmentAssembler;
+import org.lightwire.romiop.engine.GroupConfig;
 import org.lightwire.romiop.engine.MemberEngine;
 import org.lightwire.romiop.engine.StateHandler;
 import org.lightwire.romiop.link.UdpGroupLink;
@@ -69,6 +71,8 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     private RomiopAddress address;
     private UdpGroupLink link;
     private MemberEngine engine;
+    /** The start count kept on disk, locked while the replica runs (null without start_count_dir). */
+    private StartCount startCount;
     /** Driver thread only. */
     private FoundingWait foundingWait;
     private ConfigurationMismatch configurationMismatch;
@@ -195,16 +199,32 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     @Override
     public void listen()
     {
+        final GroupConfig memberConfig;
         try
         {
             address = groupAddress();
+            memberConfig = config.member(config.memberId, address.leaderId(), address.memberIds());
+            if (!config.startCountDir.isEmpty())
+            {
+                startCount = StartCount.next(Path.of(config.startCountDir), config.group, config.memberId);
+                memberConfig.startCount(startCount.number());
+            }
             link = openLink();
         }
         catch (final ConfigurationException | IOException e)
         {
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
-        engine = new MemberEngine(config.member(config.memberId, address.leaderId(), address.memberIds()), link, this::onDeliver, this);
+        if (startCount == null)
+        {
+            logger.warn(StartCount.unknownWarning(config.group, config.memberId));
+        }
+        else
+        {
+            logger.info("ROMIOP group " + config.group + ", member " + config.memberId + ": start " + startCount.number() + " (" +
+                RomiopConfig.START_COUNT_DIR + " = " + config.startCountDir + ")");
+        }
+        engine = new MemberEngine(memberConfig, link, this::onDeliver, this);
         foundingWait = new FoundingWait(config.group, config.memberId, config.keepAliveTimeoutNs);
         configurationMismatch = new ConfigurationMismatch(config.group, config.memberId);
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
@@ -641,6 +661,17 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         if (link != null)
         {
             link.close();
+        }
+        if (startCount != null)
+        {
+            try
+            {
+                startCount.close();
+            }
+            catch (final IOException e)
+            {
+                // The process ends soon after; its lock ends with it.
+            }
         }
         final RomiopServerConnection c = connection;
         if (c != null)

@@ -117,6 +117,7 @@ public final class GroupConfig
     long maxHeldBytes = DEFAULT_MAX_HELD_BYTES;
     int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
     int maxStateBytes = DEFAULT_MAX_STATE_BYTES;
+    long startCount;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -195,8 +196,9 @@ public final class GroupConfig
      * Member: how long it waits for a leader it never heard (its founding leader, at a first
      * start) before it suspects it: longer than the KeepAlive timeout, since replicas start one by
      * one and a founding leader that starts late is not failed. A takeover from a founding leader
-     * that then starts cannot finish in groups of three and four (docs/romiop.md, "Leader
-     * failover"). Default: {@value #FOUNDING_WAIT_TIMEOUTS} KeepAlive timeouts.
+     * that then starts can finish only with start counts ({@link #startCount}) in groups of three
+     * and four (docs/romiop.md, "Leader failover"). Default: {@value #FOUNDING_WAIT_TIMEOUTS}
+     * KeepAlive timeouts.
      */
     public GroupConfig foundingWaitNs(final long ns)
     {
@@ -474,6 +476,24 @@ public final class GroupConfig
     public GroupConfig maxTrackedReplies(final int requests)
     {
         this.maxTrackedReplies = positive(requests, "maxTrackedReplies (jacorb.lightwire.romiop.max_tracked_replies)");
+        return this;
+    }
+
+    /**
+     * Member: which start of this process this is, counted on disk
+     * ({@code jacorb.lightwire.romiop.start_count_dir}): 1 its first start, so it forgot nothing,
+     * and its "nothing accepted" counts for a takeover; 2 or more a restart, so a promise it
+     * makes to a founding leader's check proves nothing (the ask may be a delayed copy of one its
+     * earlier incarnation answered). 0 (the default) unknown: it may be either (docs/romiop.md,
+     * "Restarted processes").
+     */
+    public GroupConfig startCount(final long n)
+    {
+        if (n < 0)
+        {
+            throw new IllegalArgumentException("startCount must be 0 (unknown) or at least 1, got " + n);
+        }
+        this.startCount = n;
         return this;
     }
 

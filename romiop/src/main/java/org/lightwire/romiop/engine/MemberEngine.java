@@ -506,6 +506,12 @@ public final class MemberEngine
         return counters;
     }
 
+    /** @return which start of this process this is ({@link GroupConfig#startCount}; 0 unknown). */
+    public long startCount()
+    {
+        return config.startCount;
+    }
+
     /** @return the epoch this member orders or follows in. */
     public int epoch()
     {
@@ -2100,7 +2106,7 @@ public final class MemberEngine
         @Override
         public boolean foundingPromised()
         {
-            return foundingPromised;
+            return foundingPromiseProves();
         }
 
         @Override
@@ -2211,7 +2217,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromiseProves());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2575,7 +2581,8 @@ public final class MemberEngine
     /**
      * @return true for a member started from the founding configuration that never left the
      *     founding epoch and accepted nothing (the founding leader: had nothing committed): a first
-     *     start and a restart look the same to it. (Its promise to a founding leader's check proves
+     *     start and a restart look the same to it, unless its start count, kept on disk, says this
+     *     is its first start. (Its promise to a founding leader's check proves
      *     nothing: the ask it answered may be a duplicate of one its earlier incarnation answered.)
      */
     private boolean mayBeRestarted()
@@ -2584,7 +2591,18 @@ public final class MemberEngine
         // of them does: some member of its epoch accepted them.
         final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
             : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
-        return founding && !history;
+        return founding && !history && config.startCount != 1;
+    }
+
+    /**
+     * @return true when this member promised a founding leader's check and that proves it was up
+     *     when the check ran: unless it knows itself restarted (the ask it answered may be a
+     *     delayed copy of one its earlier incarnation answered; with its incarnation unknown, that
+     *     is the gap "Restarted processes" describes).
+     */
+    private boolean foundingPromiseProves()
+    {
+        return foundingPromised && config.startCount <= 1;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *
  * <pre>
  * mvn -o -pl romiop test -Dtest=FoundingPhaseFuzzTest -Dromiop.founding.seeds=400 [-Dromiop.founding.first=1]
- *     [-Dromiop.founding.out=target/founding-fuzz.txt]
+ *     [-Dromiop.founding.out=target/founding-fuzz.txt] [-Dromiop.founding.startCounts=true]
  * </pre>
  */
 @EnabledIfSystemProperty(named = "romiop.founding.seeds", matches = "\\d+", disabledReason = "founding-phase fuzzer: set -Dromiop.founding.seeds=N")
@@ -58,7 +58,7 @@ class FoundingPhaseFuzzTest
         {
             all[i] = i + 1;
         }
-        final HandWiredNet net = new HandWiredNet();
+        final HandWiredNet net = Boolean.getBoolean("romiop.founding.startCounts") ? new HandWiredNet().countingStarts() : new HandWiredNet();
         // Events at ms: start, crash, restart, cut, heal-cut.
         final TreeMap<Long, List<Runnable>> at = new TreeMap<>();
         final StringBuilder plan = new StringBuilder("n=" + n);

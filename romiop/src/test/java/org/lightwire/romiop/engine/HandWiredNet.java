@@ -34,6 +34,8 @@ final class HandWiredNet
     /** Every packet the members in it sent, in order, whether or not a link lost it (see {@link #record}). */
     final Map<Integer, List<byte[]>> recorded = new TreeMap<>();
     long now;
+    /** Each process's starts so far, when they are counted on disk ({@link #countingStarts}); else empty. */
+    private Map<Integer, Long> starts;
 
     static GroupConfig tuned(final GroupConfig c)
     {
@@ -41,8 +43,25 @@ final class HandWiredNet
             .orderAckDelayNs(0).joinTimeoutNs(60 * MS);
     }
 
+    /**
+     * Every process started from now on knows its start count ({@link GroupConfig#startCount}), as
+     * one given {@code jacorb.lightwire.romiop.start_count_dir} does: 1 its first start, then one
+     * more per restart.
+     *
+     * @return this network.
+     */
+    HandWiredNet countingStarts()
+    {
+        starts = new HashMap<>();
+        return this;
+    }
+
     MemberEngine add(final int id, final GroupConfig config)
     {
+        if (starts != null)
+        {
+            config.startCount(starts.merge(id, 1L, Long::sum));
+        }
         final TreeMap<Long, String> log = delivered.computeIfAbsent(id, k -> new TreeMap<>());
         final int incarnation = id;
         final MemberEngine e = new MemberEngine(tuned(config), (to, packet, length) ->

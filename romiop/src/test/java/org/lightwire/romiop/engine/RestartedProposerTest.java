@@ -78,17 +78,17 @@ class RestartedProposerTest
     @Test
     void twoRestartedMembersAndTwoThatOnlyPromisedDoNotOrderAfresh()
     {
-        twoRestartsOfFiveAfterACommit(false);
+        twoRestartsOfFiveAfterACommit(new HandWiredNet(), false);
     }
 
     /**
-     * The run above; with {@code delayedAsks}, each restarted member is handed a delayed copy of
+     * The run above, on {@code net}; with {@code delayedAsks}, each restarted member is handed a delayed copy of
      * 1's founding ask as it starts ({@link DelayedFoundingAskTest}).
      */
-    static void twoRestartsOfFiveAfterACommit(final boolean delayedAsks)
+    static void twoRestartsOfFiveAfterACommit(final HandWiredNet net, final boolean delayedAsks)
     {
         final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet().foundedWithSomeHearingOnlyAsks(all, 4, 5);
+        net.foundedWithSomeHearingOnlyAsks(all, 4, 5);
         final int nonce = net.engines.get(1).foundingNonce();
         net.request(100, 1, 1, 2, 3);
         net.runMs(30);

@@ -61,20 +61,24 @@ final class NemesisCluster
     long firstViolationNs = -1;
     String stateAtFirstViolation;
     private final PriorityQueue<Timed> actions = new PriorityQueue<>();
+    /** Each process knows its start count ({@link GroupConfig#startCount}): its incarnation number. */
+    final boolean countingStarts;
     private long actionSerial;
 
     NemesisCluster(final long seed, final int members, final int clientCount, final double drop, final double dup, final long jitterNs)
     {
-        this(seed, members, clientCount, drop, dup, jitterNs, new long[members]);
+        this(seed, members, clientCount, drop, dup, jitterNs, new long[members], false);
     }
 
     /**
      * As above, each member started first at {@code startNs[i]} (0: at once), as replicas started
-     * one by one are; until then it sends and receives nothing.
+     * one by one are; until then it sends and receives nothing. With {@code countingStarts} each
+     * process knows its start count, as one given {@code start_count_dir} does.
      */
     NemesisCluster(final long seed, final int members, final int clientCount, final double drop, final double dup, final long jitterNs,
-        final long[] startNs)
+        final long[] startNs, final boolean countingStarts)
     {
+        this.countingStarts = countingStarts;
         this.seed = seed;
         this.memberIds = new int[members];
         for (int i = 0; i < members; i++)
@@ -168,7 +172,7 @@ final class NemesisCluster
                     checker.violation(Violation.STATE_REFUSED, self + " was refused a state at " + NemesisChecker.ms(nowNs) + ": " + reason);
                 }
             };
-            engineOf[0] = new MemberEngine(tuned(config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
+            engineOf[0] = new MemberEngine(tuned(countingStarts ? config.startCount(self.number()) : config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
             {
                 final String request = senderId + "/" + requestId;
                 final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();

@@ -51,9 +51,9 @@ final class NemesisRun
         return 2 + (int)Math.floorMod(Math.floorDiv(seed, 3L), 2L);
     }
 
-    static String replayCommand(final long seed, final Nemesis nemesis)
+    static String replayCommand(final long seed, final Nemesis nemesis, final boolean countingStarts)
     {
-        return "scripts/romiop-nemesis.sh 1 " + seed + " " + nemesis;
+        return (countingStarts ? "START_COUNTS=1 " : "") + "scripts/romiop-nemesis.sh 1 " + seed + " " + nemesis;
     }
 
     private static void appendFaults(final StringBuilder report, final List<History.Fault> faults)
@@ -79,7 +79,14 @@ final class NemesisRun
         }
     }
 
+    /** A run whose processes know their start counts when the system property {@code romiop.nemesis.startCounts} is true. */
     static Result run(final long seed, final Nemesis nemesis)
+    {
+        return run(seed, nemesis, Boolean.getBoolean("romiop.nemesis.startCounts"));
+    }
+
+    /** @param countingStarts every process knows its start count (its incarnation number), as with {@code start_count_dir}. */
+    static Result run(final long seed, final Nemesis nemesis, final boolean countingStarts)
     {
         final int members = membersFor(seed);
         final int clientCount = clientsFor(seed);
@@ -99,7 +106,7 @@ final class NemesisRun
         {
             staggeredStarts(random, startNs);
         }
-        final NemesisCluster cluster = new NemesisCluster(seed, members, clientCount, drop, dup, jitterNs, startNs);
+        final NemesisCluster cluster = new NemesisCluster(seed, members, clientCount, drop, dup, jitterNs, startNs, countingStarts);
         if (nemesis == Nemesis.REPLAY || nemesis == Nemesis.HOSTILE)
         {
             cluster.net.keepForReplay(REPLAY_KEPT);
@@ -117,13 +124,13 @@ final class NemesisRun
         cluster.clientsSending(false);
         cluster.runUntil(() -> false, cluster.nowNs + SETTLE_NS);
         final Verdict verdict = cluster.checker.checkEnd(cluster.live(), cluster.clients.keySet(), healNs, LIVENESS_BOUND_NS, cluster::describe);
-        final String header = (verdict.ok() ? "ok" : "FAIL") + " seed " + seed + " nemesis " + nemesis + " members=" + members + " clients=" +
+        final String header = (verdict.ok() ? "ok" : "FAIL") + " seed " + seed + " nemesis " + nemesis + (countingStarts ? " (start counts)" : "") + " members=" + members + " clients=" +
             clientCount + String.format(" loss=%.3f dup=%.3f jitter=%d us", drop, dup, jitterNs / 1000) + ": " +
             (verdict.ok() ? "no violation" : verdict.counts().entrySet().stream().map(e -> e.getKey() + " x" + e.getValue())
                 .collect(Collectors.joining(", "))) +
             (verdict.outsideModel() == null ? "" : " (outside the failure model: " + verdict.outsideModel() + ")");
         final StringBuilder report = new StringBuilder(header);
-        report.append("\n  replay: ").append(replayCommand(seed, nemesis));
+        report.append("\n  replay: ").append(replayCommand(seed, nemesis, countingStarts));
         if (!verdict.ok())
         {
             report.append("\n  ").append(verdict.toString().replace("\n", "\n  "));

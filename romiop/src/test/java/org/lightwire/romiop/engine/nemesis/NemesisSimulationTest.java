@@ -28,9 +28,14 @@ class NemesisSimulationTest
 
     private static void passes(final Nemesis nemesis)
     {
+        passes(nemesis, false);
+    }
+
+    private static void passes(final Nemesis nemesis, final boolean countingStarts)
+    {
         final long first = Long.getLong("romiop.nemesis.first", 1L);
         final long seeds = Long.getLong("romiop.nemesis.seeds", 150L);
-        final List<Result> failed = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis))
+        final List<Result> failed = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis, countingStarts))
             .filter(r -> !r.ok()).sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
         assertEquals(List.of(), failed.stream().map(Result::seed).toList(), () -> failed.size() + " of " + seeds + " seeds of nemesis " + nemesis +
             " failed:\n" + failed.stream().limit(5).map(Result::report).collect(Collectors.joining("\n")));
@@ -60,9 +65,29 @@ class NemesisSimulationTest
     @EnumSource(value = Nemesis.class, names = {"MIXED", "HOSTILE"})
     void oneOrder(final Nemesis nemesis)
     {
+        keepsOneOrder(nemesis, false);
+    }
+
+    /** The nemeses that restart processes, each process knowing its start count (as with {@code start_count_dir}). */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Nemesis.class, names = {"RESTART_FOUNDING", "STAGGERED"})
+    void passingCountingStarts(final Nemesis nemesis)
+    {
+        passes(nemesis, true);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Nemesis.class, names = {"MIXED"})
+    void oneOrderCountingStarts(final Nemesis nemesis)
+    {
+        keepsOneOrder(nemesis, true);
+    }
+
+    private static void keepsOneOrder(final Nemesis nemesis, final boolean countingStarts)
+    {
         final long first = Long.getLong("romiop.nemesis.first", 1L);
         final long seeds = Long.getLong("romiop.nemesis.seeds", 150L);
-        final List<Result> broken = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis))
+        final List<Result> broken = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis, countingStarts))
             .filter(r -> r.verdict().counts().keySet().stream().anyMatch(ORDER_VIOLATIONS::contains))
             .sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
         assertEquals(List.of(), broken.stream().map(Result::seed).toList(), () -> broken.size() + " of " + seeds + " seeds of nemesis " +
