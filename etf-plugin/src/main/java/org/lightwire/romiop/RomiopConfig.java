@@ -97,11 +97,11 @@ public final class RomiopConfig
      * Member: a directory on local disk where the replica counts its starts (file
      * {@code GROUP-MEMBER_ID.starts}, locked while it runs). A replica that knows it starts for the
      * first time counts toward a takeover with nothing accepted, and one that knows it restarted
-     * promises a founding leader's check nothing that counts: groups whose founding leader fails
-     * before their first order take over, and delayed founding packets cannot make a restart pass
-     * for a first start (docs/romiop.md, "Restarted processes"). Default: none (every start may be
-     * a restart). Keep the directory for the replica's whole life; remove its files only when the
-     * whole group starts afresh.
+     * learns the members' epochs before it promises a founding leader's check: groups whose
+     * founding leader fails before their first order take over, and delayed founding packets
+     * cannot make a restart pass for a first start (docs/romiop.md, "Restarted processes").
+     * Default: none (every start may be a restart). The directory must exist; keep it for the
+     * replica's whole life, and remove its files only when the whole group starts afresh.
      */
     public static final String START_COUNT_DIR = PREFIX + "start_count_dir";
     /** Member: how long a cancelled request is kept in case the leader ordered it first. */

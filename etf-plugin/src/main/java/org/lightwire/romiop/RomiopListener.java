@@ -196,6 +196,24 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         observer = o;
     }
 
+    /** Releases the start count's lock (the replica no longer runs, or never ran). */
+    private void releaseStartCount()
+    {
+        final StartCount held = startCount;
+        startCount = null;
+        if (held != null)
+        {
+            try
+            {
+                held.close();
+            }
+            catch (final IOException e)
+            {
+                logger.warn("ROMIOP group " + config.group + ", member " + config.memberId + ": releasing the start count's lock: " + e);
+            }
+        }
+    }
+
     @Override
     public void listen()
     {
@@ -213,6 +231,7 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         }
         catch (final ConfigurationException | IOException e)
         {
+            releaseStartCount();
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
         if (startCount == null)
@@ -662,17 +681,7 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         {
             link.close();
         }
-        if (startCount != null)
-        {
-            try
-            {
-                startCount.close();
-            }
-            catch (final IOException e)
-            {
-                // The process ends soon after; its lock ends with it.
-            }
-        }
+        releaseStartCount();
         final RomiopServerConnection c = connection;
         if (c != null)
         {

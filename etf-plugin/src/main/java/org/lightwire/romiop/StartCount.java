@@ -3,31 +3,39 @@ package org.lightwire.romiop;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A replica's start count, kept on disk ({@code jacorb.lightwire.romiop.start_count_dir}): which
  * start of member {@code member_id} of group {@code group} this process is, 1 the first. The
  * count is written (and synced) before the replica sends anything, so a process that says "first
  * start" never ran before with that directory; the replica holds a lock on the directory's entry
- * for its whole life, so two processes with one id and one directory fail to start. Files:
- * {@code GROUP-ID.starts} (the count, in decimal) and {@code GROUP-ID.lock}.
+ * for its whole life, so a second replica with one id and one directory fails to start, in
+ * another process or in the same one. The directory must exist (it is not created: a lost one
+ * would make a restart pass for a first start). Files: {@code GROUP-ID.starts} (the count, in
+ * decimal) and {@code GROUP-ID.lock}.
  */
 final class StartCount implements AutoCloseable
 {
+    /** The lock files this JVM holds (real paths): a second ORB of the process must not open one. */
+    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+
     private final long number;
+    private final Path lockFile;
     private final FileChannel lockChannel;
     private final FileLock lock;
 
-    private StartCount(final long number, final FileChannel lockChannel, final FileLock lock)
+    private StartCount(final long number, final Path lockFile, final FileChannel lockChannel, final FileLock lock)
     {
         this.number = number;
+        this.lockFile = lockFile;
         this.lockChannel = lockChannel;
         this.lock = lock;
     }
@@ -40,38 +48,44 @@ final class StartCount implements AutoCloseable
      */
     static StartCount next(final Path dir, final String group, final int memberId) throws IOException
     {
-        Files.createDirectories(dir);
+        if (!Files.isDirectory(dir))
+        {
+            // Created here, a lost directory (a volume not mounted, a path mistyped) would make a
+            // restart pass for a first start.
+            throw new IOException(RomiopConfig.START_COUNT_DIR + " = " + dir + " is not a directory: create it on a local disk " +
+                "kept for the replica's whole life");
+        }
         final String name = group + "-" + memberId;
-        final Path lockFile = dir.resolve(name + ".lock");
-        final FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        boolean kept = false;
+        final Path lockFile = dir.toRealPath().resolve(name + ".lock");
+        if (!HELD.add(lockFile))
+        {
+            // Another ORB of this JVM. Opening and closing a second channel on the file would drop
+            // the first one's lock (POSIX locks belong to the process): it is not touched.
+            throw new IOException("another ORB of this process runs member " + memberId + " of group " + group + " with " +
+                RomiopConfig.START_COUNT_DIR + " = " + dir + ": two replicas may not share an id");
+        }
+        FileChannel channel = null;
         try
         {
-            FileLock lock;
-            try
-            {
-                lock = channel.tryLock();
-            }
-            catch (final OverlappingFileLockException e)
-            {
-                // Held by this JVM: another ORB of this process.
-                lock = null;
-            }
+            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            final FileLock lock = channel.tryLock();
             if (lock == null)
             {
                 throw new IOException("another process runs member " + memberId + " of group " + group + " with " +
                     RomiopConfig.START_COUNT_DIR + " = " + dir + " (it holds " + lockFile + "): two replicas may not share an id");
             }
-            final Path countFile = dir.resolve(name + ".starts");
+            final Path countFile = lockFile.resolveSibling(name + ".starts");
             final long next = read(countFile) + 1;
             write(countFile, next);
-            kept = true;
-            return new StartCount(next, channel, lock);
+            final StartCount count = new StartCount(next, lockFile, channel, lock);
+            channel = null;
+            return count;
         }
         finally
         {
-            if (!kept)
+            if (channel != null)
             {
+                HELD.remove(lockFile);
                 channel.close();
             }
         }
@@ -152,6 +166,7 @@ final class StartCount implements AutoCloseable
         finally
         {
             lockChannel.close();
+            HELD.remove(lockFile);
         }
     }
 }

@@ -88,10 +88,40 @@ class StartCountTest
     }
 
     @Test
-    void aDirectoryThatCannotBeMadeIsRefused() throws IOException
+    void aMissingDirectoryIsRefusedNotCreated() throws IOException
     {
+        final Path missing = dir.resolve("lost-volume");
+        final IOException e = assertThrows(IOException.class, () -> StartCount.next(missing, "bank", 1));
+        assertEquals("jacorb.lightwire.romiop.start_count_dir = " + missing + " is not a directory: create it on a local disk kept " +
+            "for the replica's whole life", e.getMessage());
+        assertFalse(Files.exists(missing), "not created: a lost directory would make a restart pass for a first start");
         final Path file = Files.writeString(dir.resolve("not-a-directory"), "x");
-        assertThrows(IOException.class, () -> StartCount.next(file.resolve("sub"), "bank", 1));
+        assertThrows(IOException.class, () -> StartCount.next(file, "bank", 1));
+    }
+
+    /**
+     * A second ORB of the process refused for the same member must leave the first one's lock
+     * held: closing a channel of its own on the lock file would drop it (POSIX locks belong to the
+     * process), and another process could then start with the same id.
+     */
+    @Test
+    void aSecondOrbOfTheProcessRefusedLeavesTheFirstOnesLock() throws Exception
+    {
+        try (StartCount held = StartCount.next(dir, "bank", 3))
+        {
+            final IOException e = assertThrows(IOException.class, () -> StartCount.next(dir, "bank", 3));
+            assertTrue(e.getMessage().startsWith("another ORB of this process runs member 3 of group bank"), e.getMessage());
+            final Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), StartCountProbe.class.getName(), dir.toString(), "bank", "3")
+                .redirectErrorStream(true).start();
+            final String out = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(1, other.waitFor(), "another process must be refused while the first replica runs: " + out);
+            assertEquals(1, held.number());
+        }
+        try (StartCount again = StartCount.next(dir, "bank", 3))
+        {
+            assertEquals(2, again.number(), "released on close, and the refused starts counted nothing");
+        }
     }
 
     @Test

@@ -482,10 +482,10 @@ public final class GroupConfig
     /**
      * Member: which start of this process this is, counted on disk
      * ({@code jacorb.lightwire.romiop.start_count_dir}): 1 its first start, so it forgot nothing,
-     * and its "nothing accepted" counts for a takeover; 2 or more a restart, so a promise it
-     * makes to a founding leader's check proves nothing (the ask may be a delayed copy of one its
-     * earlier incarnation answered). 0 (the default) unknown: it may be either (docs/romiop.md,
-     * "Restarted processes").
+     * and its "nothing accepted" counts for a takeover; 2 or more a restart, which learns the
+     * members' epochs before it promises a founding leader's check (the ask may be a delayed copy
+     * of one its earlier incarnation answered, the group long past it). 0 (the default) unknown:
+     * it may be either (docs/romiop.md, "Restarted processes").
      */
     public GroupConfig startCount(final long n)
     {

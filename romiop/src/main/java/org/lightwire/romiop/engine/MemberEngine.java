@@ -141,6 +141,14 @@ public final class MemberEngine
      * that takeover, would take itself for a restart.
      */
     private boolean leaderEverHeard;
+    /**
+     * A member of the founding configuration that knows it was restarted (start count 2 or more)
+     * learns the members' epochs ({@link #recovery}) before it promises a founding check: an ask
+     * it then receives may be a delayed copy of one its earlier incarnation promised, and the
+     * epochs told show whether the group has gone past it (it then promises nothing, and rejoins
+     * on the leader's first packet).
+     */
+    private boolean learningEpochs;
     /** The last LIST taken from our leader (a LIST of its with an older packet id is stale). */
     private int lastListPacketId;
     private long tickDeadlineNs;
@@ -660,6 +668,12 @@ public final class MemberEngine
         if (amnesiac)
         {
             recovery.restart(nowNs, config.selfId);
+        }
+        else if (founding && config.startCount >= 2 && config.selfId != config.leaderId)
+        {
+            learningEpochs = true;
+            recovery.restart(nowNs, config.selfId);
+            outbox.epochAsk(recovery.nonce());
         }
         if (founding && isOrdering())
         {
@@ -1884,6 +1898,10 @@ public final class MemberEngine
             }
             case MEMBER ->
             {
+                if (learningEpochs && !recovery.learned())
+                {
+                    outbox.epochAsk(recovery.nonce());
+                }
                 if (leaderId != config.selfId && nowNs - leaderHeardNs > (leaderEverHeard ? config.keepAliveTimeoutNs : config.foundingWaitNs()))
                 {
                     suspectLeader(nowNs);
@@ -2106,7 +2124,7 @@ public final class MemberEngine
         @Override
         public boolean foundingPromised()
         {
-            return foundingPromiseProves();
+            return foundingPromised;
         }
 
         @Override
@@ -2217,7 +2235,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromiseProves());
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2452,7 +2470,7 @@ public final class MemberEngine
             onFoundingAnswer(from, nowNs);
             return;
         }
-        if (amnesiac && subject == config.selfId && from != config.selfId &&
+        if ((amnesiac || learningEpochs) && subject == config.selfId && from != config.selfId &&
             recovery.answer(from, memberChange.member(0), memberChange.member(1), configuredGroup()))
         {
             counters.epochsLearned++;
@@ -2508,7 +2526,8 @@ public final class MemberEngine
         {
             outbox.epochTold(asker, nonce, proposed, knows, sameConfiguration, true);
         }
-        else if (proposed != 0 && sameConfiguration && !knows && configuration.contains(asker) && Integer.compareUnsigned(proposed, newest) > 0)
+        else if (proposed != 0 && sameConfiguration && !knows && configuration.contains(asker) && Integer.compareUnsigned(proposed, newest) > 0 &&
+            !(learningEpochs && !recovery.learned()))
         {
             promise(proposed, asker);
             promisedNonce = nonce;
@@ -2582,8 +2601,9 @@ public final class MemberEngine
      * @return true for a member started from the founding configuration that never left the
      *     founding epoch and accepted nothing (the founding leader: had nothing committed): a first
      *     start and a restart look the same to it, unless its start count, kept on disk, says this
-     *     is its first start. (Its promise to a founding leader's check proves
-     *     nothing: the ask it answered may be a duplicate of one its earlier incarnation answered.)
+     *     is its first start. (Without a start count its promise to a founding leader's check
+     *     proves nothing: the ask it answered may be a duplicate of one its earlier incarnation
+     *     answered. A known restart promises only once it learned the members' epochs.)
      */
     private boolean mayBeRestarted()
     {
@@ -2592,17 +2612,6 @@ public final class MemberEngine
         final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
             : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
         return founding && !history && config.startCount != 1;
-    }
-
-    /**
-     * @return true when this member promised a founding leader's check and that proves it was up
-     *     when the check ran: unless it knows itself restarted (the ask it answered may be a
-     *     delayed copy of one its earlier incarnation answered; with its incarnation unknown, that
-     *     is the gap "Restarted processes" describes).
-     */
-    private boolean foundingPromiseProves()
-    {
-        return foundingPromised && config.startCount <= 1;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

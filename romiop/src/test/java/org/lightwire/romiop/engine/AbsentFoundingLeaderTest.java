@@ -2,6 +2,8 @@ package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,18 +32,22 @@ class AbsentFoundingLeaderTest
         }
     }
 
+    /** Starts every member of {@code all} but the first, its founding leader, and runs 3 s. */
+    private static HandWiredNet withoutTheFoundingLeader(final HandWiredNet net, final int... all)
+    {
+        for (final int id : Arrays.copyOfRange(all, 1, all.length))
+        {
+            net.add(id, new GroupConfig(id, all[0], all));
+        }
+        net.runMs(3000);
+        return net;
+    }
+
     /** [1..5], 1 never starts: one fault of five. */
     @Test
     void aGroupOfFiveWhoseFoundingLeaderNeverStartsTakesOver()
     {
-        final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet();
-        for (final int id : new int[] {2, 3, 4, 5})
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        net.runMs(3000);
-        callAndAssertDelivered(net, 2, 3, 4, 5);
+        callAndAssertDelivered(withoutTheFoundingLeader(new HandWiredNet(), 1, 2, 3, 4, 5), 2, 3, 4, 5);
     }
 
     /**

@@ -140,21 +140,7 @@ class RestartedProposerTest
     @Test
     void aGroupWhoseFoundingLeaderFailsDuringItsCheckWaits()
     {
-        final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet();
-        for (final int id : new int[] {1, 2, 3})
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        net.runMs(30);
-        net.crash(1);
-        for (final int id : new int[] {4, 5})
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
-        net.runMs(2000);
-        net.request(200, 1, 2, 3, 4, 5);
-        net.runMs(300);
+        final HandWiredNet net = new HandWiredNet().foundingLeaderFailedDuringItsCheck();
         net.assertOneOrder();
         for (final int id : new int[] {2, 3, 4, 5})
         {
