@@ -6,7 +6,7 @@
 # progress after the heal. Prints each failing seed with the command that replays it, then the
 # failure rates per nemesis and group size. Not part of the test run.
 # Usage: scripts/romiop-nemesis.sh [seeds [first [nemesis|all [threads]]]]
-#   seeds 10000, first 1, nemesis mixed (none loss partition flap oneway crash restart pause mixed staggered replay hostile), a thread per core.
+#   seeds 10000, first 1, nemesis mixed (none loss partition flap oneway crash restart pause mixed staggered replay hostile founding), a thread per core.
 #   scripts/romiop-nemesis.sh 1 SEED NEMESIS replays one run and prints its whole report.
 #   START_COUNTS=1 gives every process its start count, as jacorb.lightwire.romiop.start_count_dir does.
 set -euo pipefail

@@ -37,7 +37,15 @@ enum Nemesis
      */
     REPLAY("replay"),
     /** {@link #MIXED}'s faults and {@link #REPLAY}'s delayed duplicates, drawn at random over the run. */
-    HOSTILE("hostile");
+    HOSTILE("hostile"),
+    /**
+     * Faults from the first instant, while the group founds itself: first starts staggered as in
+     * {@link #STAGGERED}; members crashed and restarted (mostly with the founding configuration)
+     * before, during and after the founding leader's check; pauses, one-way cuts and partitions;
+     * and delayed duplicates of the founding phase's packets (its asks and answers, the first
+     * KeepAlives and orders), over {@link #LOSS}'s background faults.
+     */
+    FOUNDING("founding");
 
     final String label;
 

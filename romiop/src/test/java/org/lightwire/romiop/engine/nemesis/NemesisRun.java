@@ -95,25 +95,25 @@ final class NemesisRun
         double dup = 0.02;
         long jitterNs = 400_000L;
         if (nemesis == Nemesis.LOSS || nemesis == Nemesis.MIXED || nemesis == Nemesis.STAGGERED || nemesis == Nemesis.REPLAY ||
-            nemesis == Nemesis.HOSTILE)
+            nemesis == Nemesis.HOSTILE || nemesis == Nemesis.FOUNDING)
         {
             drop = 0.02 + 0.18 * random.nextDouble();
             dup = 0.10 * random.nextDouble();
             jitterNs = 400_000L + random.nextLong(2_600_000L);
         }
         final long[] startNs = new long[members];
-        if (nemesis == Nemesis.STAGGERED)
+        if (nemesis == Nemesis.STAGGERED || nemesis == Nemesis.FOUNDING)
         {
             staggeredStarts(random, startNs);
         }
         final NemesisCluster cluster = new NemesisCluster(seed, members, clientCount, drop, dup, jitterNs, startNs, countingStarts);
-        if (nemesis == Nemesis.REPLAY || nemesis == Nemesis.HOSTILE)
+        if (nemesis == Nemesis.REPLAY || nemesis == Nemesis.HOSTILE || nemesis == Nemesis.FOUNDING)
         {
             cluster.net.keepForReplay(REPLAY_KEPT);
         }
         final NemesisSchedule schedule = new NemesisSchedule(cluster, nemesis, seed);
         final long faultsEndNs = WARM_UP_NS + FAULT_PHASE_NS;
-        schedule.begin(WARM_UP_NS, faultsEndNs);
+        schedule.begin(nemesis == Nemesis.FOUNDING ? 0 : WARM_UP_NS, faultsEndNs);
         cluster.runUntil(() -> false, faultsEndNs);
         schedule.healAll();
         final long healNs = cluster.nowNs;

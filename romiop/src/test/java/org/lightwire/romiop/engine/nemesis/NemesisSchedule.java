@@ -25,6 +25,11 @@ final class NemesisSchedule
         Nemesis.PARTITION, Nemesis.FLAP, Nemesis.ONE_WAY, Nemesis.CRASH, Nemesis.RESTART_FOUNDING, Nemesis.PAUSE};
     private static final Nemesis[] HOSTILE_FAULTS = {
         Nemesis.PARTITION, Nemesis.FLAP, Nemesis.ONE_WAY, Nemesis.CRASH, Nemesis.RESTART_FOUNDING, Nemesis.PAUSE, Nemesis.REPLAY};
+    /** {@link Nemesis#FOUNDING}'s faults: restarts with the founding configuration twice as often as the others. */
+    private static final Nemesis[] FOUNDING_FAULTS = {
+        Nemesis.RESTART_FOUNDING, Nemesis.RESTART_FOUNDING, Nemesis.CRASH, Nemesis.PAUSE, Nemesis.ONE_WAY, Nemesis.PARTITION, Nemesis.REPLAY};
+    /** {@link Nemesis#FOUNDING} replays one of the first this many packets sent: the founding phase's. */
+    private static final int FOUNDING_PACKETS = 3_000;
 
     private final NemesisCluster cluster;
     private final Nemesis nemesis;
@@ -61,8 +66,13 @@ final class NemesisSchedule
         {
             return;
         }
-        final Nemesis kind = nemesis == Nemesis.MIXED ? MIXED_FAULTS[random.nextInt(MIXED_FAULTS.length)]
-            : nemesis == Nemesis.HOSTILE ? HOSTILE_FAULTS[random.nextInt(HOSTILE_FAULTS.length)] : nemesis;
+        final Nemesis kind = switch (nemesis)
+        {
+            case MIXED -> MIXED_FAULTS[random.nextInt(MIXED_FAULTS.length)];
+            case HOSTILE -> HOSTILE_FAULTS[random.nextInt(HOSTILE_FAULTS.length)];
+            case FOUNDING -> FOUNDING_FAULTS[random.nextInt(FOUNDING_FAULTS.length)];
+            default -> nemesis;
+        };
         switch (kind)
         {
             case PARTITION -> partition(between(30, 800));
@@ -193,7 +203,9 @@ final class NemesisSchedule
         final int kept = cluster.net.replayable();
         for (int n = 1 + random.nextInt(20); n > 0 && kept > 0; n--)
         {
-            final String what = cluster.net.replay(random.nextInt(kept));
+            // Any packet kept; for FOUNDING one of the first sent (age counts back from the last).
+            final int age = nemesis == Nemesis.FOUNDING ? kept - 1 - random.nextInt(Math.min(kept, FOUNDING_PACKETS)) : random.nextInt(kept);
+            final String what = cluster.net.replay(age);
             if (what != null)
             {
                 cluster.history.fault(cluster.nowNs, "replay " + what);

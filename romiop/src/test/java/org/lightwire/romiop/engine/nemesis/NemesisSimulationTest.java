@@ -62,7 +62,7 @@ class NemesisSimulationTest
      * keeps nothing on disk survives; its seeds 1-300 keep one order all the same.)
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"MIXED", "HOSTILE"})
+    @EnumSource(value = Nemesis.class, names = {"MIXED", "HOSTILE", "FOUNDING"})
     void oneOrder(final Nemesis nemesis)
     {
         keepsOneOrder(nemesis, false);
@@ -77,10 +77,28 @@ class NemesisSimulationTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Nemesis.class, names = {"MIXED"})
+    @EnumSource(value = Nemesis.class, names = {"MIXED", "FOUNDING"})
     void oneOrderCountingStarts(final Nemesis nemesis)
     {
         keepsOneOrder(nemesis, true);
+    }
+
+    /**
+     * Faults while the group founds itself, every process knowing its start count: a run may end
+     * stuck only outside the failure model (a majority restarted and not readmitted, so a
+     * committed order may be forgotten by all who held it); without start counts the founding
+     * phase's restarts leave groups stuck within it too (docs/romiop.md, "Restarted processes").
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Nemesis.class, names = {"FOUNDING"})
+    void withinTheFailureModelCountingStarts(final Nemesis nemesis)
+    {
+        final long first = Long.getLong("romiop.nemesis.first", 1L);
+        final long seeds = Long.getLong("romiop.nemesis.seeds", 150L);
+        final List<Result> failed = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis, true))
+            .filter(r -> !r.ok() && r.verdict().outsideModel() == null).sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
+        assertEquals(List.of(), failed.stream().map(Result::seed).toList(), () -> failed.size() + " of " + seeds + " seeds of nemesis " +
+            nemesis + " failed within the failure model:\n" + failed.stream().limit(5).map(Result::report).collect(Collectors.joining("\n")));
     }
 
     private static void keepsOneOrder(final Nemesis nemesis, final boolean countingStarts)
