@@ -217,21 +217,49 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     @Override
     public void listen()
     {
+        boolean listening = false;
+        try
+        {
+            start();
+            listening = true;
+        }
+        finally
+        {
+            if (!listening)
+            {
+                // Whatever failed, the replica does not run: its socket and its start count's
+                // lock go, so a later attempt in this JVM (or another process) may start it.
+                if (driver != null)
+                {
+                    driver.close();
+                }
+                if (link != null)
+                {
+                    link.close();
+                }
+                releaseStartCount();
+            }
+        }
+    }
+
+    private void start()
+    {
         final GroupConfig memberConfig;
         try
         {
             address = groupAddress();
             memberConfig = config.member(config.memberId, address.leaderId(), address.memberIds());
+            link = openLink();
+            // Counted once the socket is open (a replica whose port is taken did not start) and
+            // before the engine sends anything.
             if (!config.startCountDir.isEmpty())
             {
                 startCount = StartCount.next(Path.of(config.startCountDir), config.group, config.memberId);
                 memberConfig.startCount(startCount.number());
             }
-            link = openLink();
         }
         catch (final ConfigurationException | IOException e)
         {
-            releaseStartCount();
             throw (INITIALIZE)new INITIALIZE("ROMIOP: cannot join the group: " + e.getMessage()).initCause(e);
         }
         if (startCount == null)
@@ -338,15 +366,27 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         final UdpGroupLink l = UdpGroupLink.open(new UdpGroupLink.Settings().mode(config.link).group(address.multicast())
             .selfId(config.memberId).joinGroup(true).networkInterface(config.networkInterface()).ttl(config.ttl)
             .unicastBind(bind).maxPacketBytes(config.maxPacketBytes).polled(config.pollingDriver));
-        for (final RomiopAddress.Member m : address.members())
+        boolean added = false;
+        try
         {
-            final InetSocketAddress a = m.resolve();
-            if (a != null)
+            for (final RomiopAddress.Member m : address.members())
             {
-                l.addMember(m.id, a);
+                final InetSocketAddress a = m.resolve();
+                if (a != null)
+                {
+                    l.addMember(m.id, a);
+                }
+            }
+            added = true;
+            return l;
+        }
+        finally
+        {
+            if (!added)
+            {
+                l.close();
             }
         }
-        return l;
     }
 
     private void openConnection()

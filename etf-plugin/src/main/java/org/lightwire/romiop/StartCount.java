@@ -65,6 +65,7 @@ final class StartCount implements AutoCloseable
                 RomiopConfig.START_COUNT_DIR + " = " + dir + ": two replicas may not share an id");
         }
         FileChannel channel = null;
+        boolean held = false;
         try
         {
             channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -78,15 +79,19 @@ final class StartCount implements AutoCloseable
             final long next = read(countFile) + 1;
             write(countFile, next);
             final StartCount count = new StartCount(next, lockFile, channel, lock);
-            channel = null;
+            held = true;
             return count;
         }
         finally
         {
-            if (channel != null)
+            if (!held)
             {
+                // Opened or not, the id is free again in this JVM.
                 HELD.remove(lockFile);
-                channel.close();
+                if (channel != null)
+                {
+                    channel.close();
+                }
             }
         }
     }

@@ -99,6 +99,19 @@ class StartCountTest
         assertThrows(IOException.class, () -> StartCount.next(file, "bank", 1));
     }
 
+    /** A start that fails to open its lock file (here a directory in its place) leaves the id free in this JVM. */
+    @Test
+    void aFailedOpenLeavesTheIdFree() throws IOException
+    {
+        final Path obstacle = Files.createDirectory(dir.resolve("bank-1.lock"));
+        assertThrows(IOException.class, () -> StartCount.next(dir, "bank", 1));
+        Files.delete(obstacle);
+        try (StartCount c = StartCount.next(dir, "bank", 1))
+        {
+            assertEquals(1, c.number());
+        }
+    }
+
     /**
      * A second ORB of the process refused for the same member must leave the first one's lock
      * held: closing a channel of its own on the lock file would drop it (POSIX locks belong to the

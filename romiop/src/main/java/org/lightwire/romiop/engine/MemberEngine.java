@@ -2235,7 +2235,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised);
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised, restartedIntoACheck());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2612,6 +2612,17 @@ public final class MemberEngine
         final boolean history = config.selfId == config.leaderId ? delivery.deliveredSeq() > 0
             : delivery.acceptedSeq() > 0 || !reportedOrders.isEmpty();
         return founding && !history && config.startCount != 1;
+    }
+
+    /**
+     * @return true when this process knows it restarted (start count 2 or more) and learned that a
+     *     member had promised a founding check's epoch: a check may have passed and orders been
+     *     committed before its restart, so a promise it makes since, even to a genuine new check,
+     *     says nothing of what its earlier incarnation accepted (report flags bit 7).
+     */
+    private boolean restartedIntoACheck()
+    {
+        return config.startCount >= 2 && Integer.compareUnsigned(recovery.newestTold(), FOUNDING_EPOCH) > 0;
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

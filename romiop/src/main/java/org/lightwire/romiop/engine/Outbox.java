@@ -142,11 +142,11 @@ final class Outbox
      * may be a restarted process, and {@code foundingPromise} when it promised a founding check.
      */
     void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries,
-        final boolean unproven, final boolean foundingPromise)
+        final boolean unproven, final boolean foundingPromise, final boolean knownRestart)
     {
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, acceptedSeq, deliveredSeq).reportEntries(entries);
-        keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise);
+        keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise).knownRestart(knownRestart);
         sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
     }
 

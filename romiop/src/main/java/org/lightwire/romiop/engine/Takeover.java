@@ -114,6 +114,11 @@ final class Takeover
     private final Set<Integer> unprovenReporters = new HashSet<>();
     /** The reporters that promised a founding check (flags bit 6 of their reports). */
     private final Set<Integer> foundingPromisers = new HashSet<>();
+    /**
+     * The reporters whose founding promise proves nothing of their memory (flags bit 7 of their
+     * reports): they know they restarted into a group that had reached a check's epoch.
+     */
+    private final Set<Integer> knownRestarts = new HashSet<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
     private final ReportedLog reported = new ReportedLog();
     /** The decided target: what the takeover delivers before it orders (-1 before the decision). */
@@ -314,6 +319,7 @@ final class Takeover
         reports.put(from, delivered);
         setIf(unprovenReporters, from, keepAlive.header().unproven());
         setIf(foundingPromisers, from, keepAlive.header().foundingPromise());
+        setIf(knownRestarts, from, keepAlive.header().knownRestart());
         // Its order NAKs sent after this report are its own: one that asks below what this leader
         // will keep can only rejoin and take a state.
         member.reportedAt(from, keepAlive.packetId());
@@ -428,6 +434,7 @@ final class Takeover
         reports.clear();
         unprovenReporters.clear();
         foundingPromisers.clear();
+        knownRestarts.clear();
     }
 
     private void proposeNext(final long nowNs)
@@ -547,10 +554,14 @@ final class Takeover
         // not up when it ran: it is a restarted process, whose "nothing accepted" may hide an
         // order (two restarted members of five, beside two that missed the first orders, decided
         // past a committed one: RestartedProposerTest). A group whose founding leader failed
-        // before any order still takes over: all its members promised, or none did.
+        // before any order still takes over: all its members promised, or none did. A reporter
+        // that knows it restarted into a group that had reached a check's epoch (its start count,
+        // and the epochs it learned) shows by its promise that a check ran, but proves nothing by
+        // it: the check it promised may be a restarted founding leader's new one, after the first
+        // passed and orders were committed (KnownRestartTest).
         final boolean checkSeen = member.foundingPromised() || !foundingPromisers.isEmpty();
         return member.configuration().isQuorum(id -> id == config.selfId ? selfCounts
-            : reports.containsKey(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)));
+            : reports.containsKey(id) && !(checkSeen && unprovenReporters.contains(id) && (!foundingPromisers.contains(id) || knownRestarts.contains(id))));
     }
 
     /**

@@ -46,7 +46,7 @@ final class TakeoverReport
      * @param foundingPromise this member promised a founding leader's check, in this incarnation.
      */
     void send(final int newLeaderId, final int promisedEpoch, final long fixedSeq, final long commitSeq, final boolean unproven,
-        final boolean foundingPromise)
+        final boolean foundingPromise, final boolean knownRestart)
     {
         counters.reportsSent++;
         final int limit = outbox.maxEntriesPerOrder();
@@ -86,6 +86,6 @@ final class TakeoverReport
         {
             acceptedSeq++;
         }
-        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise);
+        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise, knownRestart);
     }
 }

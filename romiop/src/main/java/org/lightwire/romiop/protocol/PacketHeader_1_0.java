@@ -66,7 +66,13 @@ public final class PacketHeader_1_0
     public static final int FLAG_UNPROVEN = 0x20;
     /** A report's KeepAlive only: its sender promised a founding leader's check its epoch, in this incarnation. */
     public static final int FLAG_FOUNDING_PROMISE = 0x40;
-    static final int FLAGS_RESERVED_MASK = 0x80;
+    /**
+     * A report's KeepAlive only: its sender knows it restarted into a group that had reached a
+     * founding check's epoch (start count 2 or more, and the epochs it learned): its founding
+     * promise proves nothing of its memory.
+     */
+    public static final int FLAG_KNOWN_RESTART = 0x80;
+    static final int FLAGS_RESERVED_MASK = 0x00;
 
     private ByteBuffer buffer;
     private int offset;
@@ -196,6 +202,16 @@ public final class PacketHeader_1_0
         return flag(FLAG_FOUNDING_PROMISE, on);
     }
 
+    public boolean knownRestart()
+    {
+        return (flags() & FLAG_KNOWN_RESTART) != 0;
+    }
+
+    public PacketHeader_1_0 knownRestart(final boolean on)
+    {
+        return flag(FLAG_KNOWN_RESTART, on);
+    }
+
     private PacketHeader_1_0 flag(final int bit, final boolean on)
     {
         buffer.put(offset + FLAGS_OFFSET, (byte)(on ? flags() | bit : flags() & ~bit));
@@ -255,7 +271,7 @@ public final class PacketHeader_1_0
         }
         if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY) ||
             (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE) ||
-            ((unproven() || foundingPromise()) && (!report() || type() != PacketType.KEEP_ALIVE)))
+            ((unproven() || foundingPromise() || knownRestart()) && (!report() || type() != PacketType.KEEP_ALIVE)))
         {
             return Invalid.BAD_FLAGS;
         }

@@ -6,10 +6,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Processes that know they were restarted (start count 2 or more, {@link GroupConfig#startCount})
- * keep the order where a restart could otherwise pass for a first start: their founding promise
- * still shows a check ran but proves nothing of their own (flags bit 7 of their reports), and
- * they learn the members' epochs before they promise a founding check, so a delayed copy of an
- * old ask does not take them back to an older epoch. On a {@link HandWiredNet}, counting starts.
+ * keep the order where a restart could otherwise pass for a first start: they learn the members'
+ * epochs before they promise a founding check, so a delayed copy of an old ask does not take them
+ * back to an older epoch; and once they learned that a check's epoch was promised, a promise they
+ * make still shows a check ran but proves nothing of their memory (flags bit 7 of their reports).
+ * On a {@link HandWiredNet}, counting starts.
  */
 class KnownRestartTest
 {
@@ -71,6 +72,41 @@ class KnownRestartTest
         net.request(200, 1, 2, 3, 4, 5);
         net.runMs(100);
         net.assertOneOrder();
+    }
+
+    /**
+     * From a review. [1..5]; 3 and 4 hear only 1's founding asks; 100/1 is committed by 1, 2 and 5.
+     * 2 is cut off; 5 restarts and learns the epochs (2, the check's), then 1 restarts and runs a
+     * new check, which proposes past the epochs told: the restarted 5 promises it. 1 fails before
+     * the check passes. 3, 4 and 5 report to a takeover: 5's promise shows a check ran but must not
+     * count as proof that 5 forgot nothing, or {3, 4, 5} decide that nothing was committed.
+     */
+    @Test
+    void aRestartPromisingARestartedFoundingLeadersNewCheckProvesNothing()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet().countingStarts();
+        net.foundedWithSomeHearingOnlyAsks(all, 3, 4);
+        net.cutBetween(new int[] {2, 5}, new int[] {3, 4});
+        net.request(100, 1, 1, 2, 5);
+        net.runMs(30);
+        assertEquals("100/1", net.delivered.get(2).get(1L), net.engines.get(2).deliverySummary());
+        net.heal();
+        net.cutBetween(new int[] {2}, new int[] {1, 3, 4, 5});
+        net.restart(5, new GroupConfig(5, 1, all));
+        net.restart(1, new GroupConfig(1, 1, all));
+        net.resume(3);
+        net.resume(4);
+        net.runMs(200);
+        net.crash(1);
+        net.runMs(3000);
+        net.request(200, 1, 3, 4, 5);
+        net.runMs(200);
+        net.assertOneOrder();
+        for (final int id : new int[] {3, 4, 5})
+        {
+            assertEquals(null, net.delivered.get(id).get(1L), id + " delivered nothing at 1: the group waits for 2");
+        }
     }
 
     /**

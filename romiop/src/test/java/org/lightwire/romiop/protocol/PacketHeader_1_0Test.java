@@ -87,7 +87,7 @@ class PacketHeader_1_0Test
     }
 
     @Test
-    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyBits5And6AReportKeepAlivesOnlyAndBit7IsReserved()
+    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyBits5To7AReportKeepAlivesOnly()
     {
         final ByteBuffer b = ByteBuffer.allocate(12);
         final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -130,6 +130,12 @@ class PacketHeader_1_0Test
             header.report(true).foundingPromise(false);
             assertEquals(0x30, header.flags());
             assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 5 alone");
+            header.unproven(false).knownRestart(true);
+            assertEquals(0x90, header.flags());
+            assertTrue(header.knownRestart());
+            assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 7");
+            header.report(false);
+            assertEquals(Invalid.BAD_FLAGS, header.validate(12), type + ", bit 7 without the report bit");
         }
     }
 }
