@@ -75,6 +75,8 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     private StartCount startCount;
     /** Driver thread only. */
     private FoundingWait foundingWait;
+    /** Driver thread only. */
+    private RestartWait restartWait;
     private ConfigurationMismatch configurationMismatch;
     /** Requests larger than a packet, put together from their pieces; driver thread. */
     private FragmentAssembler assembler;
@@ -273,6 +275,7 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         }
         engine = new MemberEngine(memberConfig, link, this::onDeliver, this);
         foundingWait = new FoundingWait(config.group, config.memberId, config.keepAliveTimeoutNs);
+        restartWait = new RestartWait(config.group, config.memberId, config.startCountDir, config.keepAliveTimeoutNs);
         configurationMismatch = new ConfigurationMismatch(config.group, config.memberId);
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
@@ -305,10 +308,12 @@ public final class RomiopListener extends ListenerBase implements StateHandler
     private void onEngineTimer(final long nowNs)
     {
         engine.onTimer(nowNs);
-        final String waiting = foundingWait.check(engine, nowNs);
-        if (waiting != null)
+        for (final String waiting : new String[] {foundingWait.check(engine, nowNs), restartWait.check(engine, nowNs)})
         {
-            logger.warn(waiting);
+            if (waiting != null)
+            {
+                logger.warn(waiting);
+            }
         }
         final String mismatch = configurationMismatch.check(engine, nowNs);
         if (mismatch != null)

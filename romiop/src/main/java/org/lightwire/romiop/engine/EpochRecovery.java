@@ -53,15 +53,17 @@ final class EpochRecovery
 
     /**
      * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}); answers to another ask,
-     * from outside {@code group} (ascending, this process included) or repeated count once or not
-     * at all.
+     * from outside {@code group} (ascending, this process included), telling epoch 0 (a restarted
+     * process that forgot its own) or repeated count once or not at all.
      *
      * @return true when this answer completed what it needed to learn.
      */
     boolean answer(final int from, final int toldNonce, final int toldEpoch, final int[] group)
     {
-        if (learned || toldNonce != nonce || Arrays.binarySearch(group, from) < 0)
+        if (learned || toldNonce != nonce || Arrays.binarySearch(group, from) < 0 || toldEpoch == 0)
         {
+            // Epoch 0: a process that knows it restarted and forgot its own epochs; it cannot
+            // stand for a member of the majority that took an earlier incarnation's promise.
             return false;
         }
         answered.add(from);

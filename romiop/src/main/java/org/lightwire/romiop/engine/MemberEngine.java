@@ -520,6 +520,15 @@ public final class MemberEngine
         return config.startCount;
     }
 
+    /**
+     * @return true while this process, which knows it restarted, waits to learn the members'
+     *     epochs (from members that did not restart) before it takes part in a founding check.
+     */
+    public boolean awaitsEpochs()
+    {
+        return learningEpochs && !recovery.learned();
+    }
+
     /** @return the epoch this member orders or follows in. */
     public int epoch()
     {
@@ -2235,7 +2244,7 @@ public final class MemberEngine
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
             reportedOrders.accept(delivery.orders(), epoch);
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised, restartedIntoACheck());
+        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised, knownRestart());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2536,7 +2545,8 @@ public final class MemberEngine
         }
         else
         {
-            outbox.epochTold(asker, nonce, newest, knows, sameConfiguration, false);
+            // A restarted process's recovery ask is told epoch 0 by a process that forgot its own.
+            outbox.epochTold(asker, nonce, proposed == 0 && forgotItsEpochs() ? 0 : newest, knows, sameConfiguration, false);
         }
     }
 
@@ -2615,14 +2625,24 @@ public final class MemberEngine
     }
 
     /**
-     * @return true when this process knows it restarted (start count 2 or more) and learned that a
-     *     member had promised a founding check's epoch: a check may have passed and orders been
-     *     committed before its restart, so a promise it makes since, even to a genuine new check,
-     *     says nothing of what its earlier incarnation accepted (report flags bit 7).
+     * @return true when this process knows it restarted (start count 2 or more) and has accepted
+     *     nothing since: its "nothing accepted" may hide an order its earlier incarnation helped
+     *     commit, whatever it promised since (report flags bit 7; a takeover never counts it).
      */
-    private boolean restartedIntoACheck()
+    private boolean knownRestart()
     {
-        return config.startCount >= 2 && Integer.compareUnsigned(recovery.newestTold(), FOUNDING_EPOCH) > 0;
+        return config.startCount >= 2 && mayBeRestarted();
+    }
+
+    /**
+     * @return true when this process knows it restarted and has not yet learned the members'
+     *     epochs: what it would tell of its own is forgotten, so its answers to an EPOCH_ASK tell
+     *     epoch 0, which no process learns from (a restart learning from another would take a
+     *     forgotten epoch for the group's).
+     */
+    private boolean forgotItsEpochs()
+    {
+        return knownRestart() && !recovery.learned();
     }
 
     /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */

@@ -114,10 +114,7 @@ final class Takeover
     private final Set<Integer> unprovenReporters = new HashSet<>();
     /** The reporters that promised a founding check (flags bit 6 of their reports). */
     private final Set<Integer> foundingPromisers = new HashSet<>();
-    /**
-     * The reporters whose founding promise proves nothing of their memory (flags bit 7 of their
-     * reports): they know they restarted into a group that had reached a check's epoch.
-     */
+    /** The reporters that know they restarted and accepted nothing since (flags bit 7 of their reports): never counted. */
     private final Set<Integer> knownRestarts = new HashSet<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
     private final ReportedLog reported = new ReportedLog();
@@ -555,13 +552,13 @@ final class Takeover
         // order (two restarted members of five, beside two that missed the first orders, decided
         // past a committed one: RestartedProposerTest). A group whose founding leader failed
         // before any order still takes over: all its members promised, or none did. A reporter
-        // that knows it restarted into a group that had reached a check's epoch (its start count,
-        // and the epochs it learned) shows by its promise that a check ran, but proves nothing by
-        // it: the check it promised may be a restarted founding leader's new one, after the first
-        // passed and orders were committed (KnownRestartTest).
+        // that knows it restarted (its start count) and accepted nothing since never counts,
+        // whatever it promised: its promise may be to a restarted founding leader's new check
+        // after the first passed, or the group may have ordered with no check at all (a takeover
+        // from a founding leader nobody heard; KnownRestartTest). Its promise still shows a check ran.
         final boolean checkSeen = member.foundingPromised() || !foundingPromisers.isEmpty();
         return member.configuration().isQuorum(id -> id == config.selfId ? selfCounts
-            : reports.containsKey(id) && !(checkSeen && unprovenReporters.contains(id) && (!foundingPromisers.contains(id) || knownRestarts.contains(id))));
+            : reports.containsKey(id) && !knownRestarts.contains(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)));
     }
 
     /**

@@ -61,6 +61,12 @@ final class HandWiredNet
         return this;
     }
 
+    /** Forgets every process's start count (their files removed): each next start is a first start again. */
+    void forgetStarts()
+    {
+        starts.clear();
+    }
+
     MemberEngine add(final int id, final GroupConfig config)
     {
         if (starts != null)
@@ -132,6 +138,13 @@ final class HandWiredNet
                 cutOneWay(y, x);
             }
         }
+    }
+
+    /** Mends the links between {@code a} and {@code b}, both ways (other cuts stay). */
+    void mend(final int a, final int b)
+    {
+        cut.remove(((long)a << 32) | (b & 0xFFFFFFFFL));
+        cut.remove(((long)b << 32) | (a & 0xFFFFFFFFL));
     }
 
     /** The link {@code from} -> {@code to} loses every packet but those {@code pass} lets through, until {@link #heal()}. */

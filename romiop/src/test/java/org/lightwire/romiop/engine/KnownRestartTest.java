@@ -2,6 +2,8 @@ package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,24 +38,48 @@ class KnownRestartTest
         committedThenTwoAndThreeRestart(net, all);
     }
 
-    /** The same, every process on its second start: a whole group started again, keeping its start counts. */
+    /**
+     * Every process of [1..5] on its second start: a whole group started again, keeping its start
+     * counts. None can learn the group's epochs (each tells epoch 0: it forgot them), so none
+     * promises a founding check, and the group founds no new order on its own: the orders of its
+     * earlier life may be lost with it. Started afresh (the counts removed), it orders.
+     */
     @Test
-    void aWholeGroupStartedAgainKeepingItsCountsKeepsTheRule()
+    void aWholeGroupStartedAgainKeepingItsCountsWaitsUntilTheyAreRemoved()
     {
         final int[] all = {1, 2, 3, 4, 5};
-        final HandWiredNet net = new HandWiredNet().countingStarts();
-        for (final int id : all)
-        {
-            net.add(id, new GroupConfig(id, 1, all));
-        }
+        final HandWiredNet net = new HandWiredNet().countingStarts().founded(all);
         for (final int id : all)
         {
             net.crash(id);
         }
-        net.runMs(10);
-        net.foundedWithSomeHearingOnlyAsks(all, 4, 5);
-        assertEquals(2, net.engines.get(1).startCount());
-        committedThenTwoAndThreeRestart(net, all);
+        for (final int id : all)
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(3000);
+        net.request(200, 1, all);
+        net.runMs(300);
+        assertEquals(MemberEngine.FOUNDING_EPOCH, net.engines.get(1).epoch(), "the founding check did not pass");
+        for (final int id : all)
+        {
+            assertEquals(2, net.engines.get(id).startCount());
+            assertEquals(Map.of(), net.delivered.get(id), id + " delivered nothing");
+        }
+        net.forgetStarts();
+        for (final int id : all)
+        {
+            net.restart(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(300);
+        net.request(200, 2, all);
+        net.runMs(300);
+        net.assertOneOrder();
+        for (final int id : all)
+        {
+            assertEquals(1, net.engines.get(id).startCount());
+            assertEquals("200/2", net.delivered.get(id).get(1L), id + ": " + net.engines.get(id).deliverySummary());
+        }
     }
 
     private static void committedThenTwoAndThreeRestart(final HandWiredNet net, final int[] all)
@@ -174,5 +200,108 @@ class KnownRestartTest
         net.runMs(50);
         net.assertOneOrder();
         assertEquals(null, net.delivered.get(1).get(before + 1), "1 committed nothing at " + (before + 1));
+    }
+
+    /**
+     * From a second review: a group that began by taking over from a founding leader nobody heard
+     * ordered with no founding check, so no promise shows that orders may exist. [1..5]; 1 and 3
+     * cut off from the start; after {@code founding_wait} 2 takes over with 4 and 5 (first starts
+     * count themselves) and commits 100/1 with them. Then {@code split} runs, and the group waits
+     * for 2, the one member left that holds 100/1, rather than order 200/1 at 1.
+     */
+    private static HandWiredNet takeoverFoundedThen(final java.util.function.Consumer<HandWiredNet> split)
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet().countingStarts();
+        net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
+        net.cutBetween(new int[] {3}, new int[] {2, 4, 5});
+        for (final int id : all)
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(1600);
+        net.request(100, 1, 2, 4, 5);
+        net.runMs(50);
+        assertEquals("100/1", net.delivered.get(2).get(1L), net.engines.get(2).deliverySummary());
+        split.accept(net);
+        net.runMs(4000);
+        return net;
+    }
+
+    /** ...2 is cut off, 4 and 5 restart (two of five) and reach 3: 3 takes over, the known restarts do not count. */
+    @Test
+    void aGroupFoundedByTakeoverWaitsWhenTwoOfFiveRestart()
+    {
+        final HandWiredNet net = takeoverFoundedThen(n ->
+        {
+            n.cutBetween(new int[] {2}, new int[] {1, 3, 4, 5});
+            n.restart(4, new GroupConfig(4, 1, 1, 2, 3, 4, 5));
+            n.restart(5, new GroupConfig(5, 1, 1, 2, 3, 4, 5));
+            n.mend(3, 4);
+            n.mend(3, 5);
+        });
+        net.request(200, 1, 3, 4, 5);
+        net.runMs(300);
+        net.assertOneOrder();
+        assertEquals(null, net.delivered.get(3).get(1L), "3 ordered nothing at 1");
+    }
+
+    /** ...the network splits {2, 5} | {1, 3, 4} and 4 restarts (one of five): 1 and 3, first starts, with the known restart 4 are no majority. */
+    @Test
+    void aGroupFoundedByTakeoverWaitsWhenOneOfFiveRestartsOnTheOtherSide()
+    {
+        final HandWiredNet net = takeoverFoundedThen(n ->
+        {
+            n.heal();
+            n.cutBetween(new int[] {2, 5}, new int[] {1, 3, 4});
+            n.restart(4, new GroupConfig(4, 1, 1, 2, 3, 4, 5));
+        });
+        net.request(200, 1, 1, 3, 4);
+        net.runMs(300);
+        net.assertOneOrder();
+        assertEquals(null, net.delivered.get(3).get(1L), "3 ordered nothing at 1");
+    }
+
+    /**
+     * From the second review. [1..5]; 1 cut off from the start, 3 started late; 2 takes over with 4
+     * and 5 and commits 100/1. 2 is cut off, 4 and 5 restart and ask the epochs of 1 and 3 (which
+     * never saw 2's epoch) and of each other: each tells epoch 0, as a known restart that has not
+     * learned does, and no answer of theirs counts, so they learn nothing and promise no founding
+     * check of 1's; 3 then cannot take over with them.
+     */
+    @Test
+    void knownRestartsLearnNothingFromEachOther()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet().countingStarts();
+        net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
+        for (final int id : new int[] {1, 2, 4, 5})
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(1600);
+        net.request(100, 1, 2, 4, 5);
+        net.runMs(50);
+        assertEquals("100/1", net.delivered.get(2).get(1L), net.engines.get(2).deliverySummary());
+        net.cutBetween(new int[] {3}, new int[] {2, 4, 5});
+        net.add(3, new GroupConfig(3, 1, all));
+        net.runMs(5);
+        net.heal();
+        net.cutBetween(new int[] {2}, new int[] {1, 3, 4, 5});
+        for (final int id : new int[] {3, 4, 5})
+        {
+            net.passOnly(1, id, b -> !TakeoverDuringFoundingCheckTest.isFoundingAsk(b));
+        }
+        net.restart(4, new GroupConfig(4, 1, all));
+        net.restart(5, new GroupConfig(5, 1, all));
+        net.runMs(30);
+        net.passOnly.clear();
+        net.runMs(200);
+        net.cutBetween(new int[] {1}, new int[] {3, 4, 5});
+        net.runMs(4000);
+        net.request(200, 1, 3, 4, 5);
+        net.runMs(300);
+        net.assertOneOrder();
+        assertEquals(null, net.delivered.get(3).get(1L), "3 ordered nothing at 1");
     }
 }

@@ -3,10 +3,12 @@ package org.lightwire.romiop.engine.nemesis;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.lightwire.romiop.engine.nemesis.History.Completion;
@@ -71,6 +73,10 @@ final class NemesisChecker
     /** Violations of one run: counts by kind and the first few examples of each. */
     static final class Verdict
     {
+        /** What a run that lost a majority's memory may show (see {@link #outsideModel()}). */
+        private static final Set<Violation> AMNESIA_OUTCOMES = EnumSet.of(Violation.MEMBER_STUCK, Violation.CLIENT_STUCK,
+            Violation.CRASHED_TAIL_REORDERED, Violation.ACCEPTED_REPLY_UNADOPTED, Violation.COMPLETED_CALL_LOST, Violation.STATE_CUT_WRONG);
+
         private static final int EXAMPLES = 3;
         private final EnumMap<Violation, Integer> counts = new EnumMap<>(Violation.class);
         private final EnumMap<Violation, List<String>> examples = new EnumMap<>(Violation.class);
@@ -93,14 +99,19 @@ final class NemesisChecker
         }
 
         /**
-         * @return why the run left the failure model when its only violations are members and
-         *     clients stuck after the heal (a group that lost a majority's memory cannot know what
-         *     was committed, and waits by design), else null.
+         * @return why the run left the failure model, when its violations are those a group that
+         *     lost a majority's memory may show, else null. Such a group cannot know what was
+         *     committed: it waits (members and clients stuck after the heal), or, its members
+         *     started again from the founding configuration, founds a new order as a first start
+         *     does (docs/romiop.md, "Failure model for restarts"), and the orders every holder of
+         *     which restarted are lost: a crashed incarnation's deliveries ordered anew, replies
+         *     and calls that name them, states without them. Nothing else is excused: two live
+         *     incarnations that disagree, a request executed twice or skipped, a corrupt delivery.
          */
         String outsideModel()
         {
-            final boolean livenessOnly = counts.keySet().stream().allMatch(v -> v == Violation.MEMBER_STUCK || v == Violation.CLIENT_STUCK);
-            return ok() || !livenessOnly ? null : outsideModel;
+            final boolean amnesiaOnly = counts.keySet().stream().allMatch(AMNESIA_OUTCOMES::contains);
+            return ok() || !amnesiaOnly ? null : outsideModel;
         }
 
         Map<Violation, Integer> counts()

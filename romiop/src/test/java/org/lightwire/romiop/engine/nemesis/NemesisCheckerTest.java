@@ -222,6 +222,17 @@ class NemesisCheckerTest
         final NemesisChecker.Verdict noneReadmitted = fresh.checkEnd(List.of(a2, b2, c), List.of(101), 150 * MS, BOUND, i -> "");
         assertEquals("2 of 3 members restarted and not readmitted at the heal", noneReadmitted.outsideModel());
 
+        // Orders lost with the memory of every member that held them are excused: the group founds
+        // anew, and a crashed incarnation's deliveries are ordered again.
+        final Incarnation c0 = new Incarnation(3, 0);
+        other.started(c0);
+        fresh.onDelivery(other.delivered(c0, 1, "101/1", 20 * MS));
+        other.ended(c0, 30 * MS);
+        fresh.onDelivery(other.delivered(c, 1, "101/4", 250 * MS));
+        final NemesisChecker.Verdict lost = fresh.checkEnd(List.of(a2, b2, c), List.of(101), 150 * MS, BOUND, i -> "");
+        assertEquals(1, lost.counts().get(Violation.CRASHED_TAIL_REORDERED), lost.toString());
+        assertEquals("2 of 3 members restarted and not readmitted at the heal", lost.outsideModel());
+
         // A safety violation is never excused.
         fresh.onDelivery(other.delivered(a2, 1, "101/5", 300 * MS));
         fresh.onDelivery(other.delivered(a2, 2, "101/5", 310 * MS));

@@ -58,8 +58,9 @@ class NemesisSimulationTest
      * (members stuck after the heal), no two members deliver different requests at one order
      * number, no member executes a request twice or skips one (a state transfer in between
      * included), no accepted reply or successful call is missing from the final order, and no
-     * engine throws. ({@code mixed} can restart every member without memory, which no group that
-     * keeps nothing on disk survives; its seeds 1-300 keep one order all the same.)
+     * engine throws. Runs outside the failure model are left out: {@code mixed} and
+     * {@code founding} can restart a majority without memory, which no group that keeps nothing
+     * on disk survives (it waits, or founds anew and loses the orders only they held).
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Nemesis.class, names = {"MIXED", "HOSTILE", "FOUNDING"})
@@ -106,7 +107,7 @@ class NemesisSimulationTest
         final long first = Long.getLong("romiop.nemesis.first", 1L);
         final long seeds = Long.getLong("romiop.nemesis.seeds", 150L);
         final List<Result> broken = LongStream.range(first, first + seeds).parallel().mapToObj(seed -> NemesisRun.run(seed, nemesis, countingStarts))
-            .filter(r -> r.verdict().counts().keySet().stream().anyMatch(ORDER_VIOLATIONS::contains))
+            .filter(r -> r.verdict().outsideModel() == null && r.verdict().counts().keySet().stream().anyMatch(ORDER_VIOLATIONS::contains))
             .sorted((a, b) -> Long.compare(a.seed(), b.seed())).toList();
         assertEquals(List.of(), broken.stream().map(Result::seed).toList(), () -> broken.size() + " of " + seeds + " seeds of nemesis " +
             nemesis + " broke the order:\n" + broken.stream().limit(5).map(Result::report).collect(Collectors.joining("\n")));
