@@ -6,15 +6,15 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * The known gap of "Failure model for restarts" (docs/romiop.md), shown: nothing is kept on disk,
- * so a restarted process that promises a founding check (a delayed copy of the first one's ask,
- * or a restarted founding leader's new check) looks like a first start, and its "nothing
- * accepted" counts. Each sequence breaks the order; they stay disabled until a restart can be
- * told from a first start. On a {@link HandWiredNet}.
+ * The known gap of "Failure model for restarts" (docs/romiop.md), shown: without start counts,
+ * a restarted process that promises a founding check (a delayed copy of the first one's ask, or a
+ * restarted founding leader's new check) looks like a first start, and its "nothing accepted"
+ * counts. Each sequence breaks the order without start counts (disabled, with the reason) and
+ * keeps it counting starts ({@code start_count_dir}). On a {@link HandWiredNet}.
  */
 class DelayedFoundingAskTest
 {
-    private static final String GAP = "known gap, docs/romiop.md 'Failure model for restarts': a restarted " +
+    private static final String GAP = "known gap without start counts, docs/romiop.md 'Failure model for restarts': a restarted " +
         "process that receives a delayed duplicate of the founding ask (and of a KeepAlive of the founding leader's epoch) looks like a first start";
 
     /**
