@@ -1,0 +1,127 @@
+package org.lightwire.romiop.engine;
+
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gap left in "Failure model for restarts" (docs/romiop.md), with or without start counts,
+ * found by a review: a restarted process learns the members' epochs from n - m + 1 others, which
+ * meets any majority that took its earlier incarnation's promise only if those members had
+ * promised before they answered. A takeover counts the earlier incarnation's report at once; the
+ * rest of its majority may promise later, and a member answering in between tells an older epoch.
+ * The restart then takes the older epoch's orders while the takeover still counts its forgotten
+ * report. Both sequences break the order; disabled until reports are fenced by incarnation (each
+ * answer to a recovery ask remembered per asker and carried in later reports, so that a takeover
+ * drops a report of an incarnation older than one its reporters answered: the crash vectors of
+ * Michael, Ports, Sharma and Szekeres, "Recovering Shared Objects Without Stable Storage", 2017).
+ * On a {@link HandWiredNet}.
+ */
+class RecoveryBeforePromiseTest
+{
+    private static final String GAP = "known gap, docs/romiop.md 'Failure model for restarts': a recovery answer sent before its " +
+        "sender promised a takeover that counted the asker's earlier incarnation";
+
+    /**
+     * [1..5] founded, 100/1 committed by all. 2, cut off from 1 and 5, takes over (epoch 3); 4
+     * reports to it, then restarts, cut off from 2. 3 has not heard 2 yet: the restarted 4 learns
+     * epoch 2 from 1, 3 and 5, rejoins, and 1 admits it. 3 then hears 2 and reports: 2 decides with
+     * {2, 3, the earlier 4} and orders 400/1 at 2, while 1 commits 300/1 at 2 with {1, 4, 5}.
+     */
+    @Test
+    @Disabled(GAP)
+    void aRejoinedRestartLearnsFromAnswersSentBeforeTheirSendersPromised()
+    {
+        answerBeforePromise(new HandWiredNet());
+    }
+
+    @Test
+    @Disabled(GAP)
+    void aRejoinedRestartLearnsFromAnswersSentBeforeTheirSendersPromisedCountingStarts()
+    {
+        answerBeforePromise(new HandWiredNet().countingStarts());
+    }
+
+    private static void answerBeforePromise(final HandWiredNet net)
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        net.founded(all);
+        net.runMs(30);
+        net.request(100, 1, all);
+        net.runMs(30);
+        net.cutBetween(new int[] {2}, new int[] {1, 5});
+        net.cutOneWay(2, 3);
+        net.cutOneWay(1, 4);
+        for (int ms = 0; ms < 400 && net.engines.get(4).leaderId() != 2; ms++)
+        {
+            net.runMs(1);
+        }
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.mend(1, 4);
+        net.restart(4, new GroupConfig(4, 1, all));
+        net.runMs(30);
+        net.mend(2, 3);
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.cutBetween(new int[] {1}, new int[] {3});
+        net.cutBetween(new int[] {4, 5}, new int[] {3});
+        twoLeadersThenHeal(net, all);
+    }
+
+    /**
+     * Counting starts, the founding-check form. [1..5]; 3 and 5 do not hear 1 at first. 2 and 4
+     * promise 1's check (epoch 2), then stop hearing 1; 2 takes over (epoch 3) and 4 reports to it.
+     * 4 restarts (count 2), cut off from 2, and learns the epochs from 1, 3 and 5, which promised
+     * nothing yet: it promises 1's check, as 3 and 5 do once they hear 1, and the check passes (2's
+     * promise came first). 3 then reports to 2: 2 decides with {2, 3, the earlier 4} while 1 orders
+     * with {1, 4, 5}.
+     */
+    @Test
+    @Disabled(GAP)
+    void aKnownRestartLearnsFromAnswersSentBeforeTheirSendersPromised()
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        final HandWiredNet net = new HandWiredNet().countingStarts();
+        net.cutOneWay(1, 3);
+        net.cutOneWay(1, 5);
+        net.cutOneWay(2, 3);
+        net.cutOneWay(2, 5);
+        for (final int id : all)
+        {
+            net.add(id, new GroupConfig(id, 1, all));
+        }
+        net.runMs(25);
+        net.cutOneWay(1, 2);
+        net.cutOneWay(1, 4);
+        for (int ms = 0; ms < 400 && net.engines.get(4).leaderId() != 2; ms++)
+        {
+            net.runMs(1);
+        }
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.mend(1, 4);
+        net.restart(4, new GroupConfig(4, 1, all));
+        net.runMs(2);
+        net.mend(1, 3);
+        net.mend(1, 5);
+        net.cutOneWay(1, 2);
+        net.runMs(25);
+        net.cutBetween(new int[] {1, 4, 5}, new int[] {3});
+        net.mend(2, 3);
+        twoLeadersThenHeal(net, all);
+    }
+
+    /** Runs until 2 leads epoch 3; 300/1 to 1, 4 and 5, 400/1 to 2 and 3; heals; 500/1 to all; checks one order. */
+    private static void twoLeadersThenHeal(final HandWiredNet net, final int[] all)
+    {
+        for (int ms = 0; ms < 300 && net.engines.get(2).epoch() != 3; ms++)
+        {
+            net.runMs(1);
+        }
+        net.request(300, 1, 1, 4, 5);
+        net.request(400, 1, 2, 3);
+        net.runMs(150);
+        net.heal();
+        net.runMs(1500);
+        net.request(500, 1, all);
+        net.runMs(300);
+        net.assertOneOrder();
+    }
+}
