@@ -51,13 +51,7 @@ class RecoveryBeforePromiseTest
         net.cutBetween(new int[] {2}, new int[] {1, 5});
         net.cutOneWay(2, 3);
         net.cutOneWay(1, 4);
-        for (int ms = 0; ms < 400 && net.engines.get(4).leaderId() != 2; ms++)
-        {
-            net.runMs(1);
-        }
-        net.cutBetween(new int[] {2}, new int[] {4});
-        net.mend(1, 4);
-        net.restart(4, new GroupConfig(4, 1, all));
+        fourFollowsTwoThenRestarts(net, all);
         net.runMs(30);
         net.mend(2, 3);
         net.cutBetween(new int[] {2}, new int[] {4});
@@ -91,13 +85,7 @@ class RecoveryBeforePromiseTest
         net.runMs(25);
         net.cutOneWay(1, 2);
         net.cutOneWay(1, 4);
-        for (int ms = 0; ms < 400 && net.engines.get(4).leaderId() != 2; ms++)
-        {
-            net.runMs(1);
-        }
-        net.cutBetween(new int[] {2}, new int[] {4});
-        net.mend(1, 4);
-        net.restart(4, new GroupConfig(4, 1, all));
+        fourFollowsTwoThenRestarts(net, all);
         net.runMs(2);
         net.mend(1, 3);
         net.mend(1, 5);
@@ -106,6 +94,18 @@ class RecoveryBeforePromiseTest
         net.cutBetween(new int[] {1, 4, 5}, new int[] {3});
         net.mend(2, 3);
         twoLeadersThenHeal(net, all);
+    }
+
+    /** Runs until 4 follows 2's takeover (it reported to it), then restarts 4 cut off from 2 and heard by 1. */
+    private static void fourFollowsTwoThenRestarts(final HandWiredNet net, final int[] all)
+    {
+        for (int ms = 0; ms < 400 && net.engines.get(4).leaderId() != 2; ms++)
+        {
+            net.runMs(1);
+        }
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.mend(1, 4);
+        net.restart(4, new GroupConfig(4, 1, all));
     }
 
     /** Runs until 2 leads epoch 3; 300/1 to 1, 4 and 5, 400/1 to 2 and 3; heals; 500/1 to all; checks one order. */
