@@ -9,6 +9,7 @@
 # Needs root (namespaces, a bridge, iptables); installs iproute2 and iptables when missing. Exits 1
 # when a run failed.
 # Usage: scripts/romiop-partition.sh [fault[,fault...]|all] [runs] [majority|atomic|both]
+#   START_COUNTS=1 gives every replica a start_count_dir (a temporary directory, removed after the run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then

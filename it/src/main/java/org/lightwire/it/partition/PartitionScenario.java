@@ -1,5 +1,7 @@
 package org.lightwire.it.partition;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,8 +69,14 @@ public final class PartitionScenario
         {
             report.append("removed stale ").append(stale).append('\n');
         }
+        final Path startCounts = "1".equals(System.getenv("START_COUNTS")) ? Files.createTempDirectory("romiop-starts") : null;
+        if (startCounts != null)
+        {
+            report.append("start counts in ").append(startCounts).append('\n');
+        }
         try (NetnsNetwork network = NetnsNetwork.create(REPLICAS);
-             ReplicaGroup group = ReplicaGroup.start(network, Map.of());
+             ReplicaGroup group = ReplicaGroup.start(network, startCounts == null ? Map.of() :
+                 Map.of("jacorb.lightwire.romiop.start_count_dir", startCounts.toString()));
              FaultInjector injector = new FaultInjector(network);
              AppendWorkload workload = new AppendWorkload(group.groupIor(), clientProperties(network, consolidation), CLIENTS))
         {
@@ -151,6 +159,20 @@ public final class PartitionScenario
                 }
             }
             return new Result(name, verdict, report.toString());
+        }
+        finally
+        {
+            if (startCounts != null)
+            {
+                try (var files = Files.list(startCounts))
+                {
+                    for (final Path f : files.toList())
+                    {
+                        Files.deleteIfExists(f);
+                    }
+                }
+                Files.deleteIfExists(startCounts);
+            }
         }
     }
 

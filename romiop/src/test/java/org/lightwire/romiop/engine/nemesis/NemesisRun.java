@@ -17,6 +17,8 @@ final class NemesisRun
 {
     static final long MS = NemesisCluster.MS;
     static final long WARM_UP_NS = 100 * MS;
+    /** System property: every run's group size (3 to 9) instead of 3, 4 and 5 by seed. */
+    static final String MEMBERS = "romiop.nemesis.members";
     static final long FAULT_PHASE_NS = 2_000 * MS;
     static final long LIVENESS_BOUND_NS = 10_000 * MS;
     static final long SETTLE_NS = 200 * MS;
@@ -41,9 +43,15 @@ final class NemesisRun
     {
     }
 
+    /** Groups of 3, 4 and 5 by seed, or of {@code romiop.nemesis.members} (3 to 9) when that is set. */
     static int membersFor(final long seed)
     {
-        return 3 + (int)Math.floorMod(seed, 3L);
+        final int fixed = Integer.getInteger(MEMBERS, 0);
+        if (fixed != 0 && (fixed < 3 || fixed > 9))
+        {
+            throw new IllegalArgumentException(MEMBERS + " must be 3 to 9, got " + fixed);
+        }
+        return fixed != 0 ? fixed : 3 + (int)Math.floorMod(seed, 3L);
     }
 
     static int clientsFor(final long seed)
@@ -53,7 +61,8 @@ final class NemesisRun
 
     static String replayCommand(final long seed, final Nemesis nemesis, final boolean countingStarts)
     {
-        return (countingStarts ? "START_COUNTS=1 " : "") + "scripts/romiop-nemesis.sh 1 " + seed + " " + nemesis;
+        return (countingStarts ? "START_COUNTS=1 " : "") + (Integer.getInteger(MEMBERS, 0) != 0 ? "MEMBERS=" + Integer.getInteger(MEMBERS) + " " : "") +
+            "scripts/romiop-nemesis.sh 1 " + seed + " " + nemesis;
     }
 
     private static void appendFaults(final StringBuilder report, final List<History.Fault> faults)

@@ -16,8 +16,9 @@ import org.lightwire.romiop.engine.nemesis.NemesisRun.Result;
  * {@code first .. first+seeds-1} of one nemesis (or of each), on a thread per core, prints each
  * failure as it comes (its verdict, the command that replays it, the first examples of each
  * violation), then a table per nemesis and group size: runs, failed runs, the failed runs outside
- * the failure model (only stuck, with more members restarted and not readmitted at the heal than
- * the group tolerates: (n-1)/2), and the runs with each kind of violation, with the first seed
+ * the failure model (more members restarted and not readmitted at the heal than the group
+ * tolerates, (n-1)/2, and only what such a group may show: stuck, or orders lost with their
+ * holders' memory; see NemesisChecker.Verdict#outsideModel), and the runs with each kind of violation, with the first seed
  * that showed it. A single seed
  * ({@code seeds} = 1) prints its whole report, history included, pass or fail. Exits 1 when a run
  * failed. Only a run's verdict outlives it, so memory stays bounded whatever the seed count.
