@@ -139,14 +139,15 @@ final class Outbox
      * naming the epoch it promises to that takeover ({@code epoch}), how far it accepted
      * ({@code last_order_seq}), what it delivered ({@code commit}) and how many order entries its
      * report's MsgOrders carried ({@code report_entries}); flagged {@code unproven} when the survivor
-     * may be a restarted process, and {@code foundingPromise} when it promised a founding check.
+     * may be a restarted process, {@code foundingPromise} when it promised a founding check, and
+     * {@code provesNothing} when no takeover may count it (a known restart that accepted nothing since).
      */
     void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries,
-        final boolean unproven, final boolean foundingPromise, final boolean knownRestart)
+        final boolean unproven, final boolean foundingPromise, final boolean provesNothing)
     {
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, acceptedSeq, deliveredSeq).reportEntries(entries);
-        keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise).knownRestart(knownRestart);
+        keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise).provesNothing(provesNothing);
         sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
     }
 

@@ -114,8 +114,8 @@ final class Takeover
     private final Set<Integer> unprovenReporters = new HashSet<>();
     /** The reporters that promised a founding check (flags bit 6 of their reports). */
     private final Set<Integer> foundingPromisers = new HashSet<>();
-    /** The reporters that know they restarted and accepted nothing since (flags bit 7 of their reports): never counted. */
-    private final Set<Integer> knownRestarts = new HashSet<>();
+    /** The reporters whose reports prove nothing (flags bit 7: a known restart that accepted nothing since): never counted. */
+    private final Set<Integer> uncountedReporters = new HashSet<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
     private final ReportedLog reported = new ReportedLog();
     /** The decided target: what the takeover delivers before it orders (-1 before the decision). */
@@ -316,7 +316,7 @@ final class Takeover
         reports.put(from, delivered);
         setIf(unprovenReporters, from, keepAlive.header().unproven());
         setIf(foundingPromisers, from, keepAlive.header().foundingPromise());
-        setIf(knownRestarts, from, keepAlive.header().knownRestart());
+        setIf(uncountedReporters, from, keepAlive.header().provesNothing());
         // Its order NAKs sent after this report are its own: one that asks below what this leader
         // will keep can only rejoin and take a state.
         member.reportedAt(from, keepAlive.packetId());
@@ -431,7 +431,7 @@ final class Takeover
         reports.clear();
         unprovenReporters.clear();
         foundingPromisers.clear();
-        knownRestarts.clear();
+        uncountedReporters.clear();
     }
 
     private void proposeNext(final long nowNs)
@@ -558,7 +558,7 @@ final class Takeover
         // from a founding leader nobody heard; KnownRestartTest). Its promise still shows a check ran.
         final boolean checkSeen = member.foundingPromised() || !foundingPromisers.isEmpty();
         return member.configuration().isQuorum(id -> id == config.selfId ? selfCounts
-            : reports.containsKey(id) && !knownRestarts.contains(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)));
+            : reports.containsKey(id) && !uncountedReporters.contains(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)));
     }
 
     /**

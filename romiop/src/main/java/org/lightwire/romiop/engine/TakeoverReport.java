@@ -44,9 +44,10 @@ final class TakeoverReport
      * @param commitSeq the commit this member knows, stamped on the MsgOrders.
      * @param unproven  this member may be a restarted process (it accepted nothing since its founding start).
      * @param foundingPromise this member promised a founding leader's check, in this incarnation.
+     * @param provesNothing no takeover may count this report (flags bit 7).
      */
     void send(final int newLeaderId, final int promisedEpoch, final long fixedSeq, final long commitSeq, final boolean unproven,
-        final boolean foundingPromise, final boolean knownRestart)
+        final boolean foundingPromise, final boolean provesNothing)
     {
         counters.reportsSent++;
         final int limit = outbox.maxEntriesPerOrder();
@@ -86,6 +87,6 @@ final class TakeoverReport
         {
             acceptedSeq++;
         }
-        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise, knownRestart);
+        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise, provesNothing);
     }
 }

@@ -67,11 +67,10 @@ public final class PacketHeader_1_0
     /** A report's KeepAlive only: its sender promised a founding leader's check its epoch, in this incarnation. */
     public static final int FLAG_FOUNDING_PROMISE = 0x40;
     /**
-     * A report's KeepAlive only: its sender knows it restarted into a group that had reached a
-     * founding check's epoch (start count 2 or more, and the epochs it learned): its founding
-     * promise proves nothing of its memory.
+     * A report's KeepAlive only: no takeover counts its sender, which knows it restarted (its
+     * start count) and has accepted nothing since.
      */
-    public static final int FLAG_KNOWN_RESTART = 0x80;
+    public static final int FLAG_PROVES_NOTHING = 0x80;
     static final int FLAGS_RESERVED_MASK = 0x00;
 
     private ByteBuffer buffer;
@@ -202,14 +201,16 @@ public final class PacketHeader_1_0
         return flag(FLAG_FOUNDING_PROMISE, on);
     }
 
-    public boolean knownRestart()
+    /** @return flags bit 7: no takeover may count this report. */
+    public boolean provesNothing()
     {
-        return (flags() & FLAG_KNOWN_RESTART) != 0;
+        return (flags() & FLAG_PROVES_NOTHING) != 0;
     }
 
-    public PacketHeader_1_0 knownRestart(final boolean on)
+    /** Sets or clears flags bit 7 of a header already written. */
+    public PacketHeader_1_0 provesNothing(final boolean on)
     {
-        return flag(FLAG_KNOWN_RESTART, on);
+        return flag(FLAG_PROVES_NOTHING, on);
     }
 
     private PacketHeader_1_0 flag(final int bit, final boolean on)
@@ -271,7 +272,7 @@ public final class PacketHeader_1_0
         }
         if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY) ||
             (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE) ||
-            ((unproven() || foundingPromise() || knownRestart()) && (!report() || type() != PacketType.KEEP_ALIVE)))
+            ((unproven() || foundingPromise() || provesNothing()) && (!report() || type() != PacketType.KEEP_ALIVE)))
         {
             return Invalid.BAD_FLAGS;
         }

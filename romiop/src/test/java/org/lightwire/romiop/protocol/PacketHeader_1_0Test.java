@@ -130,9 +130,9 @@ class PacketHeader_1_0Test
             header.report(true).foundingPromise(false);
             assertEquals(0x30, header.flags());
             assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 5 alone");
-            header.unproven(false).knownRestart(true);
+            header.unproven(false).provesNothing(true);
             assertEquals(0x90, header.flags());
-            assertTrue(header.knownRestart());
+            assertTrue(header.provesNothing());
             assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 7");
             header.report(false);
             assertEquals(Invalid.BAD_FLAGS, header.validate(12), type + ", bit 7 without the report bit");
