@@ -1907,7 +1907,7 @@ public final class MemberEngine
             }
             case MEMBER ->
             {
-                if (learningEpochs && !recovery.learned())
+                if (awaitsEpochs())
                 {
                     outbox.epochAsk(recovery.nonce());
                 }
@@ -2536,7 +2536,7 @@ public final class MemberEngine
             outbox.epochTold(asker, nonce, proposed, knows, sameConfiguration, true);
         }
         else if (proposed != 0 && sameConfiguration && !knows && configuration.contains(asker) && Integer.compareUnsigned(proposed, newest) > 0 &&
-            !(learningEpochs && !recovery.learned()))
+            !awaitsEpochs())
         {
             promise(proposed, asker);
             promisedNonce = nonce;

@@ -35,7 +35,7 @@ class KnownRestartTest
         }
         net.foundedWithSomeHearingOnlyAsks(all, 4, 5);
         assertEquals(2, net.engines.get(4).startCount());
-        committedThenTwoAndThreeRestart(net, all);
+        RestartedProposerTest.afterACommitTwoAndThreeRestart(net, false);
     }
 
     /**
@@ -80,24 +80,6 @@ class KnownRestartTest
             assertEquals(1, net.engines.get(id).startCount());
             assertEquals("200/2", net.delivered.get(id).get(1L), id + ": " + net.engines.get(id).deliverySummary());
         }
-    }
-
-    private static void committedThenTwoAndThreeRestart(final HandWiredNet net, final int[] all)
-    {
-        net.request(100, 1, 1, 2, 3);
-        net.runMs(30);
-        assertEquals("100/1", net.delivered.get(1).get(1L), net.engines.get(1).deliverySummary());
-        net.cutBetween(new int[] {1}, new int[] {2, 3, 4, 5});
-        for (final int id : new int[] {2, 3})
-        {
-            net.restart(id, new GroupConfig(id, 1, all));
-        }
-        net.resume(4);
-        net.resume(5);
-        net.runMs(1500);
-        net.request(200, 1, 2, 3, 4, 5);
-        net.runMs(100);
-        net.assertOneOrder();
     }
 
     /**

@@ -87,8 +87,18 @@ class RestartedProposerTest
      */
     static void twoRestartsOfFiveAfterACommit(final HandWiredNet net, final boolean delayedAsks)
     {
+        net.foundedWithSomeHearingOnlyAsks(new int[] {1, 2, 3, 4, 5}, 4, 5);
+        afterACommitTwoAndThreeRestart(net, delayedAsks);
+    }
+
+    /**
+     * On a group [1..5] founded with 4 and 5 hearing only the asks: 1 commits 100/1 with 2 and 3
+     * and is cut off, 2 and 3 restart (each handed a delayed copy of 1's founding ask with
+     * {@code delayedAsks}), 4 and 5 resume; request 200/1 after 1.5 s; one order checked.
+     */
+    static void afterACommitTwoAndThreeRestart(final HandWiredNet net, final boolean delayedAsks)
+    {
         final int[] all = {1, 2, 3, 4, 5};
-        net.foundedWithSomeHearingOnlyAsks(all, 4, 5);
         final int nonce = net.engines.get(1).foundingNonce();
         net.request(100, 1, 1, 2, 3);
         net.runMs(30);
