@@ -252,6 +252,8 @@ public final class RomiopListener extends ListenerBase implements StateHandler
             address = groupAddress();
             memberConfig = config.member(config.memberId, address.leaderId(), address.memberIds());
             link = openLink();
+            // Each start a later incarnation (docs/romiop.md, "Incarnations"); a start count ranks above it.
+            memberConfig.incarnation(System.currentTimeMillis());
             // Counted once the socket is open (a replica whose port is taken did not start) and
             // before the engine sends anything.
             if (!config.startCountDir.isEmpty())

@@ -118,6 +118,7 @@ public final class GroupConfig
     int maxRetainedOrders = DEFAULT_MAX_RETAINED_ORDERS;
     int maxStateBytes = DEFAULT_MAX_STATE_BYTES;
     long startCount;
+    long incarnation;
 
     /**
      * @param selfId    this engine's id (a member, or a client that is not a member).
@@ -495,6 +496,33 @@ public final class GroupConfig
         }
         this.startCount = n;
         return this;
+    }
+
+    /**
+     * Member: this process's incarnation when it does not count its starts: a number each start
+     * of the process must raise (the plug-in gives the time of the start in milliseconds). 0 (the
+     * default) none. See {@link #incarnationNumber()}.
+     */
+    public GroupConfig incarnation(final long n)
+    {
+        if (n < 0)
+        {
+            throw new IllegalArgumentException("incarnation must be 0 (none) or positive, got " + n);
+        }
+        this.incarnation = n;
+        return this;
+    }
+
+    /** Incarnations of a process that counts its starts: above any time-based one, so turning counts on keeps them growing. */
+    static final long COUNTED_INCARNATIONS = 1L << 62;
+
+    /**
+     * @return this process's incarnation number (docs/romiop.md, "Incarnations"): with a start
+     *     count, {@link #COUNTED_INCARNATIONS} plus the count; else {@link #incarnation(long)}'s.
+     */
+    long incarnationNumber()
+    {
+        return startCount > 0 ? COUNTED_INCARNATIONS + startCount : incarnation;
     }
 
     private static int positive(final int value, final String name)

@@ -256,6 +256,10 @@ public final class MemberEngine
     private final FoundingCheck foundingCheck = new FoundingCheck(FOUNDING_EPOCH);
     /** An {@link #amnesiac} process learns the members' epochs before it asks to join. */
     private final EpochRecovery recovery = new EpochRecovery();
+    /** The newest incarnation known of each member of the configuration: raised before answering an EPOCH_ASK, carried in reports. */
+    private final KnownIncarnations incarnations = new KnownIncarnations();
+    /** How far the orders reached when this process was last admitted while it may have been a restarted one. */
+    private final AdmissionReach admission = new AdmissionReach();
     /**
      * Leader: each member's last OrderAck that moved its delivery on, or the ADDED it joined with,
      * by packet id (a later packet is a later send).
@@ -435,7 +439,8 @@ public final class MemberEngine
         });
         this.takeover = new Takeover(config, counters, outbox, delivery, sequencer, gaps, cancels, fifo, stateReceiver, stateHandler != null,
             reportedOrders, new TakeoverMember());
-        this.report = new TakeoverReport(config.selfId, counters, outbox, delivery, reportedOrders);
+        this.report = new TakeoverReport(config.selfId, counters, outbox, delivery, reportedOrders, config.incarnationNumber(), incarnations,
+            admission);
         this.stateTransfer = new StateTransfer(config.selfId, counters, outbox, delivery, donor, stateReceiver, stateHandler, executed, finished,
             new StateTransfer.Member()
             {
@@ -682,7 +687,7 @@ public final class MemberEngine
         {
             learningEpochs = true;
             recovery.restart(nowNs, config.selfId);
-            outbox.epochAsk(recovery.nonce());
+            outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
         }
         if (founding && isOrdering())
         {
@@ -1207,6 +1212,11 @@ public final class MemberEngine
                     gaps.target(leaderId);
                     transitionTo(State.MEMBER, nowNs);
                     // Admitted, from the leader's commit on: what it reports from now on is what it holds.
+                    if (amnesiac)
+                    {
+                        // Its earlier incarnation may have helped commit any order up to the leader's last.
+                        admission.admitted(keepAlive.epoch(), keepAlive.lastOrderSeq());
+                    }
                     amnesiac = false;
                     acks.sendOrderAck();
                     onlineAnsweredBy.clear();
@@ -1625,24 +1635,30 @@ public final class MemberEngine
             case MemberChangeFlyweight.STATUS_LIST -> onList(from, buffer, nowNs);
             case MemberChangeFlyweight.STATUS_EPOCH_ASK ->
             {
-                if (from != subject || memberChange.memberCount() < 1 || memberChange.memberCount() == 2)
+                if (from != subject)
                 {
-                    // An ask names its sender and carries its nonce; a founding leader's the epoch it proposes and its configuration.
+                    // An ask names its sender.
                     counters.unexpectedPackets++;
                 }
-                else if (from != config.selfId && !amnesiac)
+                else if (from != config.selfId)
                 {
-                    if (from == leaderId && memberChange.memberCount() > 2 && !leaderEverHeard)
+                    // Known before it is answered: a takeover this member reports to later learns
+                    // that the asker's earlier incarnation may have promised more than it told.
+                    incarnations.raise(from, memberChange.askIncarnation(), this::configured);
+                    if (!amnesiac)
                     {
-                        // Our founding leader's check: it is up; its silence counts from now.
-                        leaderHeard(nowNs);
+                        if (from == leaderId && memberChange.askProposal() != 0 && !leaderEverHeard)
+                        {
+                            // Our founding leader's check: it is up; its silence counts from now.
+                            leaderHeard(nowNs);
+                        }
+                        final int[] listed = new int[memberChange.askListed()];
+                        for (int i = 0; i < listed.length; i++)
+                        {
+                            listed[i] = memberChange.member(MemberChangeFlyweight.ASK_ENTRIES + i);
+                        }
+                        answerEpochAsk(from, memberChange.askNonce(), memberChange.askProposal(), listed);
                     }
-                    final int[] listed = new int[Math.max(0, memberChange.memberCount() - 2)];
-                    for (int i = 0; i < listed.length; i++)
-                    {
-                        listed[i] = memberChange.member(2 + i);
-                    }
-                    answerEpochAsk(from, memberChange.member(0), memberChange.memberCount() >= 2 ? memberChange.member(1) : 0, listed);
                 }
             }
             case MemberChangeFlyweight.STATUS_EPOCH_TOLD -> onEpochTold(from, subject, nowNs);
@@ -1909,7 +1925,7 @@ public final class MemberEngine
             {
                 if (awaitsEpochs())
                 {
-                    outbox.epochAsk(recovery.nonce());
+                    outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
                 }
                 if (leaderId != config.selfId && nowNs - leaderHeardNs > (leaderEverHeard ? config.keepAliveTimeoutNs : config.foundingWaitNs()))
                 {
@@ -2165,6 +2181,30 @@ public final class MemberEngine
         public void rejoin(final long nowNs)
         {
             MemberEngine.this.rejoin(nowNs);
+        }
+
+        @Override
+        public long incarnation()
+        {
+            return config.incarnationNumber();
+        }
+
+        @Override
+        public KnownIncarnations incarnations()
+        {
+            return incarnations;
+        }
+
+        @Override
+        public void knowIncarnations(final KeepAliveFlyweight report)
+        {
+            incarnations.raiseFrom(report, MemberEngine.this::configured);
+        }
+
+        @Override
+        public AdmissionReach admission()
+        {
+            return admission;
         }
 
         @Override
@@ -2458,7 +2498,7 @@ public final class MemberEngine
     {
         if (amnesiac && !recovery.learned())
         {
-            outbox.epochAsk(recovery.nonce());
+            outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
         }
         else
         {
@@ -2498,7 +2538,7 @@ public final class MemberEngine
     private void askFounding(final long nowNs)
     {
         counters.foundingChecksAsked++;
-        outbox.foundingAsk(foundingCheck.nonce(), foundingCheck.proposal(), configuration.ids());
+        outbox.foundingAsk(foundingCheck.nonce(), foundingCheck.proposal(), config.incarnationNumber(), configuration.ids());
         foundingCheck.askedAt(nowNs + (config.keepAlivePeriodNs > 0 ? config.keepAlivePeriodNs : config.retransmitTimeoutNs));
     }
 
@@ -2595,6 +2635,12 @@ public final class MemberEngine
             {
             }
         }
+    }
+
+    /** @return true when {@code id} is a member of the configuration or a configured one (or this member). */
+    private boolean configured(final int id)
+    {
+        return Arrays.binarySearch(configuredGroup(), id) >= 0;
     }
 
     /** @return the configuration's members and the configured ones, ascending, this member included. */

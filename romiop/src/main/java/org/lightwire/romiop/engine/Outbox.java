@@ -140,15 +140,22 @@ final class Outbox
      * ({@code last_order_seq}), what it delivered ({@code commit}) and how many order entries its
      * report's MsgOrders carried ({@code report_entries}); flagged {@code unproven} when the survivor
      * may be a restarted process, {@code foundingPromise} when it promised a founding check, and
-     * {@code provesNothing} when no takeover may count it (a known restart that accepted nothing since).
+     * {@code provesNothing} when no takeover may count it (a known restart that accepted nothing since);
+     * its tail names the survivor's {@code incarnation}, how far its last admission as a possibly
+     * restarted process reached ({@code reach}, in {@code reachEpoch}), and the newest incarnation it knows of each member ({@code known}).
      */
     void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries,
-        final boolean unproven, final boolean foundingPromise, final boolean provesNothing)
+        final boolean unproven, final boolean foundingPromise, final boolean provesNothing, final long incarnation, final int reachEpoch,
+        final long reach, final KnownIncarnations known)
     {
+        final int length = KeepAliveFlyweight.reportLength(known.size());
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, acceptedSeq, deliveredSeq).reportEntries(entries);
+        keepAlive.header().packetSize(length);
+        keepAlive.reportTail(incarnation, reachEpoch, reach, known.size());
+        known.writeTo(keepAlive);
         keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise).provesNothing(provesNothing);
-        sender.send(newLeaderId, out, KeepAliveFlyweight.LENGTH);
+        sender.send(newLeaderId, out, length);
     }
 
     /** Tells the leader how far this member holds the order of its epoch, and how far it delivered. */
@@ -167,26 +174,27 @@ final class Outbox
         sender.send(destinationId, out, memberChange.packetSize());
     }
 
-    /** A process that may have been restarted asks the members' epochs: EPOCH_ASK, multicast, its one entry {@code nonce}. */
-    void epochAsk(final int nonce)
+    /** A process that may have been restarted asks the members' epochs: EPOCH_ASK, multicast, with {@code nonce} and its {@code incarnation}. */
+    void epochAsk(final int nonce, final long incarnation)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_EPOCH_ASK, 1).member(0, nonce);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_EPOCH_ASK, MemberChangeFlyweight.ASK_ENTRIES)
+            .ask(nonce, 0, incarnation);
         sender.send(GroupSender.GROUP, out, memberChange.packetSize());
     }
 
     /**
      * A founding leader's EPOCH_ASK: its check's {@code nonce}, the epoch it {@code proposes} to
-     * order in, and its configuration's member ids, ascending.
+     * order in, its {@code incarnation}, and its configuration's member ids, ascending.
      */
-    void foundingAsk(final int nonce, final int proposes, final int[] configuration)
+    void foundingAsk(final int nonce, final int proposes, final long incarnation, final int[] configuration)
     {
         memberChange.wrap(out, 0);
-        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_EPOCH_ASK, 2 + configuration.length)
-            .member(0, nonce).member(1, proposes);
+        memberChange.set(WIRE_ORDER, selfId, nextPacketId(), selfId, MemberChangeFlyweight.STATUS_EPOCH_ASK,
+            MemberChangeFlyweight.ASK_ENTRIES + configuration.length).ask(nonce, proposes, incarnation);
         for (int i = 0; i < configuration.length; i++)
         {
-            memberChange.member(2 + i, configuration[i]);
+            memberChange.member(MemberChangeFlyweight.ASK_ENTRIES + i, configuration[i]);
         }
         sender.send(GroupSender.GROUP, out, memberChange.packetSize());
     }

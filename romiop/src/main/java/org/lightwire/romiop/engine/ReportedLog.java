@@ -20,13 +20,13 @@ final class ReportedLog
 {
     /** Order number to {request key, epoch}: the newest epoch's entry. */
     private final TreeMap<Long, long[]> entries = new TreeMap<>();
-    /** Reporter to the order numbers and requests it reported. */
-    private final Map<Integer, TreeMap<Long, Long>> byReporter = new HashMap<>();
+    /** Reporter to the order numbers it reported, each with {request key, epoch}. */
+    private final Map<Integer, TreeMap<Long, long[]>> byReporter = new HashMap<>();
 
     /** Records that {@code reporter} (or this member, for its own knowledge) knows {@code key} at {@code seq} in {@code epoch}. */
     void entry(final int reporter, final int epoch, final long seq, final long key)
     {
-        byReporter.computeIfAbsent(reporter, r -> new TreeMap<>()).put(seq, key);
+        byReporter.computeIfAbsent(reporter, r -> new TreeMap<>()).put(seq, new long[] {key, epoch & 0xFFFF_FFFFL});
         final long[] known = entries.get(seq);
         if (known == null || Integer.compareUnsigned(epoch, (int)known[1]) > 0)
         {
@@ -50,20 +50,28 @@ final class ReportedLog
      */
     boolean complete(final int reporter, final int announced, final long delivered, final long accepted, final LongPredicate held)
     {
-        final TreeMap<Long, Long> sent = byReporter.getOrDefault(reporter, new TreeMap<>());
+        final TreeMap<Long, long[]> sent = byReporter.getOrDefault(reporter, new TreeMap<>());
         if (sent.size() < announced)
         {
             return false;
         }
         for (long seq = delivered + 1; seq <= accepted; seq++)
         {
-            final Long key = sent.get(seq);
-            if (key == null || !held.test(key))
+            final long[] entry = sent.get(seq);
+            if (entry == null || !held.test(entry[0]))
             {
                 return false;
             }
         }
         return true;
+    }
+
+    /** @return the epoch of {@code reporter}'s entry at {@code seq}, or null when it reported none there. */
+    Integer epochAt(final int reporter, final long seq)
+    {
+        final TreeMap<Long, long[]> sent = byReporter.get(reporter);
+        final long[] entry = sent == null ? null : sent.get(seq);
+        return entry == null ? null : (int)entry[1];
     }
 
     /** @return the request key at {@code seq}, or null when no report named one. */

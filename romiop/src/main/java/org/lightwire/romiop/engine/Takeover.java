@@ -83,6 +83,18 @@ final class Takeover
 
         /** Caught up, with the old orders and the held requests queued: orders in its epoch from its delivered sequence on. */
         void orderFrom(long nowNs);
+
+        /** @return this process's incarnation number. */
+        long incarnation();
+
+        /** @return the newest incarnation this member knows of each member (raised by the reports it takes). */
+        KnownIncarnations incarnations();
+
+        /** Knows the incarnations a report's tail names (of members of the configuration only). */
+        void knowIncarnations(KeepAliveFlyweight report);
+
+        /** @return how far its last admission as a possibly restarted process reached. */
+        AdmissionReach admission();
     }
 
     private final GroupConfig config;
@@ -118,6 +130,8 @@ final class Takeover
     private final Set<Integer> uncountedReporters = new HashSet<>();
     /** The orders its reporters (and it) know past what they delivered, and whether each report arrived whole. */
     private final ReportedLog reported = new ReportedLog();
+    /** Each reporter's incarnation and admission reach (this member's own too): which reports may count. */
+    private final ReportFence fence = new ReportFence();
     /** The decided target: what the takeover delivers before it orders (-1 before the decision). */
     private long targetSeq = -1;
     /**
@@ -314,6 +328,8 @@ final class Takeover
             return;
         }
         reports.put(from, delivered);
+        member.knowIncarnations(keepAlive);
+        fence.put(from, keepAlive.incarnation(), keepAlive.reachEpoch(), keepAlive.reach(), Math.max(delivered, keepAlive.lastOrderSeq()));
         setIf(unprovenReporters, from, keepAlive.header().unproven());
         setIf(foundingPromisers, from, keepAlive.header().foundingPromise());
         setIf(uncountedReporters, from, keepAlive.header().provesNothing());
@@ -429,6 +445,7 @@ final class Takeover
     private void clearReports()
     {
         reports.clear();
+        fence.clear();
         unprovenReporters.clear();
         foundingPromisers.clear();
         uncountedReporters.clear();
@@ -538,8 +555,9 @@ final class Takeover
 
     /**
      * @return true when this member (unless it may be a restarted process) and the members that
-     *     reported (but those shown to be restarted) are a majority of the configuration: they hold
-     *     every committed order between them.
+     *     reported (but those shown to be restarted, those of an incarnation older than one known,
+     *     and those whose admission's reach no counted report holds: {@link ReportFence}) are a
+     *     majority of the configuration: they hold every committed order between them.
      */
     private boolean reportedByMajority()
     {
@@ -557,8 +575,46 @@ final class Takeover
         // after the first passed, or the group may have ordered with no check at all (a takeover
         // from a founding leader nobody heard; KnownRestartTest). Its promise still shows a check ran.
         final boolean checkSeen = member.foundingPromised() || !foundingPromisers.isEmpty();
-        return member.configuration().isQuorum(id -> id == config.selfId ? selfCounts
-            : reports.containsKey(id) && !uncountedReporters.contains(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)));
+        final Set<Integer> candidates = new HashSet<>();
+        if (selfCounts)
+        {
+            candidates.add(config.selfId);
+        }
+        for (final int id : reports.keySet())
+        {
+            if (!uncountedReporters.contains(id) && !(checkSeen && unprovenReporters.contains(id) && !foundingPromisers.contains(id)))
+            {
+                candidates.add(id);
+            }
+        }
+        // And none of an incarnation older than one known, nor one whose admission's reach no counted report holds.
+        final long selfDelivered = Math.max(delivery.deliveredSeq(), fixedSeq);
+        long selfHolds = selfDelivered;
+        while (accepted.at(selfHolds + 1) != null)
+        {
+            selfHolds++;
+        }
+        fence.put(config.selfId, member.incarnation(), member.admission().epoch(), member.admission().reach(), selfHolds);
+        final Set<Integer> counted = fence.counted(candidates, member.incarnations(), new ReportFence.Knowledge()
+        {
+            @Override
+            public long delivered(final int reporter)
+            {
+                return reporter == config.selfId ? selfDelivered : reports.getOrDefault(reporter, 0L);
+            }
+
+            @Override
+            public Integer epochAt(final int reporter, final long seq)
+            {
+                if (reporter != config.selfId)
+                {
+                    return reported.epochAt(reporter, seq);
+                }
+                final AcceptedOrders.Entry own = accepted.at(seq);
+                return own == null ? null : own.epoch();
+            }
+        });
+        return member.configuration().isQuorum(counted::contains);
     }
 
     /**

@@ -12,7 +12,8 @@ import org.lightwire.romiop.protocol.MsgOrderFlyweight;
  * consecutive numbers accepted in one epoch, stamped with that epoch; then its held requests; and
  * last a KeepAlive flagged REPORT with the epoch promised, what it delivered, how far it accepted
  * without a gap, and how many entries came before it (the takeover counts a report only whole),
- * flagged when its sender may be a restarted process and when it promised a founding check.
+ * flagged when its sender may be a restarted process and when it promised a founding check, and
+ * with its tail: this incarnation, its admission's reach, the incarnations it knows.
  */
 final class TakeoverReport
 {
@@ -24,10 +25,17 @@ final class TakeoverReport
     /** What this member accepted and did not deliver, in each epoch. */
     private final AcceptedOrders accepted;
     private final MsgOrderFlyweight msgOrder = new MsgOrderFlyweight();
+    /** This process's incarnation, and the newest it knows of every member: in the report's tail. */
+    private final long incarnation;
+    private final KnownIncarnations known;
+    private final AdmissionReach admission;
 
     TakeoverReport(final int selfId, final GroupCounters counters, final Outbox outbox, final OrderedDelivery delivery,
-        final AcceptedOrders accepted)
+        final AcceptedOrders accepted, final long incarnation, final KnownIncarnations known, final AdmissionReach admission)
     {
+        this.incarnation = incarnation;
+        this.known = known;
+        this.admission = admission;
         this.selfId = selfId;
         this.counters = counters;
         this.outbox = outbox;
@@ -87,6 +95,7 @@ final class TakeoverReport
         {
             acceptedSeq++;
         }
-        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise, provesNothing);
+        outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise, provesNothing,
+            incarnation, admission.epoch(), admission.reach(), known);
     }
 }

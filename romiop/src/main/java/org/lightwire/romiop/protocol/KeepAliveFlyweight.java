@@ -29,7 +29,29 @@ import java.nio.ByteOrder;
  *  |                   commit (unsigned long long)                 |
  *  |                                                               |
  *  +---------------------------------------------------------------+
+ *  |      a report's (flags bit 4) tail, which a report may omit:  |
+ *  +---------------------------------------------------------------+
+ *  |                   incarnation (unsigned long long)            |
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                   reach_epoch (unsigned long)                 |
+ *  +---------------------------------------------------------------+
+ *  |                   reach (unsigned long long)                  |
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                   known_count (unsigned long)                 |
+ *  +---------------------------------------------------------------+
+ *  |  known_count times: member_id (unsigned long),                |
+ *  |                     its incarnation (unsigned long long)      |
+ *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * <p>The tail says which incarnation of its sender the report is from (a process's incarnation
+ * number grows with each start), how far the leader's orders reached when its sender, a
+ * possibly restarted process, was last admitted (in the epoch {@code reach_epoch}; 0 and 0 when
+ * it was not), and the newest incarnation its sender knows of each member of its configuration
+ * (docs/romiop.md, "Incarnations"). A report without a tail is read as incarnation 0, no reach and
+ * nothing known.
  */
 public final class KeepAliveFlyweight extends PacketFlyweight
 {
@@ -39,6 +61,21 @@ public final class KeepAliveFlyweight extends PacketFlyweight
     public static final int COMMIT_OFFSET = 24;
     public static final int BODY_LENGTH = 32;
     public static final int LENGTH = PacketHeader_1_0.HEADER_LENGTH + BODY_LENGTH;
+    public static final int INCARNATION_OFFSET = 32;
+    public static final int REACH_EPOCH_OFFSET = 40;
+    public static final int REACH_OFFSET = 44;
+    public static final int KNOWN_COUNT_OFFSET = 52;
+    public static final int KNOWN_OFFSET = 56;
+    /** Bytes of one entry of a report's known incarnations: a member id and its incarnation. */
+    public static final int KNOWN_ENTRY_LENGTH = 12;
+    /** At most this many known incarnations in a report (a configuration is at most as large). */
+    public static final int MAX_KNOWN = 1024;
+
+    /** @return the length of a report's KeepAlive with its tail and {@code known} known incarnations. */
+    public static int reportLength(final int known)
+    {
+        return PacketHeader_1_0.HEADER_LENGTH + KNOWN_OFFSET + KNOWN_ENTRY_LENGTH * known;
+    }
 
     @Override
     public PacketType packetType()
@@ -75,6 +112,69 @@ public final class KeepAliveFlyweight extends PacketFlyweight
         return getI32(REPORT_ENTRIES_OFFSET);
     }
 
+    /**
+     * Writes a report's tail (the packet must have been set with {@link #reportLength}): its
+     * sender's {@code incarnation}, and how far its last admission as a possibly restarted
+     * process reached ({@code reach} in {@code reachEpoch}), followed by {@code known} entries
+     * written with {@link #known(int, int, long)}.
+     */
+    public KeepAliveFlyweight reportTail(final long incarnation, final int reachEpoch, final long reach, final int known)
+    {
+        putI64(INCARNATION_OFFSET, incarnation);
+        putI32(REACH_EPOCH_OFFSET, reachEpoch);
+        putI64(REACH_OFFSET, reach);
+        putI32(KNOWN_COUNT_OFFSET, known);
+        return this;
+    }
+
+    /** Writes the {@code index}th known incarnation of a report's tail: {@code memberId}'s newest known, {@code incarnation}. */
+    public KeepAliveFlyweight known(final int index, final int memberId, final long incarnation)
+    {
+        putI32(KNOWN_OFFSET + KNOWN_ENTRY_LENGTH * index, memberId);
+        putI64(KNOWN_OFFSET + KNOWN_ENTRY_LENGTH * index + 4, incarnation);
+        return this;
+    }
+
+    /** @return true when this report carries its tail (a well-formed one: see {@link #validate}). */
+    public boolean hasTail()
+    {
+        return header.report() && packetSize() > LENGTH;
+    }
+
+    /** @return the incarnation of the report's sender (0 for a report without a tail). */
+    public long incarnation()
+    {
+        return hasTail() ? getI64(INCARNATION_OFFSET) : 0;
+    }
+
+    /** @return the epoch of the sender's last admission as a possibly restarted process (0: none, or no tail). */
+    public int reachEpoch()
+    {
+        return hasTail() ? getI32(REACH_EPOCH_OFFSET) : 0;
+    }
+
+    /** @return how far the leader's orders reached at that admission (0: none, or no tail). */
+    public long reach()
+    {
+        return hasTail() ? getI64(REACH_OFFSET) : 0;
+    }
+
+    /** @return how many known incarnations the report's tail carries (0 without a tail). */
+    public int knownCount()
+    {
+        return hasTail() ? getI32(KNOWN_COUNT_OFFSET) : 0;
+    }
+
+    public int knownMember(final int index)
+    {
+        return getI32(KNOWN_OFFSET + KNOWN_ENTRY_LENGTH * index);
+    }
+
+    public long knownIncarnation(final int index)
+    {
+        return getI64(KNOWN_OFFSET + KNOWN_ENTRY_LENGTH * index + 4);
+    }
+
     public int epoch()
     {
         return getI32(EPOCH_OFFSET);
@@ -93,9 +193,21 @@ public final class KeepAliveFlyweight extends PacketFlyweight
     @Override
     protected Invalid validateBody(final int bodyLength)
     {
-        if (bodyLength != BODY_LENGTH)
+        if (bodyLength != BODY_LENGTH && !(header.report() && bodyLength >= KNOWN_OFFSET))
         {
             return Invalid.SIZE_MISMATCH;
+        }
+        if (bodyLength > BODY_LENGTH)
+        {
+            final int known = getI32(KNOWN_COUNT_OFFSET);
+            if (known < 0 || known > MAX_KNOWN || bodyLength != KNOWN_OFFSET + KNOWN_ENTRY_LENGTH * known)
+            {
+                return Invalid.BAD_COUNT;
+            }
+            if (getI64(INCARNATION_OFFSET) < 0 || getI64(REACH_OFFSET) < 0)
+            {
+                return Invalid.BAD_FIELD;
+            }
         }
         return epoch() == 0 || commit() < 0 || commit() > lastOrderSeq() ? Invalid.BAD_FIELD : null;
     }

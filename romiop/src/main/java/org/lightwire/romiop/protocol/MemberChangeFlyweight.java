@@ -44,11 +44,14 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     public static final int STATUS_ONLINE = 2;
     public static final int STATUS_LIST = 3;
     /**
-     * Ours: a process that may have been restarted asks the members' epochs (one entry: its nonce);
-     * a founding leader asks before it orders (its nonce, the epoch it proposes, then its
-     * configuration's member ids, ascending).
+     * Ours: a process that may have been restarted asks the members' epochs (four entries: its
+     * nonce, 0, and its incarnation's high and low 32 bits); a founding leader asks before it
+     * orders (its nonce, the epoch it proposes (never 0), its incarnation's high and low 32 bits,
+     * then its configuration's member ids, ascending).
      */
     public static final int STATUS_EPOCH_ASK = 4;
+    /** Entries of an EPOCH_ASK before a founding leader's configuration. */
+    public static final int ASK_ENTRIES = 4;
     /**
      * Ours: the answer, unicast, {@code member_id} the asker (entries: its nonce, the newest epoch
      * the sender is in or promised, 1 when the sender knows of orders (delivered, held, kept for
@@ -143,6 +146,36 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         return getI32(MEMBERS_OFFSET + 4 * index);
     }
 
+    /** @return an EPOCH_ASK's nonce. */
+    public int askNonce()
+    {
+        return member(0);
+    }
+
+    /** @return the epoch a founding leader's EPOCH_ASK proposes (0 for a recovery ask). */
+    public int askProposal()
+    {
+        return member(1);
+    }
+
+    /** @return the incarnation of an EPOCH_ASK's sender. */
+    public long askIncarnation()
+    {
+        return ((long)member(2) << 32) | (member(3) & 0xFFFF_FFFFL);
+    }
+
+    /** @return how many member ids a founding leader's EPOCH_ASK lists after its fixed entries. */
+    public int askListed()
+    {
+        return memberCount() - ASK_ENTRIES;
+    }
+
+    /** Writes an EPOCH_ASK's fixed entries (the packet set with {@code ASK_ENTRIES} plus the listed ids). */
+    public MemberChangeFlyweight ask(final int nonce, final int proposal, final long incarnation)
+    {
+        return member(0, nonce).member(1, proposal).member(2, (int)(incarnation >>> 32)).member(3, (int)incarnation);
+    }
+
     /** @return the number of members a LIST names (its entries less the epoch). */
     public int listSize()
     {
@@ -216,12 +249,21 @@ public final class MemberChangeFlyweight extends PacketFlyweight
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
             case STATUS_EPOCH_TOLD -> 5;
-            // A joiner's: its nonce; a founding leader's: its nonce, the epoch it proposes and its configuration.
+            // A joiner's: its nonce, 0 and its incarnation; a founding leader's: its nonce, the
+            // epoch it proposes, its incarnation and its configuration.
             case STATUS_EPOCH_ASK -> Integer.MAX_VALUE;
             default -> 1;
         };
-        // (A founding leader's ask names at least itself after its nonce and epoch.)
-        return memberCount() > most || status() == STATUS_EPOCH_ASK && memberCount() == 2 ? Invalid.BAD_COUNT : null;
+        if (status() == STATUS_EPOCH_ASK)
+        {
+            // (A founding leader's ask names at least itself after its fixed entries; a recovery ask none.)
+            if (memberCount() < ASK_ENTRIES || (askProposal() == 0) != (memberCount() == ASK_ENTRIES))
+            {
+                return Invalid.BAD_COUNT;
+            }
+            return askIncarnation() < 0 ? Invalid.BAD_FIELD : null;
+        }
+        return memberCount() > most ? Invalid.BAD_COUNT : null;
     }
 
     @Override

@@ -277,11 +277,7 @@ class AmnesiaTest
 
     private static java.nio.ByteBuffer ask(final int asker, final int nonce)
     {
-        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(MemberChangeFlyweight.length(1));
-        final MemberChangeFlyweight c = new MemberChangeFlyweight();
-        c.wrap(b, 0);
-        c.set(java.nio.ByteOrder.BIG_ENDIAN, asker, 5, asker, MemberChangeFlyweight.STATUS_EPOCH_ASK, 1).member(0, nonce);
-        return b;
+        return WirePackets.epochAsk(asker, 5, nonce);
     }
 
     /** The epochs named by the ADDED sent (0 for none). */

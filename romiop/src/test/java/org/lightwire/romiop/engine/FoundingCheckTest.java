@@ -104,7 +104,8 @@ class FoundingCheckTest
         assertEquals(2, asksSent(), "asked again at once");
         final MemberChangeFlyweight ask = sent.memberChanges().stream().filter(m -> m.status() == MemberChangeFlyweight.STATUS_EPOCH_ASK)
             .reduce((a, b) -> b).orElseThrow();
-        assertEquals(java.util.List.of(nonce, 5, 1, 2, 3), java.util.List.of(ask.member(0), ask.member(1), ask.member(2), ask.member(3), ask.member(4)));
+        assertEquals(java.util.List.of(nonce, 5, 1, 2, 3), java.util.List.of(ask.askNonce(), ask.askProposal(), ask.member(MemberChangeFlyweight.ASK_ENTRIES),
+            ask.member(MemberChangeFlyweight.ASK_ENTRIES + 1), ask.member(MemberChangeFlyweight.ASK_ENTRIES + 2)));
         feed(leader, epochTold(3, 52, 1, nonce, OneEngine.ORDERING_EPOCH, false, true, true), 3 * MS);
         feed(leader, epochTold(2, 53, 1, nonce, 5, false, true, true), 3 * MS);
         assertTrue(leader.foundingCheckPending(), "3 promised the first proposal, not this one");

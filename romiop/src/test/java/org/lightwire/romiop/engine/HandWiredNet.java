@@ -41,6 +41,8 @@ final class HandWiredNet
     long now;
     /** Each process's starts so far, when they are counted on disk ({@link #countingStarts}); else empty. */
     private Map<Integer, Long> starts;
+    /** Each process's starts so far, for its incarnation number ({@link GroupConfig#incarnation(long)}). */
+    private final Map<Integer, Long> incarnations = new HashMap<>();
 
     static GroupConfig tuned(final GroupConfig c)
     {
@@ -72,6 +74,11 @@ final class HandWiredNet
         if (starts != null)
         {
             config.startCount(starts.merge(id, 1L, Long::sum));
+        }
+        final long started = incarnations.merge(id, 1L, Long::sum);
+        if (config.incarnationNumber() == 0)
+        {
+            config.incarnation(started);
         }
         final TreeMap<Long, String> log = delivered.computeIfAbsent(id, k -> new TreeMap<>());
         final int incarnation = id;

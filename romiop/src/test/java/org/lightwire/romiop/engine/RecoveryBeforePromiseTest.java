@@ -1,26 +1,20 @@
 package org.lightwire.romiop.engine;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * The gap left in "Failure model for restarts" (docs/romiop.md), with or without start counts,
- * found by a review: a restarted process learns the members' epochs from n - m + 1 others, which
- * meets any majority that took its earlier incarnation's promise only if those members had
- * promised before they answered. A takeover counts the earlier incarnation's report at once; the
- * rest of its majority may promise later, and a member answering in between tells an older epoch.
- * The restart then takes the older epoch's orders while the takeover still counts its forgotten
- * report. Both sequences break the order; disabled until reports are fenced by incarnation (each
- * answer to a recovery ask remembered per asker and carried in later reports, so that a takeover
- * drops a report of an incarnation older than one its reporters answered: the crash vectors of
- * Michael, Ports, Sharma and Szekeres, "Recovering Shared Objects Without Stable Storage", 2017).
- * On a {@link HandWiredNet}.
+ * Answers to a recovery ask sent before their senders promised a takeover (docs/romiop.md,
+ * "Incarnations"), with or without start counts: a restarted process learns the members' epochs
+ * from n - m + 1 others, which meets any majority that took its earlier incarnation's promise
+ * only if those members had promised before they answered. A takeover counts the earlier
+ * incarnation's report at once; the rest of its majority may promise later, and a member
+ * answering in between tells an older epoch. Without the incarnations each answerer knows and
+ * carries in its report ({@link KnownIncarnations}), the restart takes the older epoch's orders
+ * while the takeover still counts its forgotten report, and both sequences break the order. On a
+ * {@link HandWiredNet}.
  */
 class RecoveryBeforePromiseTest
 {
-    private static final String GAP = "known gap, docs/romiop.md 'Failure model for restarts': a recovery answer sent before its " +
-        "sender promised a takeover that counted the asker's earlier incarnation";
-
     /**
      * [1..5] founded, 100/1 committed by all. 2, cut off from 1 and 5, takes over (epoch 3); 4
      * reports to it, then restarts, cut off from 2. 3 has not heard 2 yet: the restarted 4 learns
@@ -28,14 +22,12 @@ class RecoveryBeforePromiseTest
      * {2, 3, the earlier 4} and orders 400/1 at 2, while 1 commits 300/1 at 2 with {1, 4, 5}.
      */
     @Test
-    @Disabled(GAP)
     void aRejoinedRestartLearnsFromAnswersSentBeforeTheirSendersPromised()
     {
         answerBeforePromise(new HandWiredNet());
     }
 
     @Test
-    @Disabled(GAP)
     void aRejoinedRestartLearnsFromAnswersSentBeforeTheirSendersPromisedCountingStarts()
     {
         answerBeforePromise(new HandWiredNet().countingStarts());
@@ -69,7 +61,6 @@ class RecoveryBeforePromiseTest
      * with {1, 4, 5}.
      */
     @Test
-    @Disabled(GAP)
     void aKnownRestartLearnsFromAnswersSentBeforeTheirSendersPromised()
     {
         final int[] all = {1, 2, 3, 4, 5};

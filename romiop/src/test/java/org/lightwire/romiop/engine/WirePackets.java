@@ -49,10 +49,11 @@ final class WirePackets
     /** {@code from}'s EPOCH_ASK {@code nonce}, as a possibly restarted process (or a founding leader) sends it. */
     static ByteBuffer epochAsk(final int from, final int packetId, final int nonce)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(1));
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.set(ByteOrder.BIG_ENDIAN, from, packetId, from, MemberChangeFlyweight.STATUS_EPOCH_ASK, 1).member(0, nonce);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, from, MemberChangeFlyweight.STATUS_EPOCH_ASK, MemberChangeFlyweight.ASK_ENTRIES)
+            .ask(nonce, 0, 0);
         return b;
     }
 
@@ -62,14 +63,14 @@ final class WirePackets
      */
     static ByteBuffer foundingAsk(final int from, final int packetId, final int nonce, final int... configuration)
     {
-        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(2 + configuration.length));
+        final int entries = MemberChangeFlyweight.ASK_ENTRIES + configuration.length;
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(entries));
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
-        m.set(ByteOrder.BIG_ENDIAN, from, packetId, from, MemberChangeFlyweight.STATUS_EPOCH_ASK, 2 + configuration.length).member(0, nonce)
-            .member(1, OneEngine.ORDERING_EPOCH);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, from, MemberChangeFlyweight.STATUS_EPOCH_ASK, entries).ask(nonce, OneEngine.ORDERING_EPOCH, 0);
         for (int i = 0; i < configuration.length; i++)
         {
-            m.member(2 + i, configuration[i]);
+            m.member(MemberChangeFlyweight.ASK_ENTRIES + i, configuration[i]);
         }
         return b;
     }

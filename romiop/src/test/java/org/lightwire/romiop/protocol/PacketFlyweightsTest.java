@@ -166,6 +166,68 @@ class PacketFlyweightsTest
     }
 
     @Test
+    void reportTailGoldenBytesAndChecks()
+    {
+        final int length = KeepAliveFlyweight.reportLength(2);
+        assertEquals(44 + 24 + 24, length);
+        final ByteBuffer b = ByteBuffer.allocate(length);
+        final KeepAliveFlyweight k = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0);
+        k.set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 42, 40).reportEntries(5);
+        k.header().packetSize(length);
+        k.reportTail(0x4000_0000_0000_0002L, 3, 41, 2).known(0, 4, 7).known(1, 5, 0x1_0000_0001L);
+        k.header().report(true);
+        assertEquals(header("12", "0004", length) + BE_PREFIX_S1_P2 + "000000000000002a" + "00000003" + "00000005" + "0000000000000028"
+            + "4000000000000002" + "00000003" + "0000000000000029" + "00000002"
+            + "00000004" + "0000000000000007" + "00000005" + "0000000100000001", Hex.of(b, length));
+        final KeepAliveFlyweight r = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0);
+        assertNull(r.validate(length));
+        assertEquals(List.of(0x4000_0000_0000_0002L, 3L, 41L, 2L), List.of(r.incarnation(), (long)r.reachEpoch(), r.reach(), (long)r.knownCount()));
+        assertEquals(List.of(4L, 7L, 5L, 0x1_0000_0001L), List.of((long)r.knownMember(0), r.knownIncarnation(0), (long)r.knownMember(1),
+            r.knownIncarnation(1)));
+        // A count that does not match the length, a negative incarnation, and a tail on a KeepAlive that is no report are refused.
+        b.putInt(12 + KeepAliveFlyweight.KNOWN_COUNT_OFFSET, 3);
+        assertEquals(Invalid.BAD_COUNT, r.validate(length));
+        b.putInt(12 + KeepAliveFlyweight.KNOWN_COUNT_OFFSET, 2);
+        b.putLong(12 + KeepAliveFlyweight.INCARNATION_OFFSET, -1);
+        assertEquals(Invalid.BAD_FIELD, r.validate(length));
+        b.putLong(12 + KeepAliveFlyweight.INCARNATION_OFFSET, 9);
+        assertNull(r.validate(length));
+        r.header().report(false);
+        assertEquals(Invalid.SIZE_MISMATCH, r.validate(length));
+        // A report without a tail reads as incarnation 0, no reach, nothing known.
+        final ByteBuffer plain = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
+        final KeepAliveFlyweight p = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(plain, 0);
+        p.set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 42, 40).header().report(true);
+        assertNull(p.validate(KeepAliveFlyweight.LENGTH));
+        assertEquals(List.of(0L, 0L, 0L, 0L), List.of(p.incarnation(), (long)p.reachEpoch(), p.reach(), (long)p.knownCount()));
+    }
+
+    @Test
+    void epochAsksCarryTheAskersIncarnation()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES + 1));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_EPOCH_ASK, MemberChangeFlyweight.ASK_ENTRIES + 1)
+            .ask(99, 5, 0x4000_0000_0000_0003L).member(MemberChangeFlyweight.ASK_ENTRIES, 1);
+        final int length = MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES + 1);
+        assertNull(m.validate(length), "a founding leader's: nonce, proposal, incarnation, configuration");
+        assertEquals(List.of(99L, 5L, 0x4000_0000_0000_0003L, 1L), List.of((long)m.askNonce(), (long)m.askProposal(), m.askIncarnation(),
+            (long)m.askListed()));
+        m.member(1, 0);
+        assertEquals(Invalid.BAD_COUNT, m.validate(length), "a recovery ask (proposal 0) lists nobody");
+        final ByteBuffer r = ByteBuffer.allocate(MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES));
+        m.wrap(r, 0);
+        m.set(ByteOrder.BIG_ENDIAN, 1, 2, 1, MemberChangeFlyweight.STATUS_EPOCH_ASK, MemberChangeFlyweight.ASK_ENTRIES).ask(99, 0, 7);
+        assertNull(m.validate(MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES)));
+        assertEquals(7, m.askIncarnation());
+        m.member(1, 5);
+        assertEquals(Invalid.BAD_COUNT, m.validate(MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES)), "a founding ask lists its configuration");
+        m.member(1, 0).member(2, -1);
+        assertEquals(Invalid.BAD_FIELD, m.validate(MemberChangeFlyweight.length(MemberChangeFlyweight.ASK_ENTRIES)), "a negative incarnation");
+    }
+
+    @Test
     void cancelGoldenBytes()
     {
         final ByteBuffer b = ByteBuffer.allocate(CancelFlyweight.LENGTH);

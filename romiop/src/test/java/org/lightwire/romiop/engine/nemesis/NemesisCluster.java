@@ -172,7 +172,7 @@ final class NemesisCluster
                     checker.violation(Violation.STATE_REFUSED, self + " was refused a state at " + NemesisChecker.ms(nowNs) + ": " + reason);
                 }
             };
-            engineOf[0] = new MemberEngine(tuned(countingStarts ? config.startCount(self.number()) : config), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
+            engineOf[0] = new MemberEngine(tuned(countingStarts ? config.startCount(self.number()) : config.incarnation(self.number())), net.senderFor(id), (orderSeq, senderId, packetId, requestId, payload, offset, length) ->
             {
                 final String request = senderId + "/" + requestId;
                 final String text = StandardCharsets.US_ASCII.decode(payload.slice(offset, length)).toString();
