@@ -519,6 +519,16 @@ public final class MemberEngine
         return counters;
     }
 
+    /**
+     * @return how far the leader's orders reached when this process was last admitted while it
+     *     may have been a restarted one (0: never): until it delivered through there, it may lack
+     *     orders its earlier incarnation helped commit (docs/romiop.md, "Incarnations").
+     */
+    public long admissionReach()
+    {
+        return admission.reach();
+    }
+
     /** @return which start of this process this is ({@link GroupConfig#startCount}; 0 unknown). */
     public long startCount()
     {

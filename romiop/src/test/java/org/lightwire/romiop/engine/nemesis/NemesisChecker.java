@@ -301,10 +301,11 @@ final class NemesisChecker
      * @param live     incarnations alive at the end.
      * @param healNs   when the last fault was healed.
      * @param boundNs  how long after the heal progress may take.
+     * @param reachesAtHeal each live incarnation's admission reach at the heal ({@code MemberEngine.admissionReach}).
      * @param describe the state of a live incarnation, for the report.
      */
     Verdict checkEnd(final Collection<Incarnation> live, final Collection<Integer> clientIds, final long healNs, final long boundNs,
-        final Function<Incarnation, String> describe)
+        final Map<Incarnation, Long> reachesAtHeal, final Function<Incarnation, String> describe)
     {
         final TreeMap<Long, String> sequence = finalSequence();
         for (final Reply r : history.replies())
@@ -365,10 +366,11 @@ final class NemesisChecker
                 }
             }
         }
-        final long memoryless = live.stream().filter(i -> i.number() > 1 && !knewTheGroupBy(i, healNs)).count();
+        final long memoryless = live.stream()
+            .filter(i -> i.number() > 1 && (!knewTheGroupBy(i, healNs) || deliveredBy(i, healNs) < reachesAtHeal.getOrDefault(i, 0L))).count();
         if (memoryless > (live.size() - 1) / 2)
         {
-            verdict.outsideModel = memoryless + " of " + live.size() + " members restarted and not readmitted at the heal";
+            verdict.outsideModel = memoryless + " of " + live.size() + " members restarted and not readmitted, or not caught up to their admission, at the heal";
         }
         final long deadlineNs = healNs + boundNs;
         for (final Incarnation i : live)
@@ -392,6 +394,16 @@ final class NemesisChecker
             }
         }
         return verdict;
+    }
+
+    /** @return the highest order {@code i} delivered, or installed a state at, by {@code atNs} (0 for none). */
+    private long deliveredBy(final Incarnation i, final long atNs)
+    {
+        final long delivered = history.deliveries().getOrDefault(i, List.of()).stream().filter(d -> d.atNs() <= atNs)
+            .mapToLong(History.Delivery::orderSeq).max().orElse(0);
+        final long installed = history.installs().stream().filter(s -> s.by().equals(i) && s.atNs() <= atNs)
+            .mapToLong(History.Install::cut).max().orElse(0);
+        return Math.max(delivered, installed);
     }
 
     /** @return true when {@code i} delivered an order or installed a state by {@code atNs}: it was readmitted, and holds what follows. */

@@ -446,6 +446,20 @@ final class NemesisCluster
         return live;
     }
 
+    /** @return each live member's admission reach ({@link MemberEngine#admissionReach}) now. */
+    Map<Incarnation, Long> admissionReaches()
+    {
+        final Map<Incarnation, Long> reaches = new HashMap<>();
+        for (final Node n : nodes.values())
+        {
+            if (!n.crashed)
+            {
+                reaches.put(n.incarnation, n.engine.admissionReach());
+            }
+        }
+        return reaches;
+    }
+
     String describe(final Incarnation i)
     {
         return nodes.get(i.memberId()).describe();

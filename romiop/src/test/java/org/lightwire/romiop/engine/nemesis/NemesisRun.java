@@ -1,6 +1,7 @@
 package org.lightwire.romiop.engine.nemesis;
 
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import org.lightwire.romiop.engine.nemesis.History.Incarnation;
@@ -127,12 +128,14 @@ final class NemesisRun
         schedule.healAll();
         final long healNs = cluster.nowNs;
         final List<Incarnation> live = cluster.live();
+        final Map<Incarnation, Long> reachesAtHeal = cluster.admissionReaches();
         // Fewer calls while probing: one a client is enough to see progress, and a stuck group holds every one of them.
         cluster.sendIntervalNs = PROBE_SEND_INTERVAL_NS;
         cluster.runUntil(() -> cluster.checker.progressedSince(healNs, live, cluster.clients.keySet()), healNs + LIVENESS_BOUND_NS);
         cluster.clientsSending(false);
         cluster.runUntil(() -> false, cluster.nowNs + SETTLE_NS);
-        final Verdict verdict = cluster.checker.checkEnd(cluster.live(), cluster.clients.keySet(), healNs, LIVENESS_BOUND_NS, cluster::describe);
+        final Verdict verdict = cluster.checker.checkEnd(cluster.live(), cluster.clients.keySet(), healNs, LIVENESS_BOUND_NS, reachesAtHeal,
+            cluster::describe);
         final String header = (verdict.ok() ? "ok" : "FAIL") + " seed " + seed + " nemesis " + nemesis + (countingStarts ? " (start counts)" : "") + " members=" + members + " clients=" +
             clientCount + String.format(" loss=%.3f dup=%.3f jitter=%d us", drop, dup, jitterNs / 1000) + ": " +
             (verdict.ok() ? "no violation" : verdict.counts().entrySet().stream().map(e -> e.getKey() + " x" + e.getValue())
