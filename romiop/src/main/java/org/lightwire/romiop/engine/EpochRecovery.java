@@ -1,7 +1,9 @@
 package org.lightwire.romiop.engine;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,6 +17,8 @@ import java.util.Set;
 final class EpochRecovery
 {
     private final Set<Integer> answered = new HashSet<>();
+    /** Each answerer to this ask, with the highest order number it told it knows exists. */
+    private final Map<Integer, Long> lastOrderSeqTold = new HashMap<>();
     private int nonce;
     private int newestTold;
     private boolean learned;
@@ -24,6 +28,7 @@ final class EpochRecovery
     {
         learned = false;
         answered.clear();
+        lastOrderSeqTold.clear();
         newestTold = 0;
         nonce = nonceFor(nowNs, selfId);
     }
@@ -51,19 +56,38 @@ final class EpochRecovery
         return newestTold;
     }
 
+    /** @return true when {@code id} answered this ask (before or after it learned), telling an epoch. */
+    boolean answeredBy(final int id)
+    {
+        return lastOrderSeqTold.containsKey(id);
+    }
+
+    /** @return the highest order number {@code id}'s answer to this ask told it knows exists (0 for none). */
+    long lastOrderSeqTold(final int id)
+    {
+        return lastOrderSeqTold.getOrDefault(id, 0L);
+    }
+
     /**
-     * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}); answers to another ask,
-     * from outside {@code group} (ascending, this process included), telling epoch 0 (a restarted
-     * process that forgot its own) or repeated count once or not at all.
+     * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}, and the highest order
+     * number it knows exists, {@code toldLastOrderSeq}); answers to another ask, from outside
+     * {@code group} (ascending, this process included), telling epoch 0 (a restarted process that
+     * forgot its own) or repeated count once or not at all. Answers after it learned are still
+     * kept for what they told of the orders.
      *
      * @return true when this answer completed what it needed to learn.
      */
-    boolean answer(final int from, final int toldNonce, final int toldEpoch, final int[] group)
+    boolean answer(final int from, final int toldNonce, final int toldEpoch, final long toldLastOrderSeq, final int[] group)
     {
-        if (learned || toldNonce != nonce || Arrays.binarySearch(group, from) < 0 || toldEpoch == 0)
+        if (toldNonce != nonce || Arrays.binarySearch(group, from) < 0 || toldEpoch == 0)
         {
             // Epoch 0: a process that knows it restarted and forgot its own epochs; it cannot
             // stand for a member of the majority that took an earlier incarnation's promise.
+            return false;
+        }
+        lastOrderSeqTold.merge(from, toldLastOrderSeq, Math::max);
+        if (learned)
+        {
             return false;
         }
         answered.add(from);

@@ -4,12 +4,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
+import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 
 /**
  * The newest incarnation this member knows of each member of its configuration: the crash vector
  * of Michael, Ports, Sharma and Szekeres ("Recovering Shared Objects Without Stable Storage",
- * DISC 2017). Raised before this member answers a process's EPOCH_ASK, and by every report it
- * receives; carried in its own reports. A takeover counts no report of an incarnation older than
+ * DISC 2017). Raised before this member answers a process's EPOCH_ASK, by every report it
+ * receives and by the answers to its own EPOCH_ASK; carried in its reports and its answers. A takeover counts no report of an incarnation older than
  * one it knows (docs/romiop.md, "Incarnations").
  */
 final class KnownIncarnations
@@ -47,9 +48,29 @@ final class KnownIncarnations
         }
     }
 
+    /** Knows what an EPOCH_TOLD's tail says: its sender's incarnation and the ones its sender knows. */
+    void raiseFrom(final MemberChangeFlyweight told, final IntPredicate configured)
+    {
+        raise(told.senderId(), told.toldIncarnation(), configured);
+        for (int i = 0; i < told.toldKnownCount(); i++)
+        {
+            raise(told.toldKnownMember(i), told.toldKnownIncarnation(i), configured);
+        }
+    }
+
     int size()
     {
         return newest.size();
+    }
+
+    /** Writes every known incarnation into an EPOCH_TOLD's tail, from entry 0. */
+    void writeTo(final MemberChangeFlyweight told)
+    {
+        int i = 0;
+        for (final Map.Entry<Integer, Long> e : newest.entrySet())
+        {
+            told.toldKnown(i++, e.getKey(), e.getValue());
+        }
     }
 
     /** Writes every known incarnation into a report's tail, from entry 0. */

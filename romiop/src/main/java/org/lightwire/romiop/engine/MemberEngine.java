@@ -1200,7 +1200,7 @@ public final class MemberEngine
                     // A leader of an older epoch than one this member took part in: not to be followed.
                     counters.staleEpochPackets++;
                 }
-                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || recovery.learned()))
+                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || recovery.learned() && recovery.answeredBy(from)))
                 {
                     // The leader's word on where this member starts: after what is committed (no
                     // state transfer of earlier requests); the orders up to the KeepAlive's end it
@@ -1224,8 +1224,10 @@ public final class MemberEngine
                     // Admitted, from the leader's commit on: what it reports from now on is what it holds.
                     if (amnesiac)
                     {
-                        // Its earlier incarnation may have helped commit any order up to the leader's last.
-                        admission.admitted(keepAlive.epoch(), keepAlive.lastOrderSeq());
+                        // Its earlier incarnation may have helped commit any order up to the leader's
+                        // last: at least what the leader told this incarnation's ask (this KeepAlive
+                        // may be a delayed copy from before the restart).
+                        admission.admitted(keepAlive.epoch(), Math.max(keepAlive.lastOrderSeq(), recovery.lastOrderSeqTold(from)));
                     }
                     amnesiac = false;
                     acks.sendOrderAck();
@@ -2503,17 +2505,24 @@ public final class MemberEngine
         recovery.restart(nowNs, config.selfId);
     }
 
-    /** A joiner's request: EPOCH_ASK while it may be restarted and has not heard enough epochs, else ADDED. */
+    /**
+     * A joiner's request: EPOCH_ASK while it may be restarted and has not heard enough epochs, else
+     * ADDED; and the ask again beside it while it has no answer from the leader it knows of (a
+     * leader admits such a joiner only once it answered this incarnation's ask, which bounds what
+     * the admission reaches).
+     */
     private void askToJoin()
     {
         if (amnesiac && !recovery.learned())
         {
             outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
+            return;
         }
-        else
+        if (amnesiac && (leaderId < 0 || !recovery.answeredBy(leaderId)))
         {
-            outbox.added(promiseAboveEpoch());
+            outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
         }
+        outbox.added(promiseAboveEpoch());
     }
 
     private void onEpochTold(final int from, final int subject, final long nowNs)
@@ -2524,13 +2533,17 @@ public final class MemberEngine
             counters.unexpectedPackets++;
             return;
         }
+        if (subject == config.selfId && from != config.selfId)
+        {
+            incarnations.raiseFrom(memberChange, this::configured);
+        }
         if (subject == config.selfId && from != config.selfId && foundingCheck.pending())
         {
             onFoundingAnswer(from, nowNs);
             return;
         }
         if ((amnesiac || learningEpochs) && subject == config.selfId && from != config.selfId &&
-            recovery.answer(from, memberChange.member(0), memberChange.member(1), configuredGroup()))
+            recovery.answer(from, memberChange.member(0), memberChange.member(1), memberChange.toldLastOrderSeq(), configuredGroup()))
         {
             counters.epochsLearned++;
             if (Integer.compareUnsigned(recovery.newestTold(), promisedEpoch) > 0)
@@ -2583,7 +2596,7 @@ public final class MemberEngine
         final int newest = Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch;
         if (proposed != 0 && promisedTo == asker && promisedNonce == nonce && promisedEpoch == proposed)
         {
-            outbox.epochTold(asker, nonce, proposed, knows, sameConfiguration, true);
+            tell(asker, nonce, proposed, knows, sameConfiguration, true);
         }
         else if (proposed != 0 && sameConfiguration && !knows && configuration.contains(asker) && Integer.compareUnsigned(proposed, newest) > 0 &&
             !awaitsEpochs())
@@ -2591,13 +2604,26 @@ public final class MemberEngine
             promise(proposed, asker);
             promisedNonce = nonce;
             foundingPromised = true;
-            outbox.epochTold(asker, nonce, proposed, false, true, true);
+            tell(asker, nonce, proposed, false, true, true);
         }
         else
         {
             // A restarted process's recovery ask is told epoch 0 by a process that forgot its own.
-            outbox.epochTold(asker, nonce, proposed == 0 && forgotItsEpochs() ? 0 : newest, knows, sameConfiguration, false);
+            tell(asker, nonce, proposed == 0 && forgotItsEpochs() ? 0 : newest, knows, sameConfiguration, false);
         }
+    }
+
+    /**
+     * Sends an EPOCH_TOLD with its tail: the highest order number this member knows exists (a
+     * leader's last order: an admission's reach is never below it), this incarnation and the
+     * incarnations it knows (a restart merges them: should this member restart after answering
+     * another restart, its later incarnation learns that one again from its own answers).
+     */
+    private void tell(final int asker, final int nonce, final int epochTold, final boolean knows, final boolean sameConfiguration,
+        final boolean promisedToAsk)
+    {
+        final long lastOrderSeq = isOrdering() ? Math.max(sequencer.lastOrderSeq(), delivery.highestKnownSeq()) : delivery.highestKnownSeq();
+        outbox.epochTold(asker, nonce, epochTold, knows, sameConfiguration, promisedToAsk, lastOrderSeq, config.incarnationNumber(), incarnations);
     }
 
     /**

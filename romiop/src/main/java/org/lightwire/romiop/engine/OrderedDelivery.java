@@ -136,6 +136,12 @@ final class OrderedDelivery
         return deliveredSeq() > 0 || highestKnownSeq > 0 || !orders.isEmpty();
     }
 
+    /** @return the highest order number this member knows exists (delivered, held, or named by a KeepAlive or MsgOrder). */
+    long highestKnownSeq()
+    {
+        return Math.max(Math.max(highestKnownSeq, deliveredSeq()), orders.isEmpty() ? 0 : orders.lastKey());
+    }
+
     /** Some order up to {@code orderSeq} exists (a KeepAlive or a later MsgOrder said so). */
     void knowUpTo(final long orderSeq)
     {

@@ -57,9 +57,16 @@ public final class MemberChangeFlyweight extends PacketFlyweight
      * the sender is in or promised, 1 when the sender knows of orders (delivered, held, kept for
      * a report, or named by its leader) else 0, 1 when the sender's configuration is the one a
      * founding leader's ask named (or the ask named none) else 0, 1 when it promised that ask the
-     * epoch it told else 0).
+     * epoch it told else 0); then, optionally, the highest order number the sender knows exists
+     * (its last order, for a leader; high and low 32 bits), the sender's incarnation (high, low)
+     * and, three entries each, the newest incarnation it knows of members of its configuration
+     * (id, high, low).
      */
     public static final int STATUS_EPOCH_TOLD = 5;
+    /** Entries of an EPOCH_TOLD before its optional tail. */
+    public static final int TOLD_ENTRIES = 5;
+    /** Entries of an EPOCH_TOLD with its tail, before the known incarnations. */
+    public static final int TOLD_TAIL_ENTRIES = 9;
 
     /**
      * Set in a LIST's entry that names a member of its leader's configuration outside the view
@@ -146,6 +153,56 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         return getI32(MEMBERS_OFFSET + 4 * index);
     }
 
+    /** @return the highest order number an EPOCH_TOLD's sender knows exists (0 without a tail). */
+    public long toldLastOrderSeq()
+    {
+        return memberCount() >= TOLD_TAIL_ENTRIES ? wide(5) : 0;
+    }
+
+    /** @return an EPOCH_TOLD's sender's incarnation (0 without a tail). */
+    public long toldIncarnation()
+    {
+        return memberCount() >= TOLD_TAIL_ENTRIES ? wide(7) : 0;
+    }
+
+    /** @return how many known incarnations an EPOCH_TOLD carries. */
+    public int toldKnownCount()
+    {
+        return memberCount() >= TOLD_TAIL_ENTRIES ? (memberCount() - TOLD_TAIL_ENTRIES) / 3 : 0;
+    }
+
+    public int toldKnownMember(final int index)
+    {
+        return member(TOLD_TAIL_ENTRIES + 3 * index);
+    }
+
+    public long toldKnownIncarnation(final int index)
+    {
+        return wide(TOLD_TAIL_ENTRIES + 3 * index + 1);
+    }
+
+    /** Writes an EPOCH_TOLD's tail (the packet set with {@code TOLD_TAIL_ENTRIES + 3 * known} entries). */
+    public MemberChangeFlyweight toldTail(final long lastOrderSeq, final long incarnation)
+    {
+        return wide(5, lastOrderSeq).wide(7, incarnation);
+    }
+
+    /** Writes the {@code index}th known incarnation of an EPOCH_TOLD's tail. */
+    public MemberChangeFlyweight toldKnown(final int index, final int memberId, final long incarnation)
+    {
+        return member(TOLD_TAIL_ENTRIES + 3 * index, memberId).wide(TOLD_TAIL_ENTRIES + 3 * index + 1, incarnation);
+    }
+
+    private long wide(final int index)
+    {
+        return ((long)member(index) << 32) | (member(index + 1) & 0xFFFF_FFFFL);
+    }
+
+    private MemberChangeFlyweight wide(final int index, final long value)
+    {
+        return member(index, (int)(value >>> 32)).member(index + 1, (int)value);
+    }
+
     /** @return an EPOCH_ASK's nonce. */
     public int askNonce()
     {
@@ -161,7 +218,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     /** @return the incarnation of an EPOCH_ASK's sender. */
     public long askIncarnation()
     {
-        return ((long)member(2) << 32) | (member(3) & 0xFFFF_FFFFL);
+        return wide(2);
     }
 
     /** @return how many member ids a founding leader's EPOCH_ASK lists after its fixed entries. */
@@ -173,7 +230,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     /** Writes an EPOCH_ASK's fixed entries (the packet set with {@code ASK_ENTRIES} plus the listed ids). */
     public MemberChangeFlyweight ask(final int nonce, final int proposal, final long incarnation)
     {
-        return member(0, nonce).member(1, proposal).member(2, (int)(incarnation >>> 32)).member(3, (int)incarnation);
+        return member(0, nonce).member(1, proposal).wide(2, incarnation);
     }
 
     /** @return the number of members a LIST names (its entries less the epoch). */
@@ -248,7 +305,7 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         {
             case STATUS_ONLINE -> 0;
             case STATUS_REMOVED -> 3;
-            case STATUS_EPOCH_TOLD -> 5;
+            case STATUS_EPOCH_TOLD -> Integer.MAX_VALUE;
             // A joiner's: its nonce, 0 and its incarnation; a founding leader's: its nonce, the
             // epoch it proposes, its incarnation and its configuration.
             case STATUS_EPOCH_ASK -> Integer.MAX_VALUE;
@@ -262,6 +319,15 @@ public final class MemberChangeFlyweight extends PacketFlyweight
                 return Invalid.BAD_COUNT;
             }
             return askIncarnation() < 0 ? Invalid.BAD_FIELD : null;
+        }
+        if (status() == STATUS_EPOCH_TOLD && memberCount() > TOLD_ENTRIES)
+        {
+            // The tail whole, or none: its fixed entries, then three per known incarnation.
+            if (memberCount() < TOLD_TAIL_ENTRIES || (memberCount() - TOLD_TAIL_ENTRIES) % 3 != 0)
+            {
+                return Invalid.BAD_COUNT;
+            }
+            return toldLastOrderSeq() < 0 || toldIncarnation() < 0 ? Invalid.BAD_FIELD : null;
         }
         return memberCount() > most ? Invalid.BAD_COUNT : null;
     }

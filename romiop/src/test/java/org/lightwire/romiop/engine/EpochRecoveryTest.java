@@ -17,15 +17,15 @@ class EpochRecoveryTest
         final EpochRecovery r = new EpochRecovery();
         r.restart(1_000, 5);
         final int nonce = r.nonce();
-        assertFalse(r.answer(1, nonce + 2, 9, FIVE), "another ask's answer");
-        assertFalse(r.answer(6, nonce, 9, FIVE), "from outside the group");
-        assertFalse(r.answer(1, nonce, 3, FIVE));
-        assertFalse(r.answer(1, nonce, 3, FIVE), "the same member twice");
-        assertFalse(r.answer(2, nonce, 0x8000_0000, FIVE));
-        assertTrue(r.answer(4, nonce, 7, FIVE));
+        assertFalse(r.answer(1, nonce + 2, 9, 0, FIVE), "another ask's answer");
+        assertFalse(r.answer(6, nonce, 9, 0, FIVE), "from outside the group");
+        assertFalse(r.answer(1, nonce, 3, 0, FIVE));
+        assertFalse(r.answer(1, nonce, 3, 0, FIVE), "the same member twice");
+        assertFalse(r.answer(2, nonce, 0x8000_0000, 0, FIVE));
+        assertTrue(r.answer(4, nonce, 7, 0, FIVE));
         assertTrue(r.learned());
         assertEquals(0x8000_0000, r.newestTold(), "epochs compare unsigned");
-        assertFalse(r.answer(3, nonce, 99, FIVE), "nothing more to learn");
+        assertFalse(r.answer(3, nonce, 99, 0, FIVE), "nothing more to learn");
         assertEquals(0x8000_0000, r.newestTold());
     }
 
@@ -36,8 +36,8 @@ class EpochRecoveryTest
         {
             final EpochRecovery r = new EpochRecovery();
             r.restart(7, 1);
-            assertFalse(r.answer(2, r.nonce(), 4, group));
-            assertTrue(r.answer(3, r.nonce(), 4, group));
+            assertFalse(r.answer(2, r.nonce(), 4, 0, group));
+            assertTrue(r.answer(3, r.nonce(), 4, 0, group));
         }
     }
 
@@ -47,10 +47,28 @@ class EpochRecoveryTest
         final EpochRecovery r = new EpochRecovery();
         r.restart(1_000, 3);
         final int first = r.nonce();
-        r.answer(1, first, 5, new int[] {1, 2, 3});
+        r.answer(1, first, 5, 40, new int[] {1, 2, 3});
         r.restart(2_000, 3);
         assertNotEquals(first, r.nonce());
         assertEquals(0, r.newestTold());
-        assertFalse(r.answer(2, r.nonce(), 5, new int[] {1, 2, 3}), "1's answer was to the earlier ask");
+        assertFalse(r.answer(2, r.nonce(), 5, 0, new int[] {1, 2, 3}), "1's answer was to the earlier ask");
+        assertFalse(r.answeredBy(1));
+        assertEquals(0, r.lastOrderSeqTold(1));
+    }
+
+    @Test
+    void answersAfterItLearnedStillTellTheOrders()
+    {
+        final EpochRecovery r = new EpochRecovery();
+        r.restart(1_000, 3);
+        assertFalse(r.answeredBy(1));
+        assertFalse(r.answer(2, r.nonce(), 5, 7, new int[] {1, 2, 3}));
+        assertTrue(r.answer(3, r.nonce(), 5, 9, new int[] {1, 2, 3}));
+        assertFalse(r.answer(1, r.nonce() + 2, 5, 50, new int[] {1, 2, 3}), "another ask's answer");
+        assertFalse(r.answeredBy(1));
+        assertFalse(r.answer(1, r.nonce(), 5, 30, new int[] {1, 2, 3}));
+        assertFalse(r.answer(1, r.nonce(), 5, 20, new int[] {1, 2, 3}), "an older copy");
+        assertEquals(java.util.List.of(true, 30L, 7L, 9L), java.util.List.of(r.answeredBy(1), r.lastOrderSeqTold(1), r.lastOrderSeqTold(2),
+            r.lastOrderSeqTold(3)));
     }
 }

@@ -1,5 +1,7 @@
 package org.lightwire.romiop.engine;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,6 +86,59 @@ class RecoveryBeforePromiseTest
         net.runMs(25);
         net.cutBetween(new int[] {1, 4, 5}, new int[] {3});
         net.mend(2, 3);
+        twoLeadersThenHeal(net, all);
+    }
+
+    /**
+     * The first sequence, and 3, which answered the restarted 4's ask, restarts before it reports
+     * to 2 (found by a review): its later incarnation learns the epochs from 1, the new 4 and 5, is
+     * admitted by 1 and reports to 2, and 2 would count {2, the new 3, the earlier 4} while 1
+     * commits with {1, 4, 5}. The new 3 knows the new 4's incarnation from the answers it merged
+     * (each answer carries the incarnations its sender knows, and its sender's own).
+     */
+    @Test
+    void anAnswererThatRestartsBeforeItReportsLearnsTheRestartAgain()
+    {
+        answererRestarts(new HandWiredNet(), new GroupConfig(3, 1, 1, 2, 3, 4, 5));
+    }
+
+    @Test
+    void anAnswererThatRestartsBeforeItReportsLearnsTheRestartAgainCountingStarts()
+    {
+        answererRestarts(new HandWiredNet().countingStarts(), new GroupConfig(3, 1, 1, 2, 3, 4, 5));
+    }
+
+    @Test
+    void anAnswererThatRestartsAsAJoinerBeforeItReportsLearnsTheRestartAgain()
+    {
+        answererRestarts(new HandWiredNet(), GroupConfig.joining(3, 1, 2, 3, 4, 5));
+    }
+
+    private static void answererRestarts(final HandWiredNet net, final GroupConfig threeRestarted)
+    {
+        final int[] all = {1, 2, 3, 4, 5};
+        net.founded(all);
+        net.runMs(30);
+        net.request(100, 1, all);
+        net.runMs(30);
+        net.cutBetween(new int[] {2}, new int[] {1, 5});
+        net.cutOneWay(2, 3);
+        net.cutOneWay(1, 4);
+        fourFollowsTwoThenRestarts(net, all);
+        net.runMs(30);
+        assertEquals(MemberEngine.State.MEMBER, net.engines.get(4).state(), "the new 4 was admitted by 1");
+        net.cutOneWay(3, 2);
+        net.restart(3, threeRestarted);
+        for (int ms = 0; ms < 100 && net.engines.get(3).state() != MemberEngine.State.MEMBER; ms++)
+        {
+            net.runMs(1);
+        }
+        assertEquals(MemberEngine.State.MEMBER, net.engines.get(3).state(), "the new 3 was admitted by 1");
+        net.runMs(10);
+        net.mend(2, 3);
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.cutBetween(new int[] {1}, new int[] {3});
+        net.cutBetween(new int[] {4, 5}, new int[] {3});
         twoLeadersThenHeal(net, all);
     }
 
