@@ -38,15 +38,7 @@ class RecoveryBeforePromiseTest
     private static void answerBeforePromise(final HandWiredNet net)
     {
         final int[] all = {1, 2, 3, 4, 5};
-        net.founded(all);
-        net.runMs(30);
-        net.request(100, 1, all);
-        net.runMs(30);
-        net.cutBetween(new int[] {2}, new int[] {1, 5});
-        net.cutOneWay(2, 3);
-        net.cutOneWay(1, 4);
-        fourFollowsTwoThenRestarts(net, all);
-        net.runMs(30);
+        fourRestartedAfterReportingToTwo(net, all);
         net.mend(2, 3);
         net.cutBetween(new int[] {2}, new int[] {4});
         net.cutBetween(new int[] {1}, new int[] {3});
@@ -117,15 +109,7 @@ class RecoveryBeforePromiseTest
     private static void answererRestarts(final HandWiredNet net, final GroupConfig threeRestarted)
     {
         final int[] all = {1, 2, 3, 4, 5};
-        net.founded(all);
-        net.runMs(30);
-        net.request(100, 1, all);
-        net.runMs(30);
-        net.cutBetween(new int[] {2}, new int[] {1, 5});
-        net.cutOneWay(2, 3);
-        net.cutOneWay(1, 4);
-        fourFollowsTwoThenRestarts(net, all);
-        net.runMs(30);
+        fourRestartedAfterReportingToTwo(net, all);
         assertEquals(MemberEngine.State.MEMBER, net.engines.get(4).state(), "the new 4 was admitted by 1");
         net.cutOneWay(3, 2);
         net.restart(3, threeRestarted);
@@ -140,6 +124,20 @@ class RecoveryBeforePromiseTest
         net.cutBetween(new int[] {1}, new int[] {3});
         net.cutBetween(new int[] {4, 5}, new int[] {3});
         twoLeadersThenHeal(net, all);
+    }
+
+    /** [1..5] founded, 100/1 committed by all; 2, cut off from 1 and 5, takes over; 4 reports to it, then restarts, heard by 1 only. */
+    private static void fourRestartedAfterReportingToTwo(final HandWiredNet net, final int[] all)
+    {
+        net.founded(all);
+        net.runMs(30);
+        net.request(100, 1, all);
+        net.runMs(30);
+        net.cutBetween(new int[] {2}, new int[] {1, 5});
+        net.cutOneWay(2, 3);
+        net.cutOneWay(1, 4);
+        fourFollowsTwoThenRestarts(net, all);
+        net.runMs(30);
     }
 
     /** Runs until 4 follows 2's takeover (it reported to it), then restarts 4 cut off from 2 and heard by 1. */
