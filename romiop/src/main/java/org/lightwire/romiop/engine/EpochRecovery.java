@@ -2,9 +2,7 @@ package org.lightwire.romiop.engine;
 
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Viewstamped Replication's recovery, for a process that may have been restarted and so forgot
@@ -16,7 +14,8 @@ import java.util.Set;
  */
 final class EpochRecovery
 {
-    private final Set<Integer> answered = new HashSet<>();
+    /** Each member whose answer counts toward learning, with the incarnation it answered from. */
+    private final Map<Integer, Long> answered = new HashMap<>();
     /** Each answerer to this ask, with the highest order number it told it knows exists. */
     private final Map<Integer, Long> lastOrderSeqTold = new HashMap<>();
     private int nonce;
@@ -56,7 +55,7 @@ final class EpochRecovery
         return newestTold;
     }
 
-    /** @return true when {@code id} answered this ask (before or after it learned), telling an epoch. */
+    /** @return true when {@code id} answered this ask (before or after it learned, whatever epoch it told). */
     boolean answeredBy(final int id)
     {
         return lastOrderSeqTold.containsKey(id);
@@ -69,34 +68,42 @@ final class EpochRecovery
     }
 
     /**
-     * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}, and the highest order
-     * number it knows exists, {@code toldLastOrderSeq}); answers to another ask, from outside
-     * {@code group} (ascending, this process included), telling epoch 0 (a restarted process that
-     * forgot its own) or repeated count once or not at all. Answers after it learned are still
-     * kept for what they told of the orders.
+     * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}, the highest order number it
+     * knows exists, {@code toldLastOrderSeq}, and the incarnation it answered from); answers to
+     * another ask, from outside {@code group} (ascending, this process included), telling epoch 0
+     * (a restarted process that forgot its own) or repeated count once or not at all. Answers
+     * after it learned are still kept for what they told of the orders. Learning needs n - m + 1
+     * answers from incarnations none newer than which is {@code known} (the answers merged into it
+     * first): an answerer that restarted since may have forgotten that it answered (a takeover
+     * would not hear of this ask from it).
      *
      * @return true when this answer completed what it needed to learn.
      */
-    boolean answer(final int from, final int toldNonce, final int toldEpoch, final long toldLastOrderSeq, final int[] group)
+    boolean answer(final int from, final int toldNonce, final int toldEpoch, final long toldLastOrderSeq, final long toldIncarnation,
+        final KnownIncarnations known, final int[] group)
     {
-        if (toldNonce != nonce || Arrays.binarySearch(group, from) < 0 || toldEpoch == 0)
+        if (toldNonce != nonce || Arrays.binarySearch(group, from) < 0)
+        {
+            return false;
+        }
+        // What it told of the orders stands whatever its epoch: a leader that restarted and has
+        // not learned its own epochs (a founding leader checking) tells epoch 0, and still
+        // answered this ask with its last order.
+        lastOrderSeqTold.merge(from, toldLastOrderSeq, Math::max);
+        if (learned || toldEpoch == 0)
         {
             // Epoch 0: a process that knows it restarted and forgot its own epochs; it cannot
             // stand for a member of the majority that took an earlier incarnation's promise.
             return false;
         }
-        lastOrderSeqTold.merge(from, toldLastOrderSeq, Math::max);
-        if (learned)
-        {
-            return false;
-        }
-        answered.add(from);
+        answered.merge(from, toldIncarnation, Math::max);
         if (Integer.compareUnsigned(toldEpoch, newestTold) > 0)
         {
             newestTold = toldEpoch;
         }
         final int majority = group.length / 2 + 1;
-        learned = answered.size() >= group.length - majority + 1;
+        final long current = answered.entrySet().stream().filter(e -> !known.older(e.getKey(), e.getValue())).count();
+        learned = current >= group.length - majority + 1;
         return learned;
     }
 }

@@ -2543,7 +2543,8 @@ public final class MemberEngine
             return;
         }
         if ((amnesiac || learningEpochs) && subject == config.selfId && from != config.selfId &&
-            recovery.answer(from, memberChange.member(0), memberChange.member(1), memberChange.toldLastOrderSeq(), configuredGroup()))
+            recovery.answer(from, memberChange.member(0), memberChange.member(1), memberChange.toldLastOrderSeq(), memberChange.toldIncarnation(),
+                incarnations, configuredGroup()))
         {
             counters.epochsLearned++;
             if (Integer.compareUnsigned(recovery.newestTold(), promisedEpoch) > 0)

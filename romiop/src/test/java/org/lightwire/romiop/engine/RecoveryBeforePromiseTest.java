@@ -126,6 +126,88 @@ class RecoveryBeforePromiseTest
         twoLeadersThenHeal(net, all);
     }
 
+    /**
+     * Seven members, two restarts (found by a second review): 2 takes over (epoch 3) and 4
+     * reports to it; 4 restarts and its asks reach only 3, which answers and restarts too; the new
+     * 3 learns from 1, 5, 6 and 7 before any of them heard the new 4, is admitted by 1, and
+     * reports to 2 with 5. Only then do the new 4's asks reach 1, 6 and 7. Had the new 4 learned
+     * from {the earlier 3, 1, 6, 7}, 2 would count {2, the new 3, the earlier 4, 5}, none of which
+     * names the new 4, while 1 commits with {1, 4, 6, 7}. An answer of an incarnation older than one
+     * known counts for no learning: 1, 6 and 7 name the new 3, so the new 4 needs another answer.
+     */
+    @Test
+    void anAnswererThatRestartsBeforeItHeardOfTheRestartItAnsweredInAGroupOfSeven()
+    {
+        answererRestartsAmongSeven(new HandWiredNet());
+    }
+
+    @Test
+    void anAnswererThatRestartsBeforeItHeardOfTheRestartItAnsweredInAGroupOfSevenCountingStarts()
+    {
+        answererRestartsAmongSeven(new HandWiredNet().countingStarts());
+    }
+
+    private static void answererRestartsAmongSeven(final HandWiredNet net)
+    {
+        final int[] all = {1, 2, 3, 4, 5, 6, 7};
+        net.founded(all);
+        net.runMs(30);
+        net.request(100, 1, all);
+        net.runMs(30);
+        net.cutOneWay(1, 2);
+        net.cutOneWay(1, 4);
+        for (final int id : new int[] {3, 5, 6, 7})
+        {
+            net.cutOneWay(2, id);
+        }
+        for (int ms = 0; ms < 400 && net.engines.get(4).leaderId() != 2; ms++)
+        {
+            net.runMs(1);
+        }
+        assertEquals(2, net.engines.get(4).leaderId(), "4 reported to 2");
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.mend(1, 4);
+        for (final int id : new int[] {1, 5, 6, 7})
+        {
+            net.cutOneWay(4, id);
+        }
+        net.restart(4, GroupConfig.joining(4, all));
+        for (int ms = 0; ms < 100 && net.engines.get(3).counters().epochAsksAnswered() == 0; ms++)
+        {
+            net.runMs(1);
+        }
+        assertEquals(true, net.engines.get(3).counters().epochAsksAnswered() > 0, "3 answered the new 4");
+        net.cutOneWay(4, 3);
+        net.cutOneWay(3, 2);
+        net.restart(3, GroupConfig.joining(3, all));
+        for (int ms = 0; ms < 200 && net.engines.get(3).state() != MemberEngine.State.MEMBER; ms++)
+        {
+            net.runMs(1);
+        }
+        assertEquals(MemberEngine.State.MEMBER, net.engines.get(3).state(), "the new 3 was admitted by 1");
+        net.mend(4, 1);
+        net.mend(4, 6);
+        net.mend(4, 7);
+        net.cutBetween(new int[] {1}, new int[] {3, 5});
+        net.mend(2, 3);
+        net.mend(2, 5);
+        net.cutBetween(new int[] {2, 3, 5}, new int[] {4, 6, 7});
+        net.cutOneWay(2, 1);
+        for (int ms = 0; ms < 400 && net.engines.get(2).epoch() < 3; ms++)
+        {
+            net.runMs(1);
+        }
+        net.runMs(50);
+        net.request(300, 1, 1, 4, 6, 7);
+        net.request(400, 1, 2, 3, 5);
+        net.runMs(150);
+        net.heal();
+        net.runMs(1500);
+        net.request(500, 1, all);
+        net.runMs(300);
+        net.assertOneOrder();
+    }
+
     /** [1..5] founded, 100/1 committed by all; 2, cut off from 1 and 5, takes over; 4 reports to it, then restarts, heard by 1 only. */
     private static void fourRestartedAfterReportingToTwo(final HandWiredNet net, final int[] all)
     {
