@@ -16,8 +16,11 @@ final class EpochRecovery
 {
     /** Each member whose answer counts toward learning, with the incarnation it answered from. */
     private final Map<Integer, Long> answered = new HashMap<>();
-    /** Each answerer to this ask, with the highest order number it told it knows exists. */
-    private final Map<Integer, Long> lastOrderSeqTold = new HashMap<>();
+    /**
+     * Each answerer to this ask that answered while leading and ordering in an epoch: that epoch
+     * (the newest it told) and the highest last order it told for it.
+     */
+    private final Map<Integer, long[]> toldLeading = new HashMap<>();
     private int nonce;
     private int newestTold;
     private boolean learned;
@@ -27,7 +30,7 @@ final class EpochRecovery
     {
         learned = false;
         answered.clear();
-        lastOrderSeqTold.clear();
+        toldLeading.clear();
         newestTold = 0;
         nonce = nonceFor(nowNs, selfId);
     }
@@ -55,21 +58,26 @@ final class EpochRecovery
         return newestTold;
     }
 
-    /** @return true when {@code id} answered this ask (before or after it learned, whatever epoch it told). */
-    boolean answeredBy(final int id)
+    /**
+     * @return true when {@code id} answered this ask (before or after it learned, whatever epoch it
+     *     told) while leading and ordering in {@code epoch} (any epoch for -1).
+     */
+    boolean answeredLeading(final int id, final long epoch)
     {
-        return lastOrderSeqTold.containsKey(id);
+        final long[] told = toldLeading.get(id);
+        return told != null && (epoch < 0 || told[0] == (epoch & 0xFFFF_FFFFL));
     }
 
-    /** @return the highest order number {@code id}'s answer to this ask told it knows exists (0 for none). */
-    long lastOrderSeqTold(final int id)
+    /** @return the last order {@code id} told this ask while leading {@code epoch} (0 for none). */
+    long lastOrderSeqTold(final int id, final int epoch)
     {
-        return lastOrderSeqTold.getOrDefault(id, 0L);
+        return answeredLeading(id, epoch & 0xFFFF_FFFFL) ? toldLeading.get(id)[1] : 0;
     }
 
     /**
      * Takes {@code from}'s answer ({@code toldNonce}, {@code toldEpoch}, the highest order number it
-     * knows exists, {@code toldLastOrderSeq}, and the incarnation it answered from); answers to
+     * knows exists, {@code toldLastOrderSeq}, the incarnation it answered from, and the epoch it
+     * leads and orders in, {@code toldLeadingEpoch}, 0 for none); answers to
      * another ask, from outside {@code group} (ascending, this process included), telling epoch 0
      * (a restarted process that forgot its own) or repeated count once or not at all. Answers
      * after it learned are still kept for what they told of the orders. Learning needs n - m + 1
@@ -80,16 +88,28 @@ final class EpochRecovery
      * @return true when this answer completed what it needed to learn.
      */
     boolean answer(final int from, final int toldNonce, final int toldEpoch, final long toldLastOrderSeq, final long toldIncarnation,
-        final KnownIncarnations known, final int[] group)
+        final int toldLeadingEpoch, final KnownIncarnations known, final int[] group)
     {
         if (toldNonce != nonce || Arrays.binarySearch(group, from) < 0)
         {
             return false;
         }
-        // What it told of the orders stands whatever its epoch: a leader that restarted and has
-        // not learned its own epochs (a founding leader checking) tells epoch 0, and still
+        // What a leader told of its orders stands whatever epoch it told: one that restarted and
+        // has not learned its own epochs (a founding leader checking) tells epoch 0, and still
         // answered this ask with its last order.
-        lastOrderSeqTold.merge(from, toldLastOrderSeq, Math::max);
+        if (toldLeadingEpoch != 0)
+        {
+            final long leading = toldLeadingEpoch & 0xFFFF_FFFFL;
+            final long[] told = toldLeading.get(from);
+            if (told == null || leading > told[0])
+            {
+                toldLeading.put(from, new long[] {leading, toldLastOrderSeq});
+            }
+            else if (leading == told[0])
+            {
+                told[1] = Math.max(told[1], toldLastOrderSeq);
+            }
+        }
         if (learned || toldEpoch == 0)
         {
             // Epoch 0: a process that knows it restarted and forgot its own epochs; it cannot

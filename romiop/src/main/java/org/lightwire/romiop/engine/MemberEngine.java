@@ -1200,7 +1200,17 @@ public final class MemberEngine
                     // A leader of an older epoch than one this member took part in: not to be followed.
                     counters.staleEpochPackets++;
                 }
-                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || recovery.learned() && recovery.answeredBy(from)))
+                else if (from == leaderId && isMember(config.selfId) && amnesiac && recovery.learned() &&
+                    !recovery.answeredLeading(from, keepAlive.epoch() & 0xFFFF_FFFFL))
+                {
+                    // It may be a restarted process: only a leader that answered its ask while
+                    // ordering in this KeepAlive's epoch says how far its earlier incarnation may
+                    // have helped commit (this KeepAlive may be a delayed copy, or a takeover's
+                    // catch-up one that names only what it delivered). It asks again.
+                    counters.admissionsDeferred++;
+                    outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
+                }
+                else if (from == leaderId && isMember(config.selfId) && (!amnesiac || recovery.learned()))
                 {
                     // The leader's word on where this member starts: after what is committed (no
                     // state transfer of earlier requests); the orders up to the KeepAlive's end it
@@ -1225,9 +1235,9 @@ public final class MemberEngine
                     if (amnesiac)
                     {
                         // Its earlier incarnation may have helped commit any order up to the leader's
-                        // last: at least what the leader told this incarnation's ask (this KeepAlive
-                        // may be a delayed copy from before the restart).
-                        admission.admitted(keepAlive.epoch(), Math.max(keepAlive.lastOrderSeq(), recovery.lastOrderSeqTold(from)));
+                        // last: at least what the leader told this incarnation's ask while ordering
+                        // in this epoch (this KeepAlive may be a delayed copy, or a catch-up one).
+                        admission.admitted(keepAlive.epoch(), Math.max(keepAlive.lastOrderSeq(), recovery.lastOrderSeqTold(from, keepAlive.epoch())));
                     }
                     amnesiac = false;
                     acks.sendOrderAck();
@@ -2518,7 +2528,7 @@ public final class MemberEngine
             outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
             return;
         }
-        if (amnesiac && (leaderId < 0 || !recovery.answeredBy(leaderId)))
+        if (amnesiac && (leaderId < 0 || !recovery.answeredLeading(leaderId, -1)))
         {
             outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
         }
@@ -2544,7 +2554,7 @@ public final class MemberEngine
         }
         if ((amnesiac || learningEpochs) && subject == config.selfId && from != config.selfId &&
             recovery.answer(from, memberChange.member(0), memberChange.member(1), memberChange.toldLastOrderSeq(), memberChange.toldIncarnation(),
-                incarnations, configuredGroup()))
+                memberChange.toldLeadingEpoch(), incarnations, configuredGroup()))
         {
             counters.epochsLearned++;
             if (Integer.compareUnsigned(recovery.newestTold(), promisedEpoch) > 0)
@@ -2616,7 +2626,8 @@ public final class MemberEngine
 
     /**
      * Sends an EPOCH_TOLD with its tail: the highest order number this member knows exists (a
-     * leader's last order: an admission's reach is never below it), this incarnation and the
+     * leader's last order: an admission's reach is never below it), the epoch it orders in when it
+     * leads (a takeover catching up does not count: its last order is not known yet), this incarnation and the
      * incarnations it knows (a restart merges them: should this member restart after answering
      * another restart, its later incarnation learns that one again from its own answers).
      */
@@ -2624,7 +2635,8 @@ public final class MemberEngine
         final boolean promisedToAsk)
     {
         final long lastOrderSeq = isOrdering() ? Math.max(sequencer.lastOrderSeq(), delivery.highestKnownSeq()) : delivery.highestKnownSeq();
-        outbox.epochTold(asker, nonce, epochTold, knows, sameConfiguration, promisedToAsk, lastOrderSeq, config.incarnationNumber(), incarnations);
+        outbox.epochTold(asker, nonce, epochTold, knows, sameConfiguration, promisedToAsk, lastOrderSeq, config.incarnationNumber(),
+            isOrdering() ? epoch : 0, incarnations);
     }
 
     /**

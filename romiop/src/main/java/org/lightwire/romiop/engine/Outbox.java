@@ -205,16 +205,17 @@ final class Outbox
      * leader's KeepAlive or MsgOrder), whether its configuration is the one the ask named (true
      * for an ask that names none), and whether it promised {@code newestEpoch} to this ask; then
      * the highest order number it knows exists ({@code lastOrderSeq}: a leader's last order), its
-     * {@code incarnation} and the newest incarnation it knows of each member ({@code known}).
+     * {@code incarnation}, the epoch it leads and orders in ({@code leadingEpoch}, 0 for none) and
+     * the newest incarnation it knows of each member ({@code known}).
      */
     void epochTold(final int askerId, final int nonce, final int newestEpoch, final boolean knowsOfOrders, final boolean sameConfiguration,
-        final boolean promisedToAsk, final long lastOrderSeq, final long incarnation, final KnownIncarnations known)
+        final boolean promisedToAsk, final long lastOrderSeq, final long incarnation, final int leadingEpoch, final KnownIncarnations known)
     {
         memberChange.wrap(out, 0);
         memberChange.set(WIRE_ORDER, selfId, nextPacketId(), askerId, MemberChangeFlyweight.STATUS_EPOCH_TOLD,
                 MemberChangeFlyweight.TOLD_TAIL_ENTRIES + 3 * known.size())
             .member(0, nonce).member(1, newestEpoch).member(2, knowsOfOrders ? 1 : 0).member(3, sameConfiguration ? 1 : 0)
-            .member(4, promisedToAsk ? 1 : 0).toldTail(lastOrderSeq, incarnation);
+            .member(4, promisedToAsk ? 1 : 0).toldTail(lastOrderSeq, incarnation, leadingEpoch);
         known.writeTo(memberChange);
         sender.send(askerId, out, memberChange.packetSize());
     }

@@ -58,15 +58,15 @@ public final class MemberChangeFlyweight extends PacketFlyweight
      * a report, or named by its leader) else 0, 1 when the sender's configuration is the one a
      * founding leader's ask named (or the ask named none) else 0, 1 when it promised that ask the
      * epoch it told else 0); then, optionally, the highest order number the sender knows exists
-     * (its last order, for a leader; high and low 32 bits), the sender's incarnation (high, low)
-     * and, three entries each, the newest incarnation it knows of members of its configuration
-     * (id, high, low).
+     * (its last order, for a leader; high and low 32 bits), the sender's incarnation (high, low),
+     * the epoch it leads and orders in (0 when it does not) and, three entries each, the newest
+     * incarnation it knows of members of its configuration (id, high, low).
      */
     public static final int STATUS_EPOCH_TOLD = 5;
     /** Entries of an EPOCH_TOLD before its optional tail. */
     public static final int TOLD_ENTRIES = 5;
     /** Entries of an EPOCH_TOLD with its tail, before the known incarnations. */
-    public static final int TOLD_TAIL_ENTRIES = 9;
+    public static final int TOLD_TAIL_ENTRIES = 10;
 
     /**
      * Set in a LIST's entry that names a member of its leader's configuration outside the view
@@ -165,6 +165,12 @@ public final class MemberChangeFlyweight extends PacketFlyweight
         return memberCount() >= TOLD_TAIL_ENTRIES ? wide(7) : 0;
     }
 
+    /** @return the epoch an EPOCH_TOLD's sender leads and orders in (0: none, or no tail). */
+    public int toldLeadingEpoch()
+    {
+        return memberCount() >= TOLD_TAIL_ENTRIES ? member(9) : 0;
+    }
+
     /** @return how many known incarnations an EPOCH_TOLD carries. */
     public int toldKnownCount()
     {
@@ -182,9 +188,9 @@ public final class MemberChangeFlyweight extends PacketFlyweight
     }
 
     /** Writes an EPOCH_TOLD's tail (the packet set with {@code TOLD_TAIL_ENTRIES + 3 * known} entries). */
-    public MemberChangeFlyweight toldTail(final long lastOrderSeq, final long incarnation)
+    public MemberChangeFlyweight toldTail(final long lastOrderSeq, final long incarnation, final int leadingEpoch)
     {
-        return wide(5, lastOrderSeq).wide(7, incarnation);
+        return wide(5, lastOrderSeq).wide(7, incarnation).member(9, leadingEpoch);
     }
 
     /** Writes the {@code index}th known incarnation of an EPOCH_TOLD's tail. */

@@ -2,9 +2,11 @@ package org.lightwire.romiop.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
@@ -81,11 +83,117 @@ class AdmissionReachTest
         net.assertOneOrder();
     }
 
+    /**
+     * [1..7]: 1 commits 200/1 at 2 with {1, 3, 4, 5} (2, 6, 7 do not hear it) and crashes; 3 and 4
+     * restart and learn the epochs (2 answers not knowing of order 2), their later asks to 2 lost.
+     * 2 takes over with {2, 5, 6, 7} and catches up from 5: its catch-up KeepAlives carry the new
+     * epoch and only what it delivered (1). 2 lists 3 and 4, and a delayed catch-up KeepAlive
+     * reaches them; {2, 5} are then cut off. Admitted by it with reach 1 (found by a third review),
+     * 3 and 4 counted at once for 6's takeover with 7, which ordered 300/1 at 2. A leader's answer
+     * counts for an admission only when sent while it ordered in the admitting KeepAlive's epoch.
+     */
+    @Test
+    void aTakeoversCatchUpKeepAliveDoesNotAdmit()
+    {
+        catchUpAdmission(new HandWiredNet());
+    }
+
+    @Test
+    void aTakeoversCatchUpKeepAliveDoesNotAdmitCountingStarts()
+    {
+        catchUpAdmission(new HandWiredNet().countingStarts());
+    }
+
+    private static void catchUpAdmission(final HandWiredNet net)
+    {
+        final int[] all = {1, 2, 3, 4, 5, 6, 7};
+        net.founded(all);
+        net.runMs(30);
+        net.request(100, 1, all);
+        net.runMs(30);
+        assertEquals("100/1", net.delivered.get(7).get(1L));
+        net.cutOneWay(1, 2);
+        net.cutOneWay(1, 6);
+        net.cutOneWay(1, 7);
+        net.request(200, 1, 1);
+        net.runMs(3);
+        assertEquals("200/1", net.delivered.get(1).get(2L), "1 delivered 200/1 at 2");
+        assertEquals("200/1", net.delivered.get(5).get(2L), "5 delivered 200/1 at 2");
+        net.crash(1);
+        // 2 -> 3, 4: only LISTs and answers to asks; 5 -> 2: no orders (the catch-up stalls a while).
+        net.passOnly(2, 3, p -> isStatus(p, MemberChangeFlyweight.STATUS_LIST) || isStatus(p, MemberChangeFlyweight.STATUS_EPOCH_TOLD));
+        net.passOnly(2, 4, p -> isStatus(p, MemberChangeFlyweight.STATUS_LIST) || isStatus(p, MemberChangeFlyweight.STATUS_EPOCH_TOLD));
+        net.passOnly(5, 2, p -> type(p) != PacketType.MSG_ORDER.code());
+        // 2 -> 6, 7: only takeover packets (their reports reach 2; nothing after).
+        net.passOnly(2, 6, p -> isStatus(p, MemberChangeFlyweight.STATUS_REMOVED));
+        net.passOnly(2, 7, p -> isStatus(p, MemberChangeFlyweight.STATUS_REMOVED));
+        net.record(2);
+        net.restart(3, GroupConfig.joining(3, all));
+        net.restart(4, GroupConfig.joining(4, all));
+        net.runMs(5);
+        assertTrue(net.engines.get(3).counters().epochsLearned() > 0, "3 learned");
+        assertTrue(net.engines.get(4).counters().epochsLearned() > 0, "4 learned");
+        // Their later asks (beside ADDED) are lost on the way to 2: 2's one answer told lastOrderSeq 1.
+        net.passOnly(3, 2, p -> !isStatus(p, MemberChangeFlyweight.STATUS_EPOCH_ASK));
+        net.passOnly(4, 2, p -> !isStatus(p, MemberChangeFlyweight.STATUS_EPOCH_ASK));
+        byte[] catchUp = null;
+        for (int ms = 0; ms < 400 && catchUp == null; ms++)
+        {
+            net.runMs(1);
+            catchUp = catchUpKeepAlive(net);
+        }
+        assertNotNull(catchUp, "2 sent a catch-up KeepAlive of the old epoch, ordered through 1");
+        net.passAll(5, 2);
+        for (int ms = 0; ms < 400 && net.engines.get(2).state() == MemberEngine.State.LEADER_RECOVERING; ms++)
+        {
+            net.runMs(1);
+        }
+        for (int ms = 0; ms < 200 && !(listed(net.engines.get(3)) && listed(net.engines.get(4), 4)); ms++)
+        {
+            net.runMs(1);
+        }
+        assertTrue(listed(net.engines.get(3)) && listed(net.engines.get(4), 4), "2 listed 3 and 4");
+        net.inject(3, ByteBuffer.wrap(catchUp.clone()));
+        net.inject(4, ByteBuffer.wrap(catchUp.clone()));
+        assertEquals(List.of(MemberEngine.State.JOINING, MemberEngine.State.JOINING), List.of(net.engines.get(3).state(), net.engines.get(4).state()),
+            "not admitted by a catch-up KeepAlive");
+        assertTrue(net.engines.get(3).counters().admissionsDeferred() > 0);
+        net.cutBetween(new int[] {2, 5}, new int[] {3, 4, 6, 7});
+        net.runMs(600);
+        net.request(300, 1, 3, 4, 6, 7);
+        net.runMs(300);
+        net.heal();
+        net.runMs(1500);
+        net.assertOneOrder();
+    }
+
+    private static byte[] catchUpKeepAlive(final HandWiredNet net)
+    {
+        for (final byte[] p : net.recorded.get(2))
+        {
+            if (type(p) == PacketType.KEEP_ALIVE.code())
+            {
+                final KeepAliveFlyweight k = new KeepAliveFlyweight();
+                k.wrap(ByteBuffer.wrap(p), 0);
+                if (!k.header().report() && k.epoch() == 3 && k.lastOrderSeq() == 1)
+                {
+                    return p;
+                }
+            }
+        }
+        return null;
+    }
+
     private static boolean listed(final MemberEngine e)
+    {
+        return listed(e, 3);
+    }
+
+    private static boolean listed(final MemberEngine e, final int self)
     {
         for (final int id : e.currentMembers())
         {
-            if (id == 3)
+            if (id == self)
             {
                 return true;
             }

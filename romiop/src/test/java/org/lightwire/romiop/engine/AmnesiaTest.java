@@ -51,7 +51,7 @@ class AmnesiaTest
         // It asks the members' epochs before it asks to join: 1 and 2 (two of [1, 2, 3] besides it) tell epoch 2.
         final int nonce = sent.lastEpochAskNonce();
         feed(m, WirePackets.epochTold(1, 70, 3, nonce, 2), 3 * MS);
-        feed(m, WirePackets.epochTold(2, 71, 3, nonce, 2), 3 * MS);
+        feed(m, WirePackets.leaderTold(2, 71, 3, nonce, 2, 30), 3 * MS);
         assertEquals(1, m.counters().epochsLearned());
         // Leader 2 (epoch 2) admits it from its commit, 30, on.
         feed(m, list(2, 81, 1, 3), 3 * MS);
@@ -217,7 +217,7 @@ class AmnesiaTest
     {
         final MemberEngine m = OneEngine.started(GroupConfig.joining(5, 1, 2, 3, 4, 5), sent);
         final int nonce = sent.lastEpochAskNonce();
-        feed(m, WirePackets.epochTold(2, 70, 5, nonce, 1), MS);
+        feed(m, WirePackets.leaderTold(2, 70, 5, nonce, 1, 0), MS);
         feed(m, WirePackets.epochTold(3, 71, 5, nonce, 1), MS);
         feed(m, WirePackets.epochTold(4, 72, 5, nonce, 1), MS);
         assertEquals(List.of(0), addedSent());

@@ -160,6 +160,12 @@ final class HandWiredNet
         passOnly.put(((long)from << 32) | (to & 0xFFFFFFFFL), pass);
     }
 
+    /** The link {@code from} -> {@code to} passes everything again (ends {@link #passOnly}; cuts stay). */
+    void passAll(final int from, final int to)
+    {
+        passOnly.remove(((long)from << 32) | (to & 0xFFFFFFFFL));
+    }
+
     void heal()
     {
         cut.clear();

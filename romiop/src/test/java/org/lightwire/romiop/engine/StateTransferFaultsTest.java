@@ -111,7 +111,7 @@ class StateTransferFaultsTest
         // A restarted member of [1, 2, 3]: it learns two others' epochs before it is admitted.
         final MemberEngine m = engine(GroupConfig.joining(2, 1, 2, 3));
         final int nonce = sent.lastEpochAskNonce();
-        feed(m, WirePackets.epochTold(1, 70, 2, nonce, 1), 0);
+        feed(m, WirePackets.leaderTold(1, 70, 2, nonce, 1, 10), 0);
         feed(m, WirePackets.epochTold(3, 71, 2, nonce, 1), 0);
         feed(m, list(1, 80, 2, 3), MS);
         feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);

@@ -233,7 +233,7 @@ class TakeoverReportTest
         final MemberEngine m = OneEngine.started(GroupConfig.joining(4, 1, 2, 3, 4), sent, (seq, c, p, r, b, o, l) -> { },
             new CaptureRecorder(new java.util.ArrayList<>()));
         final int nonce = sent.lastEpochAskNonce();
-        feed(m, WirePackets.epochTold(1, 70, 4, nonce, 1), 0);
+        feed(m, WirePackets.leaderTold(1, 70, 4, nonce, 1, 10), 0);
         feed(m, WirePackets.epochTold(2, 71, 4, nonce, 1), 0);
         feed(m, WirePackets.list(1, 80, 2, 4), MS);
         feed(m, WirePackets.keepAlive(1, 81, 1, 10, 10), 2 * MS);

@@ -85,6 +85,22 @@ final class WirePackets
         return b;
     }
 
+    /**
+     * Leader {@code from}'s answer to {@code asker}'s EPOCH_ASK {@code nonce}, sent while it orders
+     * in {@code epoch}, its last order {@code lastOrderSeq}: what a possibly restarted joiner needs
+     * before that leader's KeepAlive of that epoch admits it.
+     */
+    static ByteBuffer leaderTold(final int from, final int packetId, final int asker, final int nonce, final int epoch, final long lastOrderSeq)
+    {
+        final int entries = MemberChangeFlyweight.TOLD_TAIL_ENTRIES;
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(entries));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, from, packetId, asker, MemberChangeFlyweight.STATUS_EPOCH_TOLD, entries).member(0, nonce).member(1, epoch)
+            .member(2, 1).member(3, 1).member(4, 0).toldTail(lastOrderSeq, 0, epoch);
+        return b;
+    }
+
     /** As {@link #epochTold(int, int, int, int, int)}, saying whether {@code from} holds orders, its configuration the asker's. */
     static ByteBuffer epochTold(final int from, final int packetId, final int asker, final int nonce, final int epoch,
         final boolean holdsOrders)

@@ -236,16 +236,16 @@ class PacketFlyweightsTest
         final MemberChangeFlyweight m = new MemberChangeFlyweight();
         m.wrap(b, 0);
         m.set(ByteOrder.BIG_ENDIAN, 2, 9, 4, MemberChangeFlyweight.STATUS_EPOCH_TOLD, entries).member(0, 77).member(1, 3).member(2, 1)
-            .member(3, 1).member(4, 0).toldTail(0x1_0000_0005L, 0x4000_0000_0000_0001L).toldKnown(0, 4, 0x4000_0000_0000_0002L);
+            .member(3, 1).member(4, 0).toldTail(0x1_0000_0005L, 0x4000_0000_0000_0001L, 6).toldKnown(0, 4, 0x4000_0000_0000_0002L);
         assertNull(m.validate(length));
-        assertEquals(List.of(0x1_0000_0005L, 0x4000_0000_0000_0001L, 1L, 4L, 0x4000_0000_0000_0002L), List.of(m.toldLastOrderSeq(),
-            m.toldIncarnation(), (long)m.toldKnownCount(), (long)m.toldKnownMember(0), m.toldKnownIncarnation(0)));
+        assertEquals(List.of(0x1_0000_0005L, 0x4000_0000_0000_0001L, 6L, 1L, 4L, 0x4000_0000_0000_0002L), List.of(m.toldLastOrderSeq(),
+            m.toldIncarnation(), (long)m.toldLeadingEpoch(), (long)m.toldKnownCount(), (long)m.toldKnownMember(0), m.toldKnownIncarnation(0)));
         m.member(5, -1);
         assertEquals(Invalid.BAD_FIELD, m.validate(length), "a negative order number");
-        final ByteBuffer partTail = ByteBuffer.allocate(MemberChangeFlyweight.length(7));
+        final ByteBuffer partTail = ByteBuffer.allocate(MemberChangeFlyweight.length(9));
         m.wrap(partTail, 0);
-        m.set(ByteOrder.BIG_ENDIAN, 2, 9, 4, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 7);
-        assertEquals(Invalid.BAD_COUNT, m.validate(MemberChangeFlyweight.length(7)), "a tail cut short");
+        m.set(ByteOrder.BIG_ENDIAN, 2, 9, 4, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 9);
+        assertEquals(Invalid.BAD_COUNT, m.validate(MemberChangeFlyweight.length(9)), "a tail cut short");
         final ByteBuffer noTail = ByteBuffer.allocate(MemberChangeFlyweight.length(5));
         m.wrap(noTail, 0);
         m.set(ByteOrder.BIG_ENDIAN, 2, 9, 4, MemberChangeFlyweight.STATUS_EPOCH_TOLD, 5).member(0, 77).member(1, 3);
