@@ -280,8 +280,13 @@ final class Takeover
             onHolderStart(keepAlive.commit() + 1, from, nowNs);
         }
         else if (!leaderless && (from == failedLeaderId || !member.isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
-            leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
+            leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0 ||
+            !leaderless && keepAlive.epoch() == epoch && epoch != MemberEngine.FOUNDING_EPOCH && from != member.epochLeader() &&
+            from != failedLeaderId)
         {
+            // (The last: a leader of our own epoch other than the one we followed into it, which
+            // never led it. Only a leader of an epoch multicasts its KeepAlives: that one won it.
+            // Not the founding epoch, whose KeepAlives come from founding leaders still checking.)
             // A leader is alive after all (we were cut off from it), or one of a newer epoch
             // leads: join its group afresh; its leader then moves the group past the epoch we
             // proposed, which our ADDED carries. (One of an older epoch, a restarted process with

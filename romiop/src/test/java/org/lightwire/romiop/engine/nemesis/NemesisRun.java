@@ -98,7 +98,12 @@ final class NemesisRun
     /** @param countingStarts every process knows its start count (its incarnation number), as with {@code start_count_dir}. */
     static Result run(final long seed, final Nemesis nemesis, final boolean countingStarts)
     {
-        final int members = membersFor(seed);
+        return run(seed, nemesis, countingStarts, membersFor(seed));
+    }
+
+    /** As {@link #run(long, Nemesis, boolean)}, with a group of {@code members}. */
+    static Result run(final long seed, final Nemesis nemesis, final boolean countingStarts, final int members)
+    {
         final int clientCount = clientsFor(seed);
         final SplittableRandom random = new SplittableRandom(seed ^ 0x6E656D65L);
         double drop = 0.02;

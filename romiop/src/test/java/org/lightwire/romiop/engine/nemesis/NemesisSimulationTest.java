@@ -1,6 +1,7 @@
 package org.lightwire.romiop.engine.nemesis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumSet;
 import java.util.List;
@@ -142,6 +143,20 @@ class NemesisSimulationTest
         final Result r = NemesisRun.run(5631, Nemesis.FOUNDING, true);
         assertEquals(Set.of(), r.verdict().counts().keySet().stream().filter(ORDER_VIOLATIONS::contains).collect(Collectors.toSet()),
             r::report);
+    }
+
+    /**
+     * A hostile seed of seven members, counting starts, that once left one member taking over for
+     * good: 2 had followed 4's proposal into epoch 8, which 3 won; suspecting 4, 2 proposed ever
+     * newer epochs, reported to by nobody (they had a leader), and took 3's KeepAlives of epoch 8
+     * for no sign of a leader (3 was in its view and not the one it named failed). A leader of
+     * one's own epoch other than the one followed into it now ends a takeover, as a newer one does.
+     */
+    @Test
+    void hostileSeedThatOnceLeftAFollowerOfALosingProposerTakingOver()
+    {
+        final Result r = NemesisRun.run(23, Nemesis.HOSTILE, true, 7);
+        assertTrue(r.ok(), r::report);
     }
 
     private static final Set<Violation> ORDER_VIOLATIONS = EnumSet.of(Violation.ORDER_DIVERGED, Violation.CRASHED_TAIL_REORDERED,
