@@ -102,6 +102,32 @@ class TakeoverReportTest
         assertEquals(MemberEngine.State.LEADER_IDLE, m.state(), "reports of 3 and 4: a majority with 1");
     }
 
+    /**
+     * A KeepAlive of the epoch this member decided and leads, from a member other than its holder,
+     * is no other leader's (found by a review): a former holder's late answer to a catch-up NAK
+     * (stamped with the epoch it promised us), the same after every holder was tried, and a
+     * follower telling us of that epoch. The takeover goes on.
+     */
+    @Test
+    void keepAlivesOfTheEpochItLedFromNonLeadersDoNotEndTheTakeover()
+    {
+        final MemberEngine moved = catchingUpFromThree(5);
+        runUntil(moved, 261 * MS, 470 * MS);
+        assertTrue(moved.deliverySummary().endsWith("catching up to 5 from 4"), moved.deliverySummary());
+        feed(moved, WirePackets.servesFrom(3, 90, 2, 5, 4), 471 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, moved.state(), "3's late answer: 3 leads nothing");
+
+        final MemberEngine retried = catchingUpFromThree(5);
+        runUntil(retried, 261 * MS, 680 * MS);
+        assertTrue(retried.deliverySummary().endsWith("proposing epoch 3"), retried.deliverySummary());
+        feed(retried, WirePackets.servesFrom(4, 91, 2, 5, 4), 681 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, retried.state(), "4's late answer after the retry");
+
+        final MemberEngine told = catchingUpFromThree(5);
+        feed(told, WirePackets.keepAlive(4, 92, 2, 0, 0), 261 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, told.state(), "4 telling us of epoch 2");
+    }
+
     @Test
     void aTakeoverThatHearsALeaderOfANewerEpochOrderJoinsItsGroup()
     {
