@@ -1188,7 +1188,18 @@ public final class MemberEngine
             // KeepAlive, stamped with our epoch, makes it step down before it orders with members
             // that do not know of the newer epoch (a restarted joiner's acceptance would commit).
             counters.staleLeadersTold++;
-            outbox.keepAlive(from, delivery.deliveredSeq());
+            outbox.told(from, delivery.deliveredSeq());
+        }
+        if (keepAlive.header().told() && (state == State.JOINING || state == State.MEMBER))
+        {
+            // A member's word of its epoch, sent to us as if we led an older one (a delayed copy
+            // of a KeepAlive we once sent as a leader): no leader's. A member whose leader tells
+            // it a newer epoch follows a leader that now follows another: it rejoins.
+            if (state != State.MEMBER || !followsStaleLeader(from, keepAlive.epoch(), nowNs) && !leaderMovedOn(from, keepAlive.epoch(), nowNs))
+            {
+                counters.unexpectedPackets++;
+            }
+            return;
         }
         switch (state)
         {
@@ -2504,6 +2515,23 @@ public final class MemberEngine
         }
         counters.staleLeadersLeft++;
         leaderId = from;
+        rejoin(nowNs);
+        return true;
+    }
+
+    /**
+     * Our leader told us (flagged TOLD) of a newer epoch than ours: it follows another leader now,
+     * and we rejoin that group.
+     *
+     * @return true when it rejoined.
+     */
+    private boolean leaderMovedOn(final int from, final int packetEpoch, final long nowNs)
+    {
+        if (from != leaderId || Integer.compareUnsigned(packetEpoch, epoch) <= 0)
+        {
+            return false;
+        }
+        counters.staleLeadersLeft++;
         rejoin(nowNs);
         return true;
     }

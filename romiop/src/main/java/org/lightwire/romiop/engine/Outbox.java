@@ -122,6 +122,19 @@ final class Outbox
     }
 
     /**
+     * To a leader of an older epoch than this member's: a KeepAlive flagged TOLD naming this
+     * member's epoch and what it delivered, so that the leader steps down; no leader's word to
+     * anyone following that leader (a member that follows this one still takes no epoch from it).
+     */
+    void told(final int destinationId, final long deliveredSeq)
+    {
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), epoch, deliveredSeq, Math.min(commit, deliveredSeq));
+        keepAlive.header().told(true);
+        sender.send(destinationId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /**
      * To the takeover this member reported to, which asks for orders it no longer has (it joined
      * past them, or forgot them): a KeepAlive, not flagged, naming the epoch it promised
      * ({@code epoch}), what it delivered ({@code last_order_seq}) and the order before the first it

@@ -280,16 +280,8 @@ final class Takeover
             onHolderStart(keepAlive.commit() + 1, from, nowNs);
         }
         else if (!leaderless && (from == failedLeaderId || !member.isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
-            leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0 ||
-            !leaderless && keepAlive.epoch() == epoch && epoch != MemberEngine.FOUNDING_EPOCH && from != member.epochLeader() &&
-            from != failedLeaderId && member.epochLeader() != config.selfId)
+            leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
         {
-            // (The last: a leader of our own epoch other than the one we followed into it, which
-            // never led it. Only a leader of an epoch multicasts its KeepAlives: that one won it.
-            // Not the founding epoch, whose KeepAlives come from founding leaders still checking;
-            // nor an epoch we led ourselves: a holder's answer to our catch-up (a KeepAlive
-            // stamped with the epoch it promised us) or a member telling us of that epoch is
-            // then no other leader's.)
             // A leader is alive after all (we were cut off from it), or one of a newer epoch
             // leads: join its group afresh; its leader then moves the group past the epoch we
             // proposed, which our ADDED carries. (One of an older epoch, a restarted process with

@@ -27,7 +27,9 @@ import java.nio.ByteOrder;
  *         bit 4 = report (MsgOrder and KeepAlive only: part of a survivor's report to the member
  *                 taking over),
  *         bit 5 = unproven (a report's KeepAlive only: its sender may be a restarted process, one
- *                 started from the founding configuration that accepted nothing since),
+ *                 started from the founding configuration that accepted nothing since); told (a
+ *                 KeepAlive that is no report: a member telling a leader of an older epoch the
+ *                 epoch it is in, no leader's word),
  *         bit 6 = founding promise (a report's KeepAlive only: its sender, in this incarnation,
  *                 promised a founding leader's check its epoch), bit 7 reserved (0).
  * </pre>
@@ -177,6 +179,21 @@ public final class PacketHeader_1_0
         return flag(FLAG_REPORT, on);
     }
 
+    /** A KeepAlive that is no report only (bit 5, as {@link #FLAG_UNPROVEN} on a report's): a member telling a leader of an older epoch its own. */
+    public static final int FLAG_TOLD = 0x20;
+
+    /** @return flags bit 5 of a KeepAlive that is no report: a member's word of its epoch to an older epoch's leader, no leader's. */
+    public boolean told()
+    {
+        return !report() && (flags() & FLAG_TOLD) != 0;
+    }
+
+    /** Sets or clears flags bit 5 of a header already written (a KeepAlive that is no report). */
+    public PacketHeader_1_0 told(final boolean on)
+    {
+        return flag(FLAG_TOLD, on);
+    }
+
     /** @return flags bit 5: the sender of this report may be a restarted process. */
     public boolean unproven()
     {
@@ -272,7 +289,8 @@ public final class PacketHeader_1_0
         }
         if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY) ||
             (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE) ||
-            ((unproven() || foundingPromise() || provesNothing()) && (!report() || type() != PacketType.KEEP_ALIVE)))
+            (unproven() && type() != PacketType.KEEP_ALIVE) ||
+            ((foundingPromise() || provesNothing()) && (!report() || type() != PacketType.KEEP_ALIVE)))
         {
             return Invalid.BAD_FLAGS;
         }

@@ -39,11 +39,7 @@ class RecoveryBeforePromiseTest
     {
         final int[] all = {1, 2, 3, 4, 5};
         fourRestartedAfterReportingToTwo(net, all);
-        net.mend(2, 3);
-        net.cutBetween(new int[] {2}, new int[] {4});
-        net.cutBetween(new int[] {1}, new int[] {3});
-        net.cutBetween(new int[] {4, 5}, new int[] {3});
-        twoLeadersThenHeal(net, all);
+        threeHearsOnlyTwoThenTwoLeaders(net, all);
     }
 
     /**
@@ -119,11 +115,7 @@ class RecoveryBeforePromiseTest
         }
         assertEquals(MemberEngine.State.MEMBER, net.engines.get(3).state(), "the new 3 was admitted by 1");
         net.runMs(10);
-        net.mend(2, 3);
-        net.cutBetween(new int[] {2}, new int[] {4});
-        net.cutBetween(new int[] {1}, new int[] {3});
-        net.cutBetween(new int[] {4, 5}, new int[] {3});
-        twoLeadersThenHeal(net, all);
+        threeHearsOnlyTwoThenTwoLeaders(net, all);
     }
 
     /**
@@ -232,6 +224,16 @@ class RecoveryBeforePromiseTest
         net.cutBetween(new int[] {2}, new int[] {4});
         net.mend(1, 4);
         net.restart(4, new GroupConfig(4, 1, all));
+    }
+
+    /** 3 hears 2 again and nobody else; 2 and 4 cut apart; then {@link #twoLeadersThenHeal}. */
+    private static void threeHearsOnlyTwoThenTwoLeaders(final HandWiredNet net, final int[] all)
+    {
+        net.mend(2, 3);
+        net.cutBetween(new int[] {2}, new int[] {4});
+        net.cutBetween(new int[] {1}, new int[] {3});
+        net.cutBetween(new int[] {4, 5}, new int[] {3});
+        twoLeadersThenHeal(net, all);
     }
 
     /** Runs until 2 leads epoch 3; 300/1 to 1, 4 and 5, 400/1 to 2 and 3; heals; 500/1 to all; checks one order. */

@@ -136,6 +136,10 @@ class PacketHeader_1_0Test
             assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 7");
             header.report(false);
             assertEquals(Invalid.BAD_FLAGS, header.validate(12), type + ", bit 7 without the report bit");
+            header.set(ByteOrder.BIG_ENDIAN, false, type, 12).told(true);
+            assertEquals(0x20, header.flags());
+            assertTrue(header.told(), type + ": told");
+            assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 5 without the report bit (told)");
         }
     }
 }

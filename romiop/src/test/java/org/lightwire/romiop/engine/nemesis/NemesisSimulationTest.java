@@ -147,10 +147,10 @@ class NemesisSimulationTest
 
     /**
      * A hostile seed of seven members, counting starts, that once left one member taking over for
-     * good: 2 had followed 4's proposal into epoch 8, which 3 won; suspecting 4, 2 proposed ever
-     * newer epochs, reported to by nobody (they had a leader), and took 3's KeepAlives of epoch 8
-     * for no sign of a leader (3 was in its view and not the one it named failed). A leader of
-     * one's own epoch other than the one followed into it now ends a takeover, as a newer one does.
+     * good: 2 followed 4 in epoch 6; 4, a member of 3's epoch 8, answered a replayed KeepAlive of
+     * 2's old leadership by telling 2 its epoch, and 2 took that for its leader's move to epoch 8:
+     * it entered 8 under 4, could not report to 3's epoch 8, and took over alone, proposing ever
+     * newer epochs. A member's word of its epoch is now flagged TOLD (ToldKeepAliveTest).
      */
     @Test
     void hostileSeedThatOnceLeftAFollowerOfALosingProposerTakingOver()
