@@ -136,14 +136,15 @@ final class Outbox
 
     /**
      * To the takeover this member reported to, which asks for orders it no longer has (it joined
-     * past them, or forgot them): a KeepAlive, not flagged, naming the epoch it promised
-     * ({@code epoch}), what it delivered ({@code last_order_seq}) and the order before the first it
-     * can send ({@code commit}).
+     * past them, or forgot them): a KeepAlive flagged TOLD (a member's word, no leader's), naming
+     * the epoch it promised ({@code epoch}), what it delivered ({@code last_order_seq}) and the order
+     * before the first it can send ({@code commit}).
      */
     void servesFrom(final int destinationId, final int promisedEpoch, final long deliveredSeq, final long firstServedSeq)
     {
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, deliveredSeq, firstServedSeq - 1);
+        keepAlive.header().told(true);
         sender.send(destinationId, out, KeepAliveFlyweight.LENGTH);
     }
 

@@ -279,15 +279,18 @@ final class Takeover
         {
             onHolderStart(keepAlive.commit() + 1, from, nowNs);
         }
-        else if (!leaderless && (from == failedLeaderId || !member.isMember(from)) && Integer.compareUnsigned(keepAlive.epoch(), epoch) >= 0 ||
-            leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch || Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0)
+        else if (Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0 || !keepAlive.header().told() &&
+            (!leaderless && (from == failedLeaderId || !member.isMember(from)) && keepAlive.epoch() == epoch ||
+                leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch))
         {
             // A leader is alive after all (we were cut off from it), or one of a newer epoch
             // leads: join its group afresh; its leader then moves the group past the epoch we
             // proposed, which our ADDED carries. (One of an older epoch, a restarted process with
             // the failed leader's id say, proves neither. A leaderless takeover names a stand-in
             // as failed, which may be joining too: only the leader of our own epoch proves one
-            // alive, as only a leader multicasts KeepAlives of that epoch.)
+            // alive, as only a leader multicasts KeepAlives of that epoch. A KeepAlive flagged
+            // TOLD is a member's word, a late answer to a catch-up NAK say: it proves no leader of
+            // our epoch.)
             member.joinLeader(from, nowNs);
         }
         else

@@ -84,6 +84,7 @@ class CatchUpTest
         // 2 lacks order 0's predecessors too: asked from 0 on, it says it serves from 1.
         feed(m, WirePackets.orderNak(2, 91, 0), 4 * MS);
         assertEquals(1, m.counters().servedFromTold());
+        assertEquals(List.of(true), sent.keepAlives().stream().map(k -> k.header().told()).toList(), "one KeepAlive, flagged TOLD");
         // The takeover asks for a state at or after order 1: the joiner takes it from its application.
         feed(m, WirePackets.stateAsk(2, 92, 1, 0, 7), 5 * MS);
         assertEquals(List.of(1L), captures);

@@ -159,6 +159,7 @@ class TakeoverLogTest
         final org.lightwire.romiop.protocol.KeepAliveFlyweight told = sent.keepAlives().get(0);
         assertEquals(List.of(2L, 40L, 41L), List.of((long)told.epoch(), told.lastOrderSeq(), told.commit() + 1),
             "promised epoch 2, delivered 40, and it can send from 41 on (it kept order 1, but not 2 to 40)");
+        assertEquals(List.of(true, false), List.of(told.header().told(), told.header().report()), "a member's word, flagged TOLD");
         assertEquals(1, m.counters().servedFromTold());
     }
 }

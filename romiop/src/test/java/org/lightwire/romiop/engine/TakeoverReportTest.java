@@ -7,6 +7,7 @@ import static org.lightwire.romiop.engine.OneEngine.runUntil;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.lightwire.romiop.protocol.KeepAliveFlyweight;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
@@ -126,6 +127,37 @@ class TakeoverReportTest
         final MemberEngine told = catchingUpFromThree(5);
         feed(told, WirePackets.keepAlive(4, 92, 2, 0, 0), 261 * MS);
         assertEquals(MemberEngine.State.LEADER_RECOVERING, told.state(), "4 telling us of epoch 2");
+    }
+
+    /**
+     * The failed leader, alive after all and first holder of what is fixed, answers a catch-up NAK
+     * late, after the takeover moved on to another holder: its KeepAlive, stamped with the epoch it
+     * promised us, is flagged TOLD and proves no leader alive. Unflagged, it read as "the failed
+     * leader leads our epoch": the takeover joined a member that leads nothing.
+     */
+    @Test
+    void theFailedLeadersLateAnswerToACatchUpIsNoLeaderAlive()
+    {
+        final MemberEngine m = member(1, 2, 1, 2, 3, 4, 5);
+        feed(m, WirePackets.request(100, 1), MS / 2);
+        feed(m, WirePackets.order(2, 70, 1, 1, 100, 1, 0), MS / 2);
+        runUntil(m, MS, 150 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
+        feed(m, WirePackets.reportEnd(2, 60, 2, 5, 5, 0), 151 * MS);
+        feed(m, WirePackets.reportEnd(3, 61, 2, 5, 5, 0), 151 * MS);
+        feed(m, WirePackets.reportEnd(4, 62, 2, 0, 0, 0), 151 * MS);
+        feed(m, WirePackets.reportEnd(5, 63, 2, 0, 0, 0), 151 * MS);
+        runUntil(m, 152 * MS, 260 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 2"), m.deliverySummary());
+        runUntil(m, 261 * MS, 470 * MS);
+        assertTrue(m.deliverySummary().endsWith("catching up to 5 from 3"), m.deliverySummary());
+        final long unexpected = m.counters().unexpectedPackets();
+        feed(m, WirePackets.servesFrom(2, 90, 2, 5, 4), 471 * MS);
+        assertEquals(List.of(MemberEngine.State.LEADER_RECOVERING, unexpected + 1), List.of(m.state(), m.counters().unexpectedPackets()),
+            "2's late answer: 2 promised our epoch, it leads nothing");
+        // The same KeepAlive unflagged is the failed leader's own, of our epoch: a leader alive after all.
+        feed(m, WirePackets.keepAlive(2, 91, 2, 5, 5), 472 * MS);
+        assertEquals(List.of(MemberEngine.State.JOINING, 2), List.of(m.state(), m.leaderId()));
     }
 
     @Test

@@ -196,7 +196,11 @@ final class WirePackets
     /** A survivor's word to the takeover it reported to: it delivered {@code delivered} and can send orders from {@code firstServed} on. */
     static ByteBuffer servesFrom(final int from, final int packetId, final int promisedEpoch, final long delivered, final long firstServed)
     {
-        return keepAlive(from, packetId, promisedEpoch, delivered, firstServed - 1);
+        final ByteBuffer b = keepAlive(from, packetId, promisedEpoch, delivered, firstServed - 1);
+        final KeepAliveFlyweight k = new KeepAliveFlyweight();
+        k.wrap(b, 0);
+        k.header().told(true);
+        return b;
     }
 
     /** A joiner's State ASK, in its transfer {@code transfer}, for a state at or after {@code minCut} from byte {@code offset}. */
