@@ -150,7 +150,7 @@ final class GapDetector
         }
         if (received.nakType() == PacketType.MSG_ORDER)
         {
-            delivery.sendOrders(requesterId, Math.max(received.fromOrderSeq(), delivery.firstRetainedSeq()), orderEndSeq);
+            delivery.sendOrders(requesterId, Math.max(received.fromOrderSeq(), delivery.firstRetainedSeq()), orderEndSeq, leading);
             return 0;
         }
         final int count = received.entryCount();

@@ -1193,9 +1193,13 @@ public final class MemberEngine
         if (keepAlive.header().told() && (state == State.JOINING || state == State.MEMBER))
         {
             // A member's word of its epoch, sent to us as if we led an older one (a delayed copy
-            // of a KeepAlive we once sent as a leader): no leader's. A member whose leader tells
-            // it a newer epoch follows a leader that now follows another: it rejoins.
-            if (state != State.MEMBER || !followsStaleLeader(from, keepAlive.epoch(), nowNs) && !leaderMovedOn(from, keepAlive.epoch(), nowNs))
+            // of a KeepAlive we once sent as a leader), or as the end of the orders it holds: no
+            // leader's. A member whose leader tells it a newer epoch follows a leader that now
+            // follows another, and one told by another member of an epoch newer than any it
+            // promised follows a stale leader: it rejoins.
+            final boolean newerThanPromised = Integer.compareUnsigned(keepAlive.epoch(), promisedEpoch) > 0;
+            if (state != State.MEMBER ||
+                !(newerThanPromised && followsStaleLeader(from, keepAlive.epoch(), nowNs)) && !leaderMovedOn(from, keepAlive.epoch(), nowNs))
             {
                 counters.unexpectedPackets++;
             }

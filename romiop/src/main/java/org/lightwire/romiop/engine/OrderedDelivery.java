@@ -295,9 +295,10 @@ final class OrderedDelivery
      * Sends the orders from {@code fromSeq} on, delivered and retained or known and not yet
      * delivered (a leader's orders wait for their commit), as one MsgOrder of at most a packet's
      * entries; when none is known there, a KeepAlive naming {@code orderEndSeq}, where the order
-     * ends, so that the asker stops asking.
+     * ends, so that the asker stops asking: flagged TOLD unless this member is {@code leading}
+     * (a member's word of its epoch is no leader's).
      */
-    void sendOrders(final int destinationId, final long fromSeq, final long orderEndSeq)
+    void sendOrders(final int destinationId, final long fromSeq, final long orderEndSeq, final boolean leading)
     {
         final int limit = outbox.maxEntriesPerOrder();
         int count = 0;
@@ -307,7 +308,14 @@ final class OrderedDelivery
         }
         if (count == 0)
         {
-            outbox.keepAlive(destinationId, orderEndSeq);
+            if (leading)
+            {
+                outbox.keepAlive(destinationId, orderEndSeq);
+            }
+            else
+            {
+                outbox.told(destinationId, orderEndSeq);
+            }
             return;
         }
         final ByteBuffer out = outbox.buffer();

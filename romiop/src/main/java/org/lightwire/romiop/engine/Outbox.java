@@ -122,9 +122,10 @@ final class Outbox
     }
 
     /**
-     * To a leader of an older epoch than this member's: a KeepAlive flagged TOLD naming this
-     * member's epoch and what it delivered, so that the leader steps down; no leader's word to
-     * anyone following that leader (a member that follows this one still takes no epoch from it).
+     * A member's word of its epoch: a KeepAlive flagged TOLD naming this member's epoch and what it
+     * delivered. To a leader of an older epoch than this member's, so that the leader steps down;
+     * to an asker of orders this member does not hold past what it delivered. No leader's word to
+     * anyone following this member (a member that follows it takes no epoch from it).
      */
     void told(final int destinationId, final long deliveredSeq)
     {

@@ -295,7 +295,7 @@ final class Sequencer
             return;
         }
         counters.orderRetransmits++;
-        delivery.sendOrders(GroupSender.GROUP, from, lastOrderSeq());
+        delivery.sendOrders(GroupSender.GROUP, from, lastOrderSeq(), true);
         for (final Map.Entry<Long, Long> e : orderSentNs.tailMap(from, true).headMap(from + outbox.maxEntriesPerOrder(), false).entrySet())
         {
             e.setValue(nowNs);

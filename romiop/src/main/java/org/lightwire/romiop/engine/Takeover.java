@@ -279,9 +279,10 @@ final class Takeover
         {
             onHolderStart(keepAlive.commit() + 1, from, nowNs);
         }
-        else if (Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0 || !keepAlive.header().told() &&
-            (!leaderless && (from == failedLeaderId || !member.isMember(from)) && keepAlive.epoch() == epoch ||
-                leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch))
+        else if (keepAlive.header().told() ? Integer.compareUnsigned(keepAlive.epoch(), member.promisedEpoch()) > 0 :
+            Integer.compareUnsigned(keepAlive.epoch(), epoch) > 0 ||
+                !leaderless && (from == failedLeaderId || !member.isMember(from)) && keepAlive.epoch() == epoch ||
+                leaderless && from == member.epochLeader() && keepAlive.epoch() == epoch)
         {
             // A leader is alive after all (we were cut off from it), or one of a newer epoch
             // leads: join its group afresh; its leader then moves the group past the epoch we
@@ -289,8 +290,9 @@ final class Takeover
             // the failed leader's id say, proves neither. A leaderless takeover names a stand-in
             // as failed, which may be joining too: only the leader of our own epoch proves one
             // alive, as only a leader multicasts KeepAlives of that epoch. A KeepAlive flagged
-            // TOLD is a member's word, a late answer to a catch-up NAK say: it proves no leader of
-            // our epoch.)
+            // TOLD is a member's word, a late answer to a catch-up NAK say, stamped with the epoch
+            // it promised: it proves no leader, and only an epoch newer than the one we proposed
+            // says that ours is lost.)
             member.joinLeader(from, nowNs);
         }
         else

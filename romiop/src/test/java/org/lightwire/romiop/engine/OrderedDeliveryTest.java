@@ -107,7 +107,7 @@ class OrderedDeliveryTest
             delivery.order(i, key(10 + i));
         }
         delivery.deliverReady(Long.MAX_VALUE);
-        delivery.sendOrders(7, 2, 9);
+        delivery.sendOrders(7, 2, 9, true);
         final MsgOrderFlyweight o = sent.orders().get(0);
         assertEquals(7, sent.all.get(0).to());
         assertEquals(2, o.firstOrderSeq());
@@ -116,10 +116,12 @@ class OrderedDeliveryTest
         assertEquals(CLIENT, o.entrySenderId(0));
 
         delivery.retainAtMost(1);
-        delivery.sendOrders(7, 2, 9);
-        delivery.sendOrders(7, 6, 9);
+        delivery.sendOrders(7, 2, 9, true);
+        delivery.sendOrders(7, 6, 9, false);
         assertEquals(1, sent.orders().size());
         assertEquals(List.of(9L, 9L), sent.keepAlives().stream().map(k -> k.lastOrderSeq()).toList(), "nothing kept there: where the order ends");
+        assertEquals(List.of(false, true), sent.keepAlives().stream().map(k -> k.header().told()).toList(),
+            "a leader's word, then a member's (flagged TOLD)");
     }
 
     @Test

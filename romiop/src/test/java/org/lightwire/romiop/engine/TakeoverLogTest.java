@@ -161,5 +161,11 @@ class TakeoverLogTest
             "promised epoch 2, delivered 40, and it can send from 41 on (it kept order 1, but not 2 to 40)");
         assertEquals(List.of(true, false), List.of(told.header().told(), told.header().report()), "a member's word, flagged TOLD");
         assertEquals(1, m.counters().servedFromTold());
+        // Asked from order 2 on, where it holds nothing: its word of where the order ends is a member's too.
+        sent.clear();
+        feed(m, WirePackets.orderNak(2, 51, 2), 6 * MS);
+        assertEquals(List.of(true, true), sent.keepAlives().stream().map(k -> k.header().told()).toList(),
+            "where it serves from, then where the order ends (found by a review: unflagged, the second read as a leader's)");
+        assertEquals(40L, sent.keepAlives().get(1).lastOrderSeq());
     }
 }

@@ -160,6 +160,62 @@ class TakeoverReportTest
         assertEquals(List.of(MemberEngine.State.JOINING, 2), List.of(m.state(), m.leaderId()));
     }
 
+    /**
+     * 1 of [1, 2, 3] takes over from 2 (epoch 2) with 3's report of 40 delivered; 3 falls silent,
+     * and 1 retries, proposing epoch 3.
+     */
+    private MemberEngine retriedWithEpochThree()
+    {
+        final MemberEngine t = member(1, 2, 1, 2, 3);
+        feed(t, WirePackets.request(100, 1), MS / 2);
+        feed(t, WirePackets.order(2, 70, 1, 1, 100, 1, 0), MS / 2);
+        runUntil(t, MS, 150 * MS);
+        feed(t, WirePackets.reportEnd(3, 61, 2, 40, 40, 0), 151 * MS);
+        runUntil(t, 152 * MS, 160 * MS);
+        long now = 161 * MS;
+        while (t.counters().takeoversRetried() == 0 && now < 2_000 * MS)
+        {
+            t.onTimer(now);
+            now += MS;
+        }
+        assertEquals(List.of(MemberEngine.State.LEADER_RECOVERING, 1L), List.of(t.state(), t.counters().takeoversRetried()));
+        assertTrue(t.deliverySummary().endsWith("proposing epoch 3"), t.deliverySummary());
+        return t;
+    }
+
+    /**
+     * A survivor's flagged word is stamped with the epoch it promised last, which may be our own
+     * retry's (found by a review: 3 promised our epoch 3, then answered a late NAK of round 2).
+     * Only a flagged epoch newer than the one we proposed says another takeover won.
+     */
+    @Test
+    void aFlaggedWordOfOurOwnProposalIsNoReasonToGiveUpANewerOneIs()
+    {
+        final MemberEngine ours = retriedWithEpochThree();
+        feed(ours, WirePackets.servesFrom(3, 95, 3, 40, 41), 2_001 * MS);
+        assertEquals(MemberEngine.State.LEADER_RECOVERING, ours.state(), "3 promised our epoch 3: it leads nothing");
+
+        final MemberEngine newer = retriedWithEpochThree();
+        feed(newer, WirePackets.servesFrom(3, 95, 4, 40, 41), 2_001 * MS);
+        assertEquals(MemberEngine.State.JOINING, newer.state(), "3 promised epoch 4 to another: ours is lost");
+    }
+
+    /**
+     * A takeover that yielded to a newer proposal (it follows 2, promised epoch 4) takes a member's
+     * flagged word of epoch 3 for nothing: no newer than what it promised (found by a review: it
+     * rejoined toward 3, which leads nothing).
+     */
+    @Test
+    void aYieldedTakeoverTakesAFlaggedWordOfAnOlderPromiseForNothing()
+    {
+        final MemberEngine t = retriedWithEpochThree();
+        feed(t, WirePackets.takeover(2, 3, 4, 1, 40), 2_001 * MS);
+        assertEquals(List.of(MemberEngine.State.MEMBER, 2), List.of(t.state(), t.leaderId()));
+        final long left = t.counters().staleLeadersLeft();
+        feed(t, WirePackets.servesFrom(3, 96, 3, 40, 41), 2_002 * MS);
+        assertEquals(List.of(MemberEngine.State.MEMBER, 2, left), List.of(t.state(), t.leaderId(), t.counters().staleLeadersLeft()));
+    }
+
     @Test
     void aTakeoverThatHearsALeaderOfANewerEpochOrderJoinsItsGroup()
     {
