@@ -17,8 +17,10 @@ import org.lightwire.transport.engine.ProtocolEngine;
  * and engine are warm).
  *
  * <p>A daemon thread services idle connections: it sends the CALL_ACK of a connection that
- * stayed idle for the ack delay and reads what arrives meanwhile. It sleeps until the earliest
- * idle deadline and is never on the call path.
+ * stayed idle for the ack delay, and at least once a second reads what reached every idle
+ * connection, so that a server that resends its last reply (our CALL_ACK was lost) is answered
+ * with another instead of holding that reply until its peer timeout closes the connection. It
+ * sleeps until the earliest idle deadline, or a second, and is never on the call path.
  */
 public final class ConnectionPool implements AutoCloseable
 {
@@ -38,6 +40,10 @@ public final class ConnectionPool implements AutoCloseable
     private final ArrayDeque<ClientConnection> idle = new ArrayDeque<>();
     private final List<ClientConnection> scratch = new ArrayList<>();
     private final Thread servicer;
+    /** How often the servicer reads every idle connection, whether a timer of it is due or not. */
+    private static final long SWEEP_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
+    /** When the servicer last read every idle connection (its thread only). */
+    private long lastSweepNs = System.nanoTime();
     private int open;
     private int pendingConnects;
     private volatile long plannedWakeNs;
@@ -215,7 +221,6 @@ public final class ConnectionPool implements AutoCloseable
         while (!closed)
         {
             final long nowNs = System.nanoTime();
-            long wakeNs = nowNs + TimeUnit.SECONDS.toNanos(1);
             scratch.clear();
             lock.lock();
             try
@@ -226,10 +231,18 @@ public final class ConnectionPool implements AutoCloseable
             {
                 lock.unlock();
             }
+            // Once a second every idle connection, due or not: what arrived is read (a resent
+            // reply is acknowledged again); between sweeps only those whose timer is due.
+            final boolean sweep = nowNs - lastSweepNs >= SWEEP_INTERVAL_NS;
+            if (sweep)
+            {
+                lastSweepNs = nowNs;
+            }
+            long wakeNs = lastSweepNs + SWEEP_INTERVAL_NS;
             for (final ClientConnection c : scratch)
             {
                 final long deadlineNs = c.nextDeadlineNs();
-                if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
+                if (sweep || deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
                 {
                     c.serviceIdle(nowNs);
                 }
