@@ -7,9 +7,20 @@ package org.lightwire.transport.engine;
  * <p>Samples come from exchanges that measure the network alone (A1's SYNC idea): RECLAIM
  * answered by RECLAIM_ACK (a client probes this way once per interval), never from a request and its reply,
  * whose gap includes the servant's execution time. Retransmitted probes give no sample (Karn).
+ *
+ * <p>One departure from RFC 6298, for samples that come once per probe interval rather than once
+ * per round trip: a sample under a quarter of the smoothed round trip starts the estimate afresh
+ * from that sample. A sample inflated by the measuring process itself (a cold JVM's first call,
+ * a garbage collection, a descheduled thread: milliseconds where the network takes a tenth of
+ * one) would otherwise hold the timeout at several times that outlier for dozens of intervals,
+ * and every loss in that time would cost that much; a sample that small proves the network is
+ * that fast now.
  */
 public final class RttEstimator
 {
+    /** A sample under srtt / this starts the estimate afresh (see the class comment). */
+    static final int RESEED_FRACTION = 4;
+
     private final long minNs;
     private final long maxNs;
     private long srttNs;
@@ -33,7 +44,7 @@ public final class RttEstimator
         {
             return;
         }
-        if (samples == 0)
+        if (samples == 0 || rttNs < srttNs / RESEED_FRACTION)
         {
             srttNs = rttNs;
             rttvarNs = rttNs / 2;
