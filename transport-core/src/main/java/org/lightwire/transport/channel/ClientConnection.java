@@ -535,6 +535,13 @@ public final class ClientConnection implements AutoCloseable
             {
                 return false;
             }
+            final ClientEngine.State callState = engine.state();
+            if (callState == ClientEngine.State.REQUEST_IN_PROGRESS || callState == ClientEngine.State.WAITING_FOR_REPLY)
+            {
+                // Taken from the pool since the servicer looked (a driver that polls holds the
+                // lock only while it works): the reply is its caller's to read.
+                return true;
+            }
             engineLock.lock();
             try
             {

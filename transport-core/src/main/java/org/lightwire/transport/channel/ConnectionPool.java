@@ -244,7 +244,8 @@ public final class ConnectionPool implements AutoCloseable
                 final long deadlineNs = c.nextDeadlineNs();
                 if (sweep || deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
                 {
-                    c.serviceIdle(nowNs);
+                    // (Its own clock reading: a call may have come and gone since nowNs.)
+                    c.serviceIdle(System.nanoTime());
                 }
                 final long next = c.nextDeadlineNs();
                 if (next != ProtocolEngine.NO_DEADLINE && next - wakeNs < 0)

@@ -292,7 +292,7 @@ public final class ClientEngine extends ProtocolEngine
         if (type == MessageType.RECLAIM_ACK && probeOutstanding && c == probeCall && p == probeMarker)
         {
             probeOutstanding = false;
-            onRttSample(nowNs - probeSentNs);
+            onRttSample(nowNs - probeSentNs, true);
             return;
         }
         counters.stale++;

@@ -108,7 +108,16 @@ public abstract class ProtocolEngine
     /** Adds a round-trip sample measured outside the engine (the UDP set-up exchange). */
     public void onRttSample(final long rttNs)
     {
-        rtt.onSample(rttNs);
+        onRttSample(rttNs, false);
+    }
+
+    /**
+     * @param unambiguous true for a sample whose answer only this exchange could have caused (a
+     *     probe's, matched by its marker): see {@link RttEstimator#onSample(long, boolean)}.
+     */
+    protected final void onRttSample(final long rttNs, final boolean unambiguous)
+    {
+        rtt.onSample(rttNs, unambiguous);
         counters.srttNs = rtt.srttNs();
         counters.rtoNs = rtt.rtoNs();
     }

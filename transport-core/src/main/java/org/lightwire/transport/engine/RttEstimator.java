@@ -9,8 +9,8 @@ package org.lightwire.transport.engine;
  * whose gap includes the servant's execution time. Retransmitted probes give no sample (Karn).
  *
  * <p>One departure from RFC 6298, for samples that come once per probe interval rather than once
- * per round trip: a sample under a quarter of the smoothed round trip starts the estimate afresh
- * from that sample. A sample inflated by the measuring process itself (a cold JVM's first call,
+ * per round trip: a probe's sample under a quarter of the smoothed round trip starts the estimate
+ * afresh from that sample. A sample inflated by the measuring process itself (a cold JVM's first call,
  * a garbage collection, a descheduled thread: milliseconds where the network takes a tenth of
  * one) would otherwise hold the timeout at several times that outlier for dozens of intervals,
  * and every loss in that time would cost that much; a sample that small proves the network is
@@ -37,14 +37,27 @@ public final class RttEstimator
         this.backedOffRtoNs = rtoNs;
     }
 
-    /** Adds one round-trip sample and resets any backoff. */
+    /** Adds one round-trip sample and resets any backoff (RFC 6298's rules alone). */
     public void onSample(final long rttNs)
+    {
+        onSample(rttNs, false);
+    }
+
+    /**
+     * Adds one round-trip sample and resets any backoff.
+     *
+     * @param unambiguous true when the answer measured cannot be a duplicate or a late copy of an
+     *     earlier answer (a probe's, whose marker only this probe carries): only such a sample,
+     *     under a quarter of SRTT, starts the estimate afresh. A reclaim's answer is matched by its
+     *     call alone, and a duplicate of an earlier one would measure microseconds.
+     */
+    public void onSample(final long rttNs, final boolean unambiguous)
     {
         if (rttNs < 0)
         {
             return;
         }
-        if (samples == 0 || rttNs < srttNs / RESEED_FRACTION)
+        if (samples == 0 || unambiguous && rttNs < srttNs / RESEED_FRACTION)
         {
             srttNs = rttNs;
             rttvarNs = rttNs / 2;
