@@ -65,8 +65,8 @@ public final class LossSweep
         final int warmup = Integer.getInteger("loss.warmupCalls", 20_000);
         final LossSweep sweep = new LossSweep();
         final int port = 20_000 + (int)(ProcessHandle.current().pid() % 20_000);
-        final Map<String, String> serverProps = lightwireProperties();
-        final Map<String, String> clientProps = lightwireProperties();
+        final Map<String, String> serverProps = OrbBenchmark.lightwireSystemProperties();
+        final Map<String, String> clientProps = OrbBenchmark.lightwireSystemProperties();
         // Bounds that only stop a hang: loss is recovered by retransmission long before.
         clientProps.putIfAbsent(LightwireConfig.PEER_TIMEOUT_MS, "60000");
         try (LossyNamespace ns = new LossyNamespace("10.201"))
@@ -84,15 +84,6 @@ public final class LossSweep
         sweep.chart(out.resolve("loss-sweep.png"), machine);
         System.out.println("# wrote " + out.resolve("loss-summary.json") + " and " + out.resolve("loss-sweep.png"));
         System.exit(0);
-    }
-
-    /** @return the {@code jacorb.lightwire.*} system properties this JVM was given, for both ORBs. */
-    private static Map<String, String> lightwireProperties()
-    {
-        final Map<String, String> props = new java.util.LinkedHashMap<>();
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("jacorb.lightwire."))
-            .forEach(k -> props.put(k, System.getProperty(k)));
-        return props;
     }
 
     private void run(final ProcessHarness server, final Map<String, String> clientProps, final int warmup, final double[] rates,
@@ -132,7 +123,7 @@ public final class LossSweep
     private void warmUp(final int calls)
     {
         System.out.printf(Locale.ROOT, "# %s%n# Lightwire settings given (both ORBs): %s%n# warming up: %d null calls and %d 64 KiB calls per transport, no loss%n",
-            OrbBenchmark.machine(), lightwireProperties(), calls, calls / 10);
+            OrbBenchmark.machine(), OrbBenchmark.lightwireSystemProperties(), calls, calls / 10);
         for (int i = 0; i < calls; i++)
         {
             for (int t = 0; t < 2; t++)
@@ -222,7 +213,7 @@ public final class LossSweep
     {
         final StringBuilder b = new StringBuilder();
         b.append("{\n  \"machine\": \"").append(machine.replace("\"", "'")).append("\",\n");
-        b.append("  \"lightwire_settings\": \"").append(lightwireProperties().toString().replace("\"", "'")).append("\",\n");
+        b.append("  \"lightwire_settings\": \"").append(OrbBenchmark.lightwireSystemProperties().toString().replace("\"", "'")).append("\",\n");
         b.append("  \"warmup_null_calls_per_transport\": ").append(warmup).append(",\n  \"rows\": [\n");
         for (int i = 0; i < rows.size(); i++)
         {

@@ -440,6 +440,15 @@ public final class OrbBenchmark
         return args;
     }
 
+    /** @return the {@code jacorb.lightwire.*} system properties this JVM was given, for the ORBs a benchmark makes. */
+    static java.util.Map<String, String> lightwireSystemProperties()
+    {
+        final java.util.Map<String, String> props = new java.util.TreeMap<>();
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("jacorb.lightwire."))
+            .forEach(k -> props.put(k, System.getProperty(k)));
+        return props;
+    }
+
     /** @return a one-line description of where this ran. */
     static String machine()
     {
