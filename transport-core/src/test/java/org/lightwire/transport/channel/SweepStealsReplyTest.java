@@ -123,11 +123,18 @@ class SweepStealsReplyTest
             // Meanwhile a caller takes A and C and starts a call on C, whose reader will poll it.
             assertEquals(ca, pool.acquire());
             assertEquals(cc, pool.acquire());
+            final long repliesBefore = sc.session().counters().packetsSent();
             cc.startCall(ByteBuffer.wrap(new byte[] {0, 0, 0, 2}));
-            // (The reply reaches C's link meanwhile.)
-            Thread.sleep(100);
+            // The reply is on C's link before the servicer goes on.
+            final long deadlineNs = System.nanoTime() + 10_000 * MS;
+            while (sc.session().counters().packetsSent() == repliesBefore && System.nanoTime() - deadlineNs < 0)
+            {
+                Thread.onSpinWait();
+            }
+            assertNotEquals(repliesBefore, sc.session().counters().packetsSent(), "C's server answered within 10 s");
             c.readByServicer.set(0);
             release.countDown();
+            // (Nothing to wait for when it passes: the servicer's sweep over A and C ends within this.)
             Thread.sleep(300);
             assertEquals(0, c.readByServicer.get(), "the servicer read the reply of a call in progress");
             assertNotEquals(ProtocolEngine.NO_DEADLINE, cc.nextDeadlineNs(), "the call still has its deadline");
