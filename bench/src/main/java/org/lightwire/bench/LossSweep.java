@@ -37,7 +37,8 @@ import org.omg.CORBA.ORB;
  * (default 2000 and 200), loss rates in per cent (default {@code 0,0.5,1,2,5,10}), where
  * {@code loss-summary.json} and {@code loss-sweep.png} go (default {@code bench/target}).
  * {@code -Dloss.warmupCalls} (default 20,000) null calls and a tenth as many 64 KiB calls per
- * transport warm both JVMs up before the first rate. Needs root.
+ * transport warm both JVMs up before the first rate. {@code -Dloss.rawDir=DIR} also writes every
+ * call's latency in nanoseconds, one per line, to {@code DIR/loss-RATE-TRANSPORT-CALL.txt}. Needs root.
  */
 public final class LossSweep
 {
@@ -137,7 +138,7 @@ public final class LossSweep
         }
     }
 
-    private void measure(final double rate, final int nullCalls, final int bulkCalls)
+    private void measure(final double rate, final int nullCalls, final int bulkCalls) throws IOException
     {
         final long[][] nulls = {new long[nullCalls], new long[nullCalls]};
         final long[][] bulks = {new long[bulkCalls], new long[bulkCalls]};
@@ -188,8 +189,16 @@ public final class LossSweep
         ttcps[transport].receive_exactly_once(TtcpPattern.create(sequence, BULK_CHARS));
     }
 
-    private void row(final double rate, final String transport, final String call, final long[] samples, final int bytes)
+    private void row(final double rate, final String transport, final String call, final long[] samples, final int bytes) throws IOException
     {
+        final String rawDir = System.getProperty("loss.rawDir");
+        if (rawDir != null)
+        {
+            final StringBuilder raw = new StringBuilder();
+            Arrays.stream(samples).forEach(ns -> raw.append(ns).append('\n'));
+            Files.createDirectories(Path.of(rawDir));
+            Files.writeString(Path.of(rawDir, String.format(Locale.ROOT, "loss-%s-%s-%s.txt", rate, transport, call)), raw);
+        }
         final long[] s = samples.clone();
         Arrays.sort(s);
         final double sumNs = Arrays.stream(s).asDoubleStream().sum();
