@@ -58,13 +58,15 @@ import org.lightwire.romiop.engine.view.Configuration;
  * delivered sequence of any survivor, re-orders the old leader's orders past that as far as some
  * survivor holds them without a gap, then orders every other held request.
  *
- * <p>This class keeps the {@link State}, the view, failure detection and the epochs, and composes
+ * <p>This class keeps the {@link State}, the leader, failure detection and restarts, and composes
  * the rest, each part with its own deadline: {@link Outbox}, {@link OrderedDelivery},
  * {@link GapDetector}, {@link AckScheduler}, {@link CancelTracker}, {@link ClientFifo},
- * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}; and, driven by its KeepAlive
- * tick, the new leader's side of the view change ({@link Takeover}).
+ * {@link Sequencer}, {@link ReplyStore} and {@link DuplicateFilter}; the view
+ * ({@link GroupView}), the configuration ({@link MemberConfiguration}), the epoch and its promise
+ * ({@link EpochPromise}) and the answers to epoch asks ({@link EpochAskAnswers}); and, driven by
+ * its KeepAlive tick, the new leader's side of the view change ({@link Takeover}).
  *
- * <p>Not yet: fragmentation, state transfer of the application, allocation-free steady state.
+ * <p>Not yet: an allocation-free steady state.
  */
 public final class MemberEngine
 {
@@ -123,10 +125,9 @@ public final class MemberEngine
     private State state;
     private boolean started;
 
-    // Membership: the view, ascending, and its leader.
-    private int[] view;
+    // Membership: the view and its leader.
+    private final GroupView views;
     private int leaderId;
-    private final Map<Integer, Long> lastHeardNs = new HashMap<>();
     /**
      * Member: when its leader last showed that it leads (a MsgOrder, KeepAlive or LIST of its). Any
      * other packet from that id proves nothing: a restarted process with the leader's id sends
@@ -161,48 +162,12 @@ public final class MemberEngine
     private boolean groupHeard;
 
     // Commit before delivery: the epoch ordered or followed in, the members that commit, the commit.
-    /** The view this member orders or follows in, from 1; it never goes back. */
-    private int epoch = FOUNDING_EPOCH;
-    /** The leader whose orders this member took in its epoch (-1 for none yet): an epoch has one. */
-    private int epochLeader;
-    /**
-     * The highest epoch this member reported for (to a takeover that proposed it) or proposed
-     * itself; never below {@link #epoch}. It takes no order of an older epoch, reports to no
-     * takeover proposing less, and proposes more itself (Viewstamped Replication's view number:
-     * a report is a promise bound to the epoch it was made for).
-     */
-    private int promisedEpoch;
-    /** Whom {@link #promisedEpoch} was promised to: a takeover's repeated REMOVED of that epoch is answered again. */
-    private int promisedTo = -1;
-    /**
-     * The nonce of the founding leader's check that {@link #promisedEpoch} was promised to (0 for
-     * none): a repeated ask of that check is answered as before; another (a later incarnation of
-     * that leader) hears of the promise, and rejoins.
-     */
-    private int promisedNonce;
-    /**
-     * This incarnation promised a founding leader's check its epoch, or passed its own check: it
-     * was up when the group's check ran. Kept for the process's life (see {@link Takeover}).
-     */
-    private boolean foundingPromised;
-    /**
-     * The members whose acceptance commits an order and whose majority elects: the configured
-     * members, fixed for the group's life (a joiner configured with none learns its leader's from
-     * the LIST that admits it, and a founder without any has itself). Neither silence nor a leave
-     * nor an admission changes it: members of the view outside it are learners. A configuration
-     * that changes by itself is unsafe: a commit quorum of a grown configuration need not meet a
-     * majority of the old one (ConfigurationChangeTest).
-     */
-    private Configuration configuration;
-    /**
-     * Configured without itself among the members (GroupConfig.joining(id): none at all), and has
-     * founded no group: it takes its leader's configuration, in which it is a learner.
-     */
-    private boolean learnsConfiguration;
-    /** Our leader's LIST named us a learner although our configuration names us: we count for nothing. */
-    private boolean toldLearner;
-    /** The configuration our leader's last LIST named when it was not ours, or null. */
-    private int[] mismatchedConfiguration;
+    /** The epoch it orders or follows in, that epoch's leader, and the newest epoch it promised. */
+    private final EpochPromise epochs;
+    /** The group's configuration as this member knows it, and whether it votes in it. */
+    private final MemberConfiguration configs;
+    /** Its answers to EPOCH_ASK: a founding leader's check, a restarted process learning the epochs. */
+    private final EpochAskAnswers epochAnswers;
     /** Leader: how far its order is held by a commit quorum of the configuration. */
     private final CommitTracker commits;
     /** The highest commit known in this epoch: the leader's own, or the one its leader announced. */
@@ -373,7 +338,7 @@ public final class MemberEngine
             @Override
             public int[] view()
             {
-                return view;
+                return views.ids();
             }
 
             @Override
@@ -396,19 +361,19 @@ public final class MemberEngine
             @Override
             public int[] view()
             {
-                return view;
+                return views.ids();
             }
 
             @Override
             public Configuration configuration()
             {
-                return configuration;
+                return configs.current();
             }
 
             @Override
             public boolean voter()
             {
-                return MemberEngine.this.voter();
+                return configs.voter();
             }
         });
         this.announcer = new ViewAnnouncer(config, counters, outbox, new ViewAnnouncer.View()
@@ -416,7 +381,7 @@ public final class MemberEngine
             @Override
             public int[] ids()
             {
-                return view;
+                return views.ids();
             }
 
             @Override
@@ -428,13 +393,13 @@ public final class MemberEngine
             @Override
             public int epoch()
             {
-                return epoch;
+                return epochs.current();
             }
 
             @Override
             public Configuration configuration()
             {
-                return configuration;
+                return configs.current();
             }
         });
         this.takeover = new Takeover(config, counters, outbox, delivery, sequencer, gaps, cancels, fifo, stateReceiver, stateHandler != null,
@@ -447,7 +412,7 @@ public final class MemberEngine
                 @Override
                 public boolean inGroup(final int id)
                 {
-                    return isMember(id) || configuration.contains(id);
+                    return isMember(id) || configuration().contains(id);
                 }
 
                 @Override
@@ -469,7 +434,7 @@ public final class MemberEngine
                 @Override
                 public int[] view()
                 {
-                    return view;
+                    return views.ids();
                 }
 
                 @Override
@@ -484,19 +449,47 @@ public final class MemberEngine
                     transitionTo(State.LEFT, nowNs);
                 }
             });
-        this.view = config.memberIds.clone();
-        Arrays.sort(view);
+        this.views = new GroupView(config.selfId, config.memberIds, config.keepAliveTimeoutNs);
         this.leaderId = config.leaderId;
-        // A joiner counts the group it was configured with (a restarted replica's): the views it
-        // hears name only who is in them, and a configuration learned from a minority's view
-        // would let it count commits against too few members.
-        this.configuration = configurationOf(config.configuredIds);
-        this.learnsConfiguration = Arrays.stream(config.configuredIds).noneMatch(id -> id == config.selfId);
-        this.epochLeader = config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId;
-        this.commits = new CommitTracker(config.selfId, configuration);
+        this.configs = new MemberConfiguration(config.selfId, config.configuredIds, counters, this::configurationChanged);
+        this.epochs = new EpochPromise(FOUNDING_EPOCH, config.memberIndex(config.selfId) < 0 ? -1 : config.leaderId);
+        this.commits = new CommitTracker(config.selfId, configuration());
+        this.epochAnswers = new EpochAskAnswers(config.incarnationNumber(), counters, outbox, epochs, configs, incarnations,
+            new EpochAskAnswers.Standing()
+            {
+                @Override
+                public boolean knowsOfOrders()
+                {
+                    return delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() || state == State.LEADER_RECOVERING;
+                }
+
+                @Override
+                public int leadingEpoch()
+                {
+                    return isOrdering() ? epochs.current() : 0;
+                }
+
+                @Override
+                public long lastOrderSeq()
+                {
+                    return isOrdering() ? Math.max(sequencer.lastOrderSeq(), delivery.highestKnownSeq()) : delivery.highestKnownSeq();
+                }
+
+                @Override
+                public boolean awaitsEpochs()
+                {
+                    return MemberEngine.this.awaitsEpochs();
+                }
+
+                @Override
+                public boolean forgotItsEpochs()
+                {
+                    return MemberEngine.this.forgotItsEpochs();
+                }
+            });
         this.lease = new Lease(config);
         this.leaderSigns = new LeaderSigns(config.selfId, config.keepAliveTimeoutNs);
-        commits.startEpoch(epoch, configuration, 0, 0);
+        commits.startEpoch(epochs.current(), configuration(), 0, 0);
         this.founding = config.memberIndex(config.selfId) >= 0;
         this.amnesiac = !founding && !config.mayFound();
         if (config.memberIndex(config.selfId) < 0)
@@ -547,13 +540,13 @@ public final class MemberEngine
     /** @return the epoch this member orders or follows in. */
     public int epoch()
     {
-        return epoch;
+        return epochs.current();
     }
 
     /** @return the members whose acceptances commit and whose majority takes over, ascending (this member's view of them). */
     public int[] configurationIds()
     {
-        return configuration.ids();
+        return configuration().ids();
     }
 
     /**
@@ -562,13 +555,13 @@ public final class MemberEngine
      */
     public int[] mismatchedConfiguration()
     {
-        return mismatchedConfiguration == null ? null : mismatchedConfiguration.clone();
+        return configs.mismatched();
     }
 
     /** @return true when this member counts for no commit or majority: a learner. */
     public boolean learner()
     {
-        return !voter();
+        return !configs.voter();
     }
 
     /** @return the nonce of the founding leader's check ({@link FoundingCheck}); for tests that answer it. */
@@ -589,7 +582,7 @@ public final class MemberEngine
      */
     public int[] foundingCheckAwaiting()
     {
-        return foundingCheck.pending() ? foundingCheck.unanswered(configuredGroup(), config.selfId) : new int[0];
+        return foundingCheck.pending() ? foundingCheck.unanswered(configs.configuredGroup(), config.selfId) : new int[0];
     }
 
     /** @return the members that answered the founding leader's check with another configuration than its own, ascending. */
@@ -622,7 +615,7 @@ public final class MemberEngine
         final Long next = delivery.orders().get(accepted + 1);
         final String missing = next == null ? "order " + (accepted + 1) + " missing"
             : "request " + HeldRequest.clientId(next) + "/" + HeldRequest.packetId(next) + " missing";
-        return "epoch " + Integer.toUnsignedString(epoch) + ", commit " + commitSeq + ", accepted " + accepted +
+        return "epoch " + Integer.toUnsignedString(epochs.current()) + ", commit " + commitSeq + ", accepted " + accepted +
             ", held " + delivery.heldByKey().size() + ", orders " + delivery.orders().size() +
             (delivery.misses() ? ", first gap at " + (accepted + 1) + " (" + missing + ")" : ", no gap") +
             (state != State.LEADER_RECOVERING ? "" : ", taking over: " + takeover.summary());
@@ -631,7 +624,7 @@ public final class MemberEngine
     /** @return this member's view of the group, ascending (a copy); a link fanning out by unicast sends to these. */
     public int[] currentMembers()
     {
-        return view.clone();
+        return views.ids().clone();
     }
 
     /** @return the leader in this member's view (-1 while joining a group whose leader is not known). */
@@ -681,14 +674,11 @@ public final class MemberEngine
             return;
         }
         started = true;
-        for (final int id : view)
-        {
-            lastHeardNs.put(id, nowNs);
-        }
+        views.start(nowNs);
         joinDeadlineNs = nowNs + config.joinTimeoutNs;
         tickDeadlineNs = nowNs + tickPeriodNs();
         leaderHeardNs = nowNs;
-        lease.start(configuration, nowNs);
+        lease.start(configuration(), nowNs);
         if (amnesiac)
         {
             recovery.restart(nowNs, config.selfId);
@@ -701,7 +691,7 @@ public final class MemberEngine
         }
         if (founding && isOrdering())
         {
-            foundingCheck.start(nowNs, config.selfId, configuredGroup().length);
+            foundingCheck.start(nowNs, config.selfId, configs.configuredGroup().length);
             if (foundingCheck.pending())
             {
                 askFounding(nowNs);
@@ -809,7 +799,7 @@ public final class MemberEngine
             // Only a joiner asks who is heard (leaderlessTakeoverDue): no map write per packet otherwise.
             final int raw = buffer.getInt(offset + PacketHeader_1_0.HEADER_LENGTH);
             final int sender = buffer.order() == header.byteOrder() ? raw : Integer.reverseBytes(raw);
-            if (sender != config.selfId && configuration.contains(sender))
+            if (sender != config.selfId && configuration().contains(sender))
             {
                 leaderSigns.heard(sender, nowNs);
             }
@@ -869,7 +859,7 @@ public final class MemberEngine
         {
             askFounding(nowNs);
         }
-        stateReceiver.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING || isOrdering(), view, nowNs);
+        stateReceiver.onTimer(state == State.MEMBER || state == State.LEADER_RECOVERING || isOrdering(), views.ids(), nowNs);
         expireRequestsOfGoneClients(nowNs);
         if (tickPeriodNs() > 0 && tickDeadlineNs - nowNs <= 0)
         {
@@ -913,7 +903,7 @@ public final class MemberEngine
         if (isOrdering())
         {
             deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
-            deadline = Deadlines.earlier(deadline, started, lease.nextDeadlineNs(configuration));
+            deadline = Deadlines.earlier(deadline, started, lease.nextDeadlineNs(configuration()));
         }
         return deadline;
     }
@@ -1073,9 +1063,9 @@ public final class MemberEngine
         // NAK answers, while we catch up from it, are its delivered orders.
         final boolean fromHolder = state == State.LEADER_RECOVERING && takeover.catchingUpFrom(from);
         final boolean report = state == State.LEADER_RECOVERING && msgOrder.header().report() && from != config.selfId &&
-            (isMember(from) || configuration.contains(from));
+            (isMember(from) || configuration().contains(from));
         if (state == State.LEADER_RECOVERING && !report && !fromHolder && from != config.selfId &&
-            Integer.compareUnsigned(msgOrder.epoch(), epoch) > 0)
+            Integer.compareUnsigned(msgOrder.epoch(), epochs.current()) > 0)
         {
             // A leader of a newer epoch orders: our takeover is too late (what we were reported
             // may have been overtaken by it). Join its group.
@@ -1182,7 +1172,7 @@ public final class MemberEngine
         {
             return;
         }
-        if (from != config.selfId && Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0 && (state == State.JOINING || state == State.MEMBER))
+        if (from != config.selfId && Integer.compareUnsigned(keepAlive.epoch(), epochs.current()) < 0 && (state == State.JOINING || state == State.MEMBER))
         {
             // A leader of an older epoch than ours, replaced while it was cut off or paused: our
             // KeepAlive, stamped with our epoch, makes it step down before it orders with members
@@ -1197,7 +1187,7 @@ public final class MemberEngine
             // leader's. A member whose leader tells it a newer epoch follows a leader that now
             // follows another, and one told by another member of an epoch newer than any it
             // promised follows a stale leader: it rejoins.
-            final boolean newerThanPromised = Integer.compareUnsigned(keepAlive.epoch(), promisedEpoch) > 0;
+            final boolean newerThanPromised = Integer.compareUnsigned(keepAlive.epoch(), epochs.promised()) > 0;
             if (state != State.MEMBER ||
                 !(newerThanPromised && followsStaleLeader(from, keepAlive.epoch(), nowNs)) && !leaderMovedOn(from, keepAlive.epoch(), nowNs))
             {
@@ -1209,8 +1199,8 @@ public final class MemberEngine
         {
             case JOINING ->
             {
-                if (from == leaderId && isMember(config.selfId) && (Integer.compareUnsigned(keepAlive.epoch(), epoch) < 0 ||
-                    Integer.compareUnsigned(keepAlive.epoch(), promisedEpoch) < 0))
+                if (from == leaderId && isMember(config.selfId) && (Integer.compareUnsigned(keepAlive.epoch(), epochs.current()) < 0 ||
+                    Integer.compareUnsigned(keepAlive.epoch(), epochs.promised()) < 0))
                 {
                     // A leader of an older epoch than one this member took part in: not to be followed.
                     counters.staleEpochPackets++;
@@ -1231,11 +1221,11 @@ public final class MemberEngine
                     // state transfer of earlier requests); the orders up to the KeepAlive's end it
                     // fetches, since its acceptance may be needed to commit them. What it
                     // delivered before was committed: it never delivers those numbers again.
-                    if (keepAlive.epoch() != epoch)
+                    if (keepAlive.epoch() != epochs.current())
                     {
                         enterEpoch(keepAlive.epoch());
                     }
-                    epochLeader = from;
+                    epochs.ledBy(from);
                     leaderHeard(nowNs);
                     final long start = Math.max(keepAlive.commit(), delivery.deliveredSeq());
                     // Past orders it did not execute, it takes a state at a cut from the start on.
@@ -1269,8 +1259,8 @@ public final class MemberEngine
             {
                 if (from == leaderId)
                 {
-                    if (from == promisedTo && promisedNonce != 0 && Integer.compareUnsigned(keepAlive.epoch(), promisedEpoch) < 0 &&
-                        keepAlive.epoch() == epoch)
+                    if (epochs.promisedToCheckOf(from) && Integer.compareUnsigned(keepAlive.epoch(), epochs.promised()) < 0 &&
+                        keepAlive.epoch() == epochs.current())
                     {
                         // Our founding leader, still checking: alive, though we take no order of the founding epoch now.
                         leaderHeard(nowNs);
@@ -1385,7 +1375,7 @@ public final class MemberEngine
             if (nak.nakType() == PacketType.MSG_ORDER && nak.fromOrderSeq() < delivery.firstOfRetainedRun())
             {
                 counters.servedFromTold++;
-                outbox.servesFrom(requester, promisedEpoch, delivery.deliveredSeq(), delivery.firstOfRetainedRun());
+                outbox.servesFrom(requester, epochs.promised(), delivery.deliveredSeq(), delivery.firstOfRetainedRun());
             }
             gaps.answer(nak, requester, false, delivery.deliveredSeq());
             return;
@@ -1410,7 +1400,7 @@ public final class MemberEngine
             // The takeover we reported to catches up from us, but we joined past those orders (no
             // state transfer) or forgot them: we say where we can start, so that it need not ask for good.
             counters.servedFromTold++;
-            outbox.servesFrom(requester, promisedEpoch, delivery.deliveredSeq(), delivery.firstOfRetainedRun());
+            outbox.servesFrom(requester, epochs.promised(), delivery.deliveredSeq(), delivery.firstOfRetainedRun());
         }
         final int unknown = gaps.answer(nak, requester, isOrdering(), isOrdering() ? sequencer.lastOrderSeq() : delivery.deliveredSeq());
         if (unknown > 0 && isOrdering() && sentAfterLastAck(requester, nak.packetId()))
@@ -1473,7 +1463,7 @@ public final class MemberEngine
         {
             return;
         }
-        final int change = lease.update(configuration, nowNs);
+        final int change = lease.update(configuration(), nowNs);
         if (change < 0)
         {
             counters.leaseLost++;
@@ -1521,14 +1511,14 @@ public final class MemberEngine
     /** Leader without the lease: tells a client its view, who is present, and that nothing is ordered. */
     private void sendUnavailable(final int clientId, final long nowNs)
     {
-        final int n = configuration.size();
+        final int n = configuration().size();
         viewChange.wrap(out, 0);
-        viewChange.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), ViewChangeFlyweight.KIND_UNAVAILABLE, epoch, epoch,
-            configuration.contains(config.selfId) ? configuration.incarnation(config.selfId) : 0, sequencer.lastOrderSeq(), commitSeq, n);
+        viewChange.set(Outbox.WIRE_ORDER, config.selfId, outbox.nextPacketId(), ViewChangeFlyweight.KIND_UNAVAILABLE, epochs.current(), epochs.current(),
+            configuration().contains(config.selfId) ? configuration().incarnation(config.selfId) : 0, sequencer.lastOrderSeq(), commitSeq, n);
         for (int i = 0; i < n; i++)
         {
-            final int id = configuration.id(i);
-            viewChange.member(i, id, lease.isPresent(id, nowNs) ? ViewChangeFlyweight.MEMBER_PRESENT : 0, configuration.incarnationAt(i));
+            final int id = configuration().id(i);
+            viewChange.member(i, id, lease.isPresent(id, nowNs) ? ViewChangeFlyweight.MEMBER_PRESENT : 0, configuration().incarnationAt(i));
         }
         counters.unavailableSent++;
         outbox.send(clientId, viewChange.packetSize());
@@ -1600,10 +1590,7 @@ public final class MemberEngine
             // A member asking to be added is alive but in no group of ours: it keeps its place in
             // the view until the timeout, but does not count as present for the leader's lease (a
             // stale leader must not order with members that have moved on to a newer epoch).
-            if (isMember(from))
-            {
-                lastHeardNs.put(from, nowNs);
-            }
+            views.heard(from, nowNs);
         }
         else
         {
@@ -1614,31 +1601,31 @@ public final class MemberEngine
         {
             case MemberChangeFlyweight.STATUS_ADDED ->
             {
-                if (state == State.JOINING && from == subject && configuration.contains(from))
+                if (state == State.JOINING && from == subject && configuration().contains(from))
                 {
                     leaderSigns.askedToJoin(from, nowNs);
                 }
                 final int joinerPromise = memberChange.memberCount() == 1 ? memberChange.member(0) : 0;
-                if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
-                    Integer.compareUnsigned(joinerPromise, Math.max(epoch, promisedEpoch)) > 0 && mayBeRestarted())
+                if (isOrdering() && from == subject && from != config.selfId && configuration().contains(from) &&
+                    Integer.compareUnsigned(joinerPromise, Math.max(epochs.current(), epochs.promised())) > 0 && mayBeRestarted())
                 {
                     // A takeover was tried past our founding epoch, and we accepted nothing: we may be
                     // a restarted process. We do not lead a takeover on a memory we may have lost.
                     rejoin(nowNs);
                 }
-                else if (isOrdering() && from == subject && from != config.selfId && configuration.contains(from) &&
-                    Integer.compareUnsigned(joinerPromise, Math.max(epoch, promisedEpoch)) > 0)
+                else if (isOrdering() && from == subject && from != config.selfId && configuration().contains(from) &&
+                    Integer.compareUnsigned(joinerPromise, Math.max(epochs.current(), epochs.promised())) > 0)
                 {
                     // A member of the configuration reported for an epoch newer than ours (to a
                     // takeover that never finished): it takes no order of ours. We move the group
                     // past that epoch: a takeover of our own, reported to by every member.
                     counters.selfTakeovers++;
-                    promise(joinerPromise, -1);
+                    epochs.promise(joinerPromise, -1);
                     leaderId = -1;
                     startTakeover(false, false, nowNs);
                 }
                 else if (isOrdering() && from == subject && from != config.selfId && !isMember(subject) &&
-                    (view.length >= config.viewLimit() || !configuration.contains(subject) && listedMembers() >= config.viewLimit()))
+                    (views.size() >= config.viewLimit() || !configuration().contains(subject) && listedMembers() >= config.viewLimit()))
                 {
                     // A full view (max_members), or no room left in a LIST for a learner beside the
                     // configuration: a flood of ADDED from ids of no member's must not grow the
@@ -1681,7 +1668,7 @@ public final class MemberEngine
                 {
                     // Known before it is answered: a takeover this member reports to later learns
                     // that the asker's earlier incarnation may have promised more than it told.
-                    incarnations.raise(from, memberChange.askIncarnation(), this::configured);
+                    incarnations.raise(from, memberChange.askIncarnation(), configs::configured);
                     if (!amnesiac)
                     {
                         if (from == leaderId && memberChange.askProposal() != 0 && !leaderEverHeard)
@@ -1689,12 +1676,7 @@ public final class MemberEngine
                             // Our founding leader's check: it is up; its silence counts from now.
                             leaderHeard(nowNs);
                         }
-                        final int[] listed = new int[memberChange.askListed()];
-                        for (int i = 0; i < listed.length; i++)
-                        {
-                            listed[i] = memberChange.member(MemberChangeFlyweight.ASK_ENTRIES + i);
-                        }
-                        answerEpochAsk(from, memberChange.askNonce(), memberChange.askProposal(), listed);
+                        epochAnswers.answer(from, memberChange.askNonce(), memberChange.askProposal(), EpochAskAnswers.listed(memberChange));
                     }
                 }
             }
@@ -1729,15 +1711,13 @@ public final class MemberEngine
         final boolean joinedNow = state == State.JOINING && listsSelf &&
             (from == leaderId || !isMember(config.selfId) || nowNs - leaderHeardNs > config.keepAliveTimeoutNs);
         final boolean fromOurLeader = state == State.MEMBER && from == leaderId;
-        final int[] listed = listedConfiguration();
-        if (joinedNow && learnsConfiguration && Arrays.binarySearch(listed, config.selfId) >= 0)
+        final int[] listed = MemberConfiguration.listed(memberChange);
+        if (joinedNow && configs.learns() && Arrays.binarySearch(listed, config.selfId) >= 0)
         {
             // Configured with no members, it finds its id in the group's configuration: a member
             // restarted without its configuration, which may have forgotten what it accepted. It
             // joins as any restarted member does: it learns the members' epochs first.
-            counters.configurationMismatches++;
-            learnsConfiguration = false;
-            configurationSet(Configuration.of(listed, new long[listed.length]));
+            configs.adopt(listed);
             becomeAmnesiac(nowNs);
             askToJoin();
             return;
@@ -1757,8 +1737,8 @@ public final class MemberEngine
         leaderHeard(nowNs);
         gaps.target(from);
         lastListPacketId = memberChange.packetId();
-        setView(list, nowNs);
-        takeConfiguration(listed);
+        views.set(list, nowNs);
+        configs.take(listed, memberChange, isMember(config.selfId));
         counters.viewChanges++;
         if (state == State.MEMBER && !listsSelf)
         {
@@ -1783,7 +1763,7 @@ public final class MemberEngine
             {
                 // It left rather than failed: it does not count against the majority a successor needs.
                 leaderThatLeft = subject;
-                lastHeardNs.put(subject, nowNs - config.keepAliveTimeoutNs - 1);
+                views.heardAt(subject, nowNs - config.keepAliveTimeoutNs - 1);
                 leaderHeardNs = nowNs - config.keepAliveTimeoutNs - 1;
                 leaderEverHeard = true;
                 suspectLeader(nowNs);
@@ -1802,9 +1782,9 @@ public final class MemberEngine
         // A takeover: "subject failed, I (from) lead now, in epoch proposed". Repeated until we report.
         final int proposed = memberChange.memberCount() >= 1 ? memberChange.member(0) : 0;
         final boolean proposerHasHistory = memberChange.memberCount() >= 3 &&
-            (Integer.compareUnsigned(memberChange.member(1), epoch) > 0 || memberChange.member(2) != 0);
+            (Integer.compareUnsigned(memberChange.member(1), epochs.current()) > 0 || memberChange.member(2) != 0);
         if ((state == State.MEMBER || state == State.LEADER_RECOVERING) && mayBeRestarted() && proposerHasHistory &&
-            (isMember(from) || configuration.contains(from)))
+            (isMember(from) || configuration().contains(from)))
         {
             // The group ordered, or went past its founding epoch, and we accepted nothing: we may
             // be a restarted process that forgot what it accepted. No report ("nothing accepted"
@@ -1812,10 +1792,10 @@ public final class MemberEngine
             rejoin(nowNs);
             return;
         }
-        final int byPromise = Integer.compareUnsigned(proposed, promisedEpoch);
+        final int byPromise = Integer.compareUnsigned(proposed, epochs.promised());
         final boolean newPromise = byPromise > 0;
-        final boolean samePromise = byPromise == 0 && from == promisedTo;
-        final boolean configured = isMember(from) || configuration.contains(from);
+        final boolean samePromise = byPromise == 0 && from == epochs.promisedTo();
+        final boolean configured = isMember(from) || configuration().contains(from);
         final boolean fresh = subject == leaderId && isMember(from) && from == succession.successor(subject);
         // Our leader taking over (from a member it thinks failed, whoever that is, us included): it is not leading.
         final boolean repeat = from == leaderId;
@@ -1827,16 +1807,15 @@ public final class MemberEngine
             (newPromise || byPromise == 0 && from < config.selfId);
         // A joiner that was a member of this configuration reports too: while the other survivors
         // are joining, a takeover needs their reports to reach a majority.
-        final boolean joinerReports = state == State.JOINING && configured && voter() && !amnesiac;
+        final boolean joinerReports = state == State.JOINING && configured && configs.voter() && !amnesiac;
         if (state == State.MEMBER && (fresh || repeat || suspecting && configured) && (newPromise || samePromise) || yield ||
             joinerReports && (newPromise || samePromise))
         {
-            if (state == State.JOINING && !isMember(config.selfId))
+            if (state == State.JOINING)
             {
-                view = appended(view, config.selfId);
-                Arrays.sort(view);
+                views.add(config.selfId);
             }
-            promise(proposed, from);
+            epochs.promise(proposed, from);
             followNewLeader(from, subject, nowNs);
         }
         else if (configured && proposed != 0 && !newPromise && !samePromise)
@@ -1853,13 +1832,10 @@ public final class MemberEngine
     {
         if (!isMember(memberId))
         {
-            final int[] next = Arrays.copyOf(view, view.length + 1);
-            next[view.length] = memberId;
-            Arrays.sort(next);
-            view = next;
+            views.add(memberId);
             // It starts after the commit, and fetches the orders since: the leader keeps them for it.
             sequencer.memberAdded(memberId, commitSeq);
-            lastHeardNs.put(memberId, nowNs);
+            views.heardAt(memberId, nowNs);
             lease.heard(memberId, nowNs);
             counters.membersAdded++;
             announcer.announce(nowNs);
@@ -1885,10 +1861,9 @@ public final class MemberEngine
 
     private void removeMember(final int memberId)
     {
-        view = Arrays.stream(view).filter(id -> id != memberId).toArray();
+        views.remove(memberId);
         sequencer.memberRemoved(memberId);
         lastAdvancingAck.remove(memberId);
-        lastHeardNs.remove(memberId);
         counters.membersRemoved++;
         if (isOrdering())
         {
@@ -1910,11 +1885,11 @@ public final class MemberEngine
                 else if (leaderlessTakeoverDue(nowNs))
                 {
                     counters.leaderlessTakeovers++;
-                    view = new int[] {config.selfId};
-                    if (leaderId == config.selfId || !configuration.contains(leaderId))
+                    views.alone();
+                    if (leaderId == config.selfId || !configuration().contains(leaderId))
                     {
                         // The takeover names a failed leader; a member of the configuration stands in.
-                        leaderId = configuration.ids()[configuration.ids()[0] == config.selfId && configuration.size() > 1 ? 1 : 0];
+                        leaderId = configuration().ids()[configuration().ids()[0] == config.selfId && configuration().size() > 1 ? 1 : 0];
                     }
                     startTakeover(leaderThatLeft == leaderId, true, nowNs);
                 }
@@ -1927,10 +1902,10 @@ public final class MemberEngine
             {
                 counters.keepAlivesSent++;
                 outbox.keepAlive(GroupSender.GROUP, sequencer.lastOrderSeq());
-                final int silent = silentMembers(nowNs);
+                final int silent = views.silentCount(nowNs);
                 // (Counted among the view's members of the configuration: silent learners are only removed.)
-                final int voters = configuration.count(this::isMember);
-                final int silentVoters = configuration.count(id -> isMember(id) && isSilent(id, nowNs));
+                final int voters = configuration().count(this::isMember);
+                final int silentVoters = configuration().count(id -> isMember(id) && views.silent(id, nowNs));
                 if (foundingCheck.pending())
                 {
                     // A founding leader still checking orders nothing: members silent so far may
@@ -1948,9 +1923,9 @@ public final class MemberEngine
                 }
                 else if (silent > 0)
                 {
-                    for (final int id : view.clone())
+                    for (final int id : views.ids().clone())
                     {
-                        if (isSilent(id, nowNs))
+                        if (views.silent(id, nowNs))
                         {
                             removeMember(id);
                         }
@@ -1972,7 +1947,7 @@ public final class MemberEngine
                 {
                     succession.clear();
                 }
-                if (onlineUntilNs - nowNs > 0 && Arrays.stream(view).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
+                if (onlineUntilNs - nowNs > 0 && Arrays.stream(views.ids()).anyMatch(id -> id != config.selfId && id != leaderId && !onlineAnsweredBy.contains(id)))
                 {
                     outbox.memberChange(GroupSender.GROUP, config.selfId, MemberChangeFlyweight.STATUS_ONLINE);
                 }
@@ -1994,46 +1969,29 @@ public final class MemberEngine
      */
     private boolean leaderlessTakeoverDue(final long nowNs)
     {
-        if (amnesiac || mayBeRestarted() || stateReceiver.awaiting() || !voter() || config.keepAliveTimeoutNs <= 0)
+        if (amnesiac || mayBeRestarted() || stateReceiver.awaiting() || !configs.voter() || config.keepAliveTimeoutNs <= 0)
         {
             return false;
         }
-        return leaderSigns.takeoverDue(configuration, nowNs);
+        return leaderSigns.takeoverDue(configuration(), nowNs);
     }
 
     /** @return true when this joiner reported to {@code takeoverId}'s takeover and remembers what it delivered. */
     private boolean servesTakeover(final int takeoverId)
     {
-        return !amnesiac && takeoverId == promisedTo && takeoverId != config.selfId;
-    }
-
-    private int silentMembers(final long nowNs)
-    {
-        int silent = 0;
-        for (final int id : view)
-        {
-            silent += isSilent(id, nowNs) ? 1 : 0;
-        }
-        return silent;
-    }
-
-    private boolean isSilent(final int id, final long nowNs)
-    {
-        return id != config.selfId && nowNs - lastHeardNs.getOrDefault(id, nowNs) > config.keepAliveTimeoutNs;
+        return !amnesiac && takeoverId == epochs.promisedTo() && takeoverId != config.selfId;
     }
 
     private void foundGroup(final long nowNs)
     {
-        view = new int[] {config.selfId};
+        views.alone();
         leaderId = config.selfId;
-        epochLeader = config.selfId;
-        configurationSet(configurationOf(view));
-        learnsConfiguration = false;
-        toldLearner = false;
-        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), delivery.deliveredSeq());
+        epochs.ledBy(config.selfId);
+        configs.found(views.ids());
+        commits.startEpoch(epochs.current(), configuration(), delivery.deliveredSeq(), delivery.deliveredSeq());
         sequencer.startAt(delivery.nextDeliverSeq(), delivery.deliveredSeq());
         counters.leaderChanges++;
-        lease.start(configuration, nowNs);
+        lease.start(configuration(), nowNs);
         transitionTo(State.LEADER_IDLE, nowNs);
     }
 
@@ -2048,7 +2006,7 @@ public final class MemberEngine
         founding = false;
         // What it accepted and has not delivered is kept for a takeover it may report to: a
         // member that forgets its acceptances could let a takeover miss a committed order.
-        reportedOrders.accept(delivery.orders(), epoch);
+        reportedOrders.accept(delivery.orders(), epochs.current());
         delivery.forgetOrders();
         // Held requests stay (a report names them); those their clients cancelled are dropped,
         // unless an order it keeps for a report names them.
@@ -2061,7 +2019,7 @@ public final class MemberEngine
         gaps.disarm();
         lastListPacketId = 0;
         groupHeard = true;
-        view = Arrays.stream(view).filter(id -> id != config.selfId).toArray();
+        views.leave();
         if (leaderId == config.selfId)
         {
             leaderId = -1;
@@ -2106,9 +2064,9 @@ public final class MemberEngine
         // committed again in this epoch, by this epoch's acceptances: a commit it heard in the old
         // one must not vouch for them (a report's request may have been lost, and a gap moves them).
         commitSeq = delivery.deliveredSeq();
-        outbox.viewStamp(epoch, commitSeq);
-        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
-        lease.start(configuration, nowNs);
+        outbox.viewStamp(epochs.current(), commitSeq);
+        commits.startEpoch(epochs.current(), configuration(), delivery.deliveredSeq(), commitSeq);
+        lease.start(configuration(), nowNs);
         transitionTo(State.LEADER_IDLE, nowNs);
         announcer.announce(nowNs);
         if (sequencer.hasQueued())
@@ -2131,7 +2089,7 @@ public final class MemberEngine
         @Override
         public int[] view()
         {
-            return view;
+            return views.ids();
         }
 
         @Override
@@ -2143,8 +2101,7 @@ public final class MemberEngine
         @Override
         public void addToView(final int id)
         {
-            view = appended(view, id);
-            Arrays.sort(view);
+            views.add(id);
         }
 
         @Override
@@ -2156,56 +2113,56 @@ public final class MemberEngine
         @Override
         public void heardNow(final int id, final long nowNs)
         {
-            lastHeardNs.put(id, nowNs);
+            views.heardAt(id, nowNs);
         }
 
         @Override
         public Configuration configuration()
         {
-            return configuration;
+            return configs.current();
         }
 
         @Override
         public int epoch()
         {
-            return epoch;
+            return epochs.current();
         }
 
         @Override
         public int epochLeader()
         {
-            return epochLeader;
+            return epochs.leader();
         }
 
         @Override
         public int promisedEpoch()
         {
-            return promisedEpoch;
+            return epochs.promised();
         }
 
         @Override
         public boolean foundingPromised()
         {
-            return foundingPromised;
+            return epochs.foundingPromised();
         }
 
         @Override
         public int promisedTo()
         {
-            return promisedTo;
+            return epochs.promisedTo();
         }
 
         @Override
         public void promise(final int proposed, final int to)
         {
-            MemberEngine.this.promise(proposed, to);
+            epochs.promise(proposed, to);
         }
 
         @Override
         public void leadEpoch(final int newEpoch)
         {
             enterEpoch(newEpoch);
-            epochLeader = config.selfId;
+            epochs.ledBy(config.selfId);
         }
 
         @Override
@@ -2235,7 +2192,7 @@ public final class MemberEngine
         @Override
         public void knowIncarnations(final KeepAliveFlyweight report)
         {
-            incarnations.raiseFrom(report, MemberEngine.this::configured);
+            incarnations.raiseFrom(report, configs::configured);
         }
 
         @Override
@@ -2292,7 +2249,7 @@ public final class MemberEngine
             // Added to what it reported before, to a takeover that never finished: still this
             // epoch's. (What others reported to a takeover of ours is theirs to report again: sent
             // on as ours, it would wear our epoch.)
-            reportedOrders.accept(delivery.orders(), epoch);
+            reportedOrders.accept(delivery.orders(), epochs.current());
             takeover.abandon();
             delivery.forgetOrders();
             gaps.disarm();
@@ -2313,15 +2270,15 @@ public final class MemberEngine
             leaderId = newLeaderId;
             gaps.target(newLeaderId);
             lastListPacketId = 0;
-            lastHeardNs.put(newLeaderId, nowNs);
+            views.heardAt(newLeaderId, nowNs);
             transitionTo(State.MEMBER, nowNs);
         }
         else
         {
             // Our own leader moving to a newer epoch (a takeover of its own): what we accepted goes in the report.
-            reportedOrders.accept(delivery.orders(), epoch);
+            reportedOrders.accept(delivery.orders(), epochs.current());
         }
-        report.send(newLeaderId, promisedEpoch, takeover.fixedSeq(), commitSeq, mayBeRestarted(), foundingPromised, knownRestart());
+        report.send(newLeaderId, epochs.promised(), takeover.fixedSeq(), commitSeq, mayBeRestarted(), epochs.foundingPromised(), knownRestart());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -2396,7 +2353,7 @@ public final class MemberEngine
             tellRemoved(from);
             return;
         }
-        if (orderAck.epoch() != epoch)
+        if (orderAck.epoch() != epochs.current())
         {
             counters.staleEpochPackets++;
             return;
@@ -2411,7 +2368,7 @@ public final class MemberEngine
             return;
         }
         // Capped: an OrderAck from a confused member cannot commit or forget orders not yet sent.
-        if (commits.onAccepted(from, epoch, Math.min(orderAck.accepted(), sequencer.lastOrderSeq())))
+        if (commits.onAccepted(from, epochs.current(), Math.min(orderAck.accepted(), sequencer.lastOrderSeq())))
         {
             commitAdvanced(nowNs);
         }
@@ -2436,7 +2393,7 @@ public final class MemberEngine
     private void stampCommit(final long commit)
     {
         commitSeq = Math.max(commitSeq, commit);
-        outbox.viewStamp(epoch, commitSeq);
+        outbox.viewStamp(epochs.current(), commitSeq);
     }
 
     /**
@@ -2447,9 +2404,9 @@ public final class MemberEngine
      */
     private boolean leaderStamp(final int from, final int leaderEpoch, final long leaderCommit, final long nowNs)
     {
-        final int byEpoch = Integer.compareUnsigned(leaderEpoch, epoch);
-        if (byEpoch < 0 || (byEpoch == 0 && epochLeader >= 0 && epochLeader != from) ||
-            Integer.compareUnsigned(leaderEpoch, promisedEpoch) < 0)
+        final int byEpoch = Integer.compareUnsigned(leaderEpoch, epochs.current());
+        if (byEpoch < 0 || (byEpoch == 0 && epochs.leader() >= 0 && epochs.leader() != from) ||
+            Integer.compareUnsigned(leaderEpoch, epochs.promised()) < 0)
         {
             // An older epoch, or a second leader of this one: this member took another's orders.
             // (An epoch older than the one it promised is older than its own too: entering an
@@ -2457,7 +2414,7 @@ public final class MemberEngine
             counters.staleEpochPackets++;
             return false;
         }
-        if (byEpoch > 0 && mayBeRestarted() && !(from == promisedTo && leaderEpoch == promisedEpoch))
+        if (byEpoch > 0 && mayBeRestarted() && !(from == epochs.promisedTo() && leaderEpoch == epochs.promised()))
         {
             // (Unless it promised that epoch to this leader, in this incarnation: its founding check.)
             // Its leader leads an epoch past the founding one: the group has a history this
@@ -2472,7 +2429,7 @@ public final class MemberEngine
             // never committed: the new leader's orders replace them. Until they come, those
             // entries are still what it accepted, and a later takeover must hear of them.
             final boolean unproven = mayBeRestarted();
-            reportedOrders.accept(delivery.orders(), epoch);
+            reportedOrders.accept(delivery.orders(), epochs.current());
             delivery.forgetOrders();
             enterEpoch(leaderEpoch);
             // Entering the epoch it promised its founding leader proves no memory: the ask it
@@ -2480,7 +2437,7 @@ public final class MemberEngine
             // accepts an order it stays a possibly restarted process.
             founding = unproven;
         }
-        epochLeader = from;
+        epochs.ledBy(from);
         stampCommit(leaderCommit);
         return true;
     }
@@ -2493,7 +2450,7 @@ public final class MemberEngine
      */
     private boolean newerLeader(final int from, final int packetEpoch, final long nowNs)
     {
-        if (!isOrdering() || from == config.selfId || Integer.compareUnsigned(packetEpoch, epoch) <= 0)
+        if (!isOrdering() || from == config.selfId || Integer.compareUnsigned(packetEpoch, epochs.current()) <= 0)
         {
             return false;
         }
@@ -2513,7 +2470,7 @@ public final class MemberEngine
      */
     private boolean followsStaleLeader(final int from, final int packetEpoch, final long nowNs)
     {
-        if (state != State.MEMBER || from == leaderId || from == config.selfId || Integer.compareUnsigned(packetEpoch, epoch) <= 0)
+        if (state != State.MEMBER || from == leaderId || from == config.selfId || Integer.compareUnsigned(packetEpoch, epochs.current()) <= 0)
         {
             return false;
         }
@@ -2531,7 +2488,7 @@ public final class MemberEngine
      */
     private boolean leaderMovedOn(final int from, final int packetEpoch, final long nowNs)
     {
-        if (from != leaderId || Integer.compareUnsigned(packetEpoch, epoch) <= 0)
+        if (from != leaderId || Integer.compareUnsigned(packetEpoch, epochs.current()) <= 0)
         {
             return false;
         }
@@ -2564,7 +2521,7 @@ public final class MemberEngine
         {
             outbox.epochAsk(recovery.nonce(), config.incarnationNumber());
         }
-        outbox.added(promiseAboveEpoch());
+        outbox.added(epochs.promiseAbove());
     }
 
     private void onEpochTold(final int from, final int subject, final long nowNs)
@@ -2577,7 +2534,7 @@ public final class MemberEngine
         }
         if (subject == config.selfId && from != config.selfId)
         {
-            incarnations.raiseFrom(memberChange, this::configured);
+            incarnations.raiseFrom(memberChange, configs::configured);
         }
         if (subject == config.selfId && from != config.selfId && foundingCheck.pending())
         {
@@ -2586,16 +2543,16 @@ public final class MemberEngine
         }
         if ((amnesiac || learningEpochs) && subject == config.selfId && from != config.selfId &&
             recovery.answer(from, memberChange.member(0), memberChange.member(1), memberChange.toldLastOrderSeq(), memberChange.toldIncarnation(),
-                memberChange.toldLeadingEpoch(), incarnations, configuredGroup()))
+                memberChange.toldLeadingEpoch(), incarnations, configs.configuredGroup()))
         {
             counters.epochsLearned++;
-            if (Integer.compareUnsigned(recovery.newestTold(), promisedEpoch) > 0)
+            if (Integer.compareUnsigned(recovery.newestTold(), epochs.promised()) > 0)
             {
-                promise(recovery.newestTold(), -1);
+                epochs.promise(recovery.newestTold(), -1);
             }
             if (state == State.JOINING)
             {
-                outbox.added(promiseAboveEpoch());
+                outbox.added(epochs.promiseAbove());
             }
         }
     }
@@ -2604,72 +2561,10 @@ public final class MemberEngine
     private void askFounding(final long nowNs)
     {
         counters.foundingChecksAsked++;
-        outbox.foundingAsk(foundingCheck.nonce(), foundingCheck.proposal(), config.incarnationNumber(), configuration.ids());
+        outbox.foundingAsk(foundingCheck.nonce(), foundingCheck.proposal(), config.incarnationNumber(), configuration().ids());
         foundingCheck.askedAt(nowNs + (config.keepAlivePeriodNs > 0 ? config.keepAlivePeriodNs : config.retransmitTimeoutNs));
     }
 
-    /**
-     * Answers {@code asker}'s EPOCH_ASK: the newest epoch this member is in or promised, whether
-     * it knows of orders, whether its configuration is the one the ask names, and whether it
-     * promised the epoch told to this ask. A founding leader's ask proposes the epoch it will order
-     * in ({@code proposed}): a member that knows of no order, leads nothing, has the same
-     * configuration and promised nothing as new promises it to that check (leader and nonce), so
-     * that it takes no order of an older epoch from then on (a MsgOrder of the leader's earlier
-     * incarnation, delayed past its restart, is stale). Asked again, it answers as before; asked
-     * by another check (a later incarnation) it tells the epoch it promised, and that check
-     * proposes past it. A member whose configuration differs promises nothing, counts for nothing
-     * from then on, and says so; the leader does not count it: a group whose members disagree on
-     * who they are does not start. A leader, and a member taking over, count as knowing of orders:
-     * the asker joins their group (a takeover that promised the check's epoch would lead that
-     * epoch on reports gathered for its own proposal, beside the founding leader; and a takeover
-     * that promised let members that started at different times wait for good, as each side's
-     * rules made the other rejoin unproven).
-     */
-    private void answerEpochAsk(final int asker, final int nonce, final int proposed, final int[] listed)
-    {
-        counters.epochAsksAnswered++;
-        final boolean knows = delivery.knowsAnyOrder() || !reportedOrders.isEmpty() || isOrdering() || state == State.LEADER_RECOVERING;
-        final boolean sameConfiguration = proposed == 0 || Arrays.equals(listed, configuration.ids());
-        if (!sameConfiguration)
-        {
-            counters.configurationMismatches++;
-            mismatchedConfiguration = listed;
-            toldLearner = true;
-        }
-        final int newest = Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : epoch;
-        if (proposed != 0 && promisedTo == asker && promisedNonce == nonce && promisedEpoch == proposed)
-        {
-            tell(asker, nonce, proposed, knows, sameConfiguration, true);
-        }
-        else if (proposed != 0 && sameConfiguration && !knows && configuration.contains(asker) && Integer.compareUnsigned(proposed, newest) > 0 &&
-            !awaitsEpochs())
-        {
-            promise(proposed, asker);
-            promisedNonce = nonce;
-            foundingPromised = true;
-            tell(asker, nonce, proposed, false, true, true);
-        }
-        else
-        {
-            // A restarted process's recovery ask is told epoch 0 by a process that forgot its own.
-            tell(asker, nonce, proposed == 0 && forgotItsEpochs() ? 0 : newest, knows, sameConfiguration, false);
-        }
-    }
-
-    /**
-     * Sends an EPOCH_TOLD with its tail: the highest order number this member knows exists (a
-     * leader's last order: an admission's reach is never below it), the epoch it orders in when it
-     * leads (a takeover catching up does not count: its last order is not known yet), this incarnation and the
-     * incarnations it knows (a restart merges them: should this member restart after answering
-     * another restart, its later incarnation learns that one again from its own answers).
-     */
-    private void tell(final int asker, final int nonce, final int epochTold, final boolean knows, final boolean sameConfiguration,
-        final boolean promisedToAsk)
-    {
-        final long lastOrderSeq = isOrdering() ? Math.max(sequencer.lastOrderSeq(), delivery.highestKnownSeq()) : delivery.highestKnownSeq();
-        outbox.epochTold(asker, nonce, epochTold, knows, sameConfiguration, promisedToAsk, lastOrderSeq, config.incarnationNumber(),
-            isOrdering() ? epoch : 0, incarnations);
-    }
 
     /**
      * The founding check passed: every other member promised this check the epoch it proposed
@@ -2677,16 +2572,16 @@ public final class MemberEngine
      */
     private void foundingConfirmed(final long nowNs)
     {
-        foundingPromised = true;
+        epochs.foundingPassed();
         enterEpoch(foundingCheck.proposal());
-        epochLeader = config.selfId;
-        commits.startEpoch(epoch, configuration, delivery.deliveredSeq(), commitSeq);
+        epochs.ledBy(config.selfId);
+        commits.startEpoch(epochs.current(), configuration(), delivery.deliveredSeq(), commitSeq);
         orderQueued(nowNs);
     }
 
     private void onFoundingAnswer(final int from, final long nowNs)
     {
-        if (memberChange.memberCount() >= 4 && memberChange.member(3) == 0 && Arrays.binarySearch(configuredGroup(), from) >= 0 &&
+        if (memberChange.memberCount() >= 4 && memberChange.member(3) == 0 && Arrays.binarySearch(configs.configuredGroup(), from) >= 0 &&
             foundingCheck.mismatched(from, memberChange.member(0)))
         {
             // Configured with another member list: not counted; the group does not start until the lists agree.
@@ -2695,7 +2590,7 @@ public final class MemberEngine
         }
         final Boolean knowsOfOrders = memberChange.memberCount() >= 5 ? memberChange.member(2) != 0 : null;
         final boolean promisedToUs = memberChange.memberCount() >= 5 && memberChange.member(4) != 0;
-        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), knowsOfOrders, promisedToUs, configuredGroup()))
+        switch (foundingCheck.answer(from, memberChange.member(0), memberChange.member(1), knowsOfOrders, promisedToUs, configs.configuredGroup()))
         {
             case CONFIRMED -> foundingConfirmed(nowNs);
             case RAISED ->
@@ -2716,22 +2611,6 @@ public final class MemberEngine
             {
             }
         }
-    }
-
-    /** @return true when {@code id} is a member of the configuration or a configured one (or this member). */
-    private boolean configured(final int id)
-    {
-        return Arrays.binarySearch(configuredGroup(), id) >= 0;
-    }
-
-    /** @return the configuration's members and the configured ones, ascending, this member included. */
-    private int[] configuredGroup()
-    {
-        final int[] conf = configuration.ids();
-        final int[] all = Arrays.copyOf(conf, conf.length + config.configuredIds.length + 1);
-        System.arraycopy(config.configuredIds, 0, all, conf.length, config.configuredIds.length);
-        all[all.length - 1] = config.selfId;
-        return Arrays.stream(all).distinct().sorted().toArray();
     }
 
     /**
@@ -2772,34 +2651,15 @@ public final class MemberEngine
         return knownRestart() && !recovery.learned();
     }
 
-    /** @return the epoch this member reported for when newer than its own, else 0 (an ADDED carries it). */
-    private int promiseAboveEpoch()
-    {
-        return Integer.compareUnsigned(promisedEpoch, epoch) > 0 ? promisedEpoch : 0;
-    }
-
-    /** Reports for (or proposes) {@code proposed}, to {@code to}: see {@link #promisedEpoch}. */
-    private void promise(final int proposed, final int to)
-    {
-        promisedEpoch = proposed;
-        promisedTo = to;
-        promisedNonce = 0;
-    }
-
     /** Moves to a newer epoch: commits of the older one no longer count for what follows. */
     private void enterEpoch(final int newEpoch)
     {
-        if (Integer.compareUnsigned(newEpoch, promisedEpoch) > 0)
-        {
-            promisedEpoch = newEpoch;
-            promisedTo = -1;
-        }
+        epochs.enter(newEpoch);
         // What it accepted in older epochs stays until delivered or replaced by a newer epoch's order.
         reportedOrders.dropThrough(delivery.deliveredSeq());
         founding = false;
-        epoch = newEpoch;
         commitSeq = delivery.deliveredSeq();
-        outbox.viewStamp(epoch, commitSeq);
+        outbox.viewStamp(epochs.current(), commitSeq);
         acks.newEpoch();
     }
 
@@ -2810,7 +2670,7 @@ public final class MemberEngine
      */
     private boolean pairCommits()
     {
-        return configuration.commitQuorum() <= 2 && voter() && configuration.contains(leaderId);
+        return configuration().commitQuorum() <= 2 && configs.voter() && configuration().contains(leaderId);
     }
 
     /**
@@ -2821,19 +2681,19 @@ public final class MemberEngine
      */
     private boolean acceptsAtOnce()
     {
-        if (!voter())
+        if (!configs.voter())
         {
             return false;
         }
         int rank = 0;
-        for (final int id : view)
+        for (final int id : views.ids())
         {
-            if (id != leaderId && id < config.selfId && configuration.contains(id))
+            if (id != leaderId && id < config.selfId && configuration().contains(id))
             {
                 rank++;
             }
         }
-        return rank < configuration.commitQuorum() - 1;
+        return rank < configuration().commitQuorum() - 1;
     }
 
     /** @return how far this member may deliver: what it knows to be committed. */
@@ -2851,119 +2711,42 @@ public final class MemberEngine
 
     private void heard(final int fromId, final long nowNs)
     {
-        if (isMember(fromId))
-        {
-            lastHeardNs.put(fromId, nowNs);
-        }
-        if (configuration.contains(fromId))
+        views.heard(fromId, nowNs);
+        if (configuration().contains(fromId))
         {
             lease.heard(fromId, nowNs);
         }
     }
 
-    private void setView(final int[] ascending, final long nowNs)
-    {
-        for (final int id : ascending)
-        {
-            if (!isMember(id))
-            {
-                lastHeardNs.put(id, nowNs);
-            }
-        }
-        view = ascending;
-        lastHeardNs.keySet().removeIf(id -> !isMember(id));
-    }
-
-    /** @return a configuration of {@code ids} and this member (incarnations are not told yet). */
-    private Configuration configurationOf(final int[] ids)
-    {
-        final int[] with = Arrays.stream(ids).anyMatch(id -> id == config.selfId) ? ids : appended(ids, config.selfId);
-        return Configuration.of(with, new long[with.length]);
-    }
-
-    private static int[] appended(final int[] ids, final int id)
+    static int[] appended(final int[] ids, final int id)
     {
         final int[] with = Arrays.copyOf(ids, ids.length + 1);
         with[ids.length] = id;
         return with;
     }
 
-    /**
-     * Our leader's configuration, {@code listed} by its LIST (its view's members unmarked, and
-     * those outside it; a LIST may leave some of the latter out): a joiner configured with none
-     * takes it. A member configured with one keeps its own (the group's, fixed). A LIST that names
-     * a member outside it, marks as a learner a member it names, or marks this member a learner
-     * shows members configured with different lists (`configurationMismatches`): majorities counted
-     * against its own could miss the leader's commit quorums, so it counts for nothing.
-     */
-    private void takeConfiguration(final int[] listed)
-    {
-        if (learnsConfiguration)
-        {
-            toldLearner = false;
-            configurationSet(Configuration.of(listed, new long[listed.length]));
-            return;
-        }
-        toldLearner = Arrays.binarySearch(listed, config.selfId) < 0 && isMember(config.selfId);
-        boolean mismatch = toldLearner || Arrays.stream(listed).anyMatch(id -> !configuration.contains(id));
-        for (int i = 0; i < memberChange.listViewSize(); i++)
-        {
-            mismatch |= !memberChange.listVoter(i) && configuration.contains(memberChange.listMember(i));
-        }
-        if (mismatch)
-        {
-            counters.configurationMismatches++;
-            mismatchedConfiguration = listed;
-            toldLearner = true;
-        }
-    }
-
-    /** @return the members of the configuration a LIST names (its view's unmarked entries and those outside it), ascending. */
-    private int[] listedConfiguration()
-    {
-        final int[] ids = new int[memberChange.listSize()];
-        int n = 0;
-        for (int i = 0; i < ids.length; i++)
-        {
-            if (memberChange.listVoter(i))
-            {
-                ids[n++] = memberChange.listMember(i);
-            }
-        }
-        final int[] listed = Arrays.copyOf(ids, n);
-        Arrays.sort(listed);
-        return listed;
-    }
-
     /** @return how many members a LIST of ours names: the view and the configuration outside it. */
     private int listedMembers()
     {
-        return view.length + configuration.count(id -> !isMember(id));
+        return views.size() + configuration().count(id -> !isMember(id));
     }
 
-    /**
-     * @return true when this member counts for commits and majorities, and may take over: it is in
-     *     the configuration, which it did not learn as a joiner configured with none, and its
-     *     leader does not name it a learner.
-     */
-    private boolean voter()
+    /** @return the members whose acceptances commit and whose majority elects, as this member knows them. */
+    private Configuration configuration()
     {
-        return !learnsConfiguration && !toldLearner && configuration.contains(config.selfId);
+        return configs.current();
     }
 
-    private void configurationSet(final Configuration c)
+    /** Commit quorums and the lease count against the configuration. */
+    private void configurationChanged(final Configuration c)
     {
-        if (!c.equals(configuration))
-        {
-            configuration = c;
-            commits.configuration(c);
-            lease.configurationChanged();
-        }
+        commits.configuration(c);
+        lease.configurationChanged();
     }
 
     private boolean isMember(final int id)
     {
-        return Arrays.binarySearch(view, id) >= 0;
+        return views.contains(id);
     }
 
     private void transitionTo(final State next, final long nowNs)
