@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.lightwire.transport.channel.ClientConnection;
@@ -114,6 +115,10 @@ final class InFlightCalls
     private volatile Selector selector;
     private long lastCallNs;
     private volatile boolean sleeping;
+    /** Wake-ups asked for; a selectNow() clears the selector's own, so the reader also counts them. */
+    private final AtomicLong wakeRequests = new AtomicLong();
+    /** The wake-ups the reader has acted on (reader only). */
+    private long wakeRequestsSeen;
     private volatile boolean closed = true;
 
     /**
@@ -162,6 +167,7 @@ final class InFlightCalls
     /** Makes the reader's current or next wait return at once. */
     void wakeup()
     {
+        wakeRequests.incrementAndGet();
         final Selector s = selector;
         if (s != null)
         {
@@ -202,7 +208,21 @@ final class InFlightCalls
                 }
                 else if (!spinThenSelectNow())
                 {
-                    selector.select(this::onReady, Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNs + 999_999)));
+                    // Last look, after every selectNow() of this round (watch()'s, the spin's),
+                    // each of which may have swallowed a wake-up: one asked for since the last
+                    // round ends this one now; one asked for after this read wakes the select.
+                    final long asked = wakeRequests.get();
+                    if (asked != wakeRequestsSeen)
+                    {
+                        wakeRequestsSeen = asked;
+                        selector.selectNow(this::onReady);
+                    }
+                    else
+                    {
+                        // 0: until woken (Long.MAX_VALUE + 999_999 would overflow to a 1 ms tick).
+                        selector.select(this::onReady, waitNs > Long.MAX_VALUE - 999_999 ? 0 :
+                            Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNs + 999_999)));
+                    }
                 }
             }
             catch (final IOException | ClosedSelectorException e)
@@ -264,7 +284,8 @@ final class InFlightCalls
             Thread.onSpinWait();
         }
         while (endNs - System.nanoTime() > 0 && submitted.isEmpty());
-        return false;
+        // Ended by a submit (whose wake-up a selectNow() may have swallowed): look again now.
+        return !submitted.isEmpty();
     }
 
     /**

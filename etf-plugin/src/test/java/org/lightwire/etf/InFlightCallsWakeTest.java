@@ -62,7 +62,6 @@ class InFlightCallsWakeTest
                 {
                     replyByte.set(reply.get(reply.position()));
                     replied.incrementAndGet();
-                    pool.release(call.connection);
                 }
 
                 @Override
