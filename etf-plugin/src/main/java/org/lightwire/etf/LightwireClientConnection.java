@@ -34,9 +34,11 @@ import org.omg.ETF.Profile;
  *       overfill it goes exactly-once, after the previous window's such confirmation was answered,
  *       so a sender faster than its server waits for it instead of overrunning its socket.</li>
  *   <li>Every other message is an exactly-once call. The caller's thread sends it and returns
- *       (JacORB holds the write lock during flush); a reply waiter receives the transport reply
- *       and queues it for {@link #read}. Requests and LocateRequests are answered with the GIOP
- *       reply; other messages with an empty transport reply, which presents nothing.</li>
+ *       (JacORB holds the write lock during flush); JacORB's reader thread, in {@link #read}, drives
+ *       the calls in flight ({@link InFlightCalls}) and presents each reply (over a link without
+ *       a selectable channel, a reply waiter receives it and queues it for {@link #read}).
+ *       Requests and LocateRequests are answered with the GIOP reply; other messages with an
+ *       empty transport reply, which presents nothing.</li>
  *   <li>A call that fails (zombie connection, transport call timeout) is answered with a GIOP
  *       Reply carrying the system exception {@link CorbaExceptions} chose, for that request id
  *       only: the other calls on this connection go on.</li>

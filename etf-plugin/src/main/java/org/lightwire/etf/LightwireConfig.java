@@ -25,7 +25,6 @@ public final class LightwireConfig
     public static final String LISTEN_ADDRESS = PREFIX + "listen_address";
     /** Host name or address published in the profile; default: the IIOP profile's host. */
     public static final String HOST = PREFIX + "host";
-    /** The link under the transport; only {@code udp} is available. */
     /** {@code udp} (default) or {@code aal5}: AAL5 over the Linux ATM socket API, see {@link #AAL5_PREFIX}. */
     public static final String LINK = PREFIX + "link";
     /**
