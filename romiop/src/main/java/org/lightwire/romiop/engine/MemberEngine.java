@@ -1839,6 +1839,14 @@ public final class MemberEngine
             lease.heard(memberId, nowNs);
             counters.membersAdded++;
             announcer.announce(nowNs);
+            if (delivery.deliveredSeq() == commitSeq && !stateReceiver.awaiting())
+            {
+                // Its start is our commit, and clients count its replies from the LIST just
+                // announced on: the state it will ask for is the one at its start, taken now,
+                // not one at wherever our delivery is when its ASK arrives (it would execute
+                // none of the calls ordered meanwhile, nor answer them).
+                donor.prepare(memberId, commitSeq, nowNs);
+            }
         }
         // The view goes to the joiner by unicast too, just before its start point: on the same
         // socket it arrives first, so the joiner knows it is a member when the start KeepAlive

@@ -25,6 +25,8 @@ final class StateDonor
     static final int MAX_SNAPSHOTS = 4;
     /** Chunks sent for one ASK; the joiner asks for the next burst when it has this one. */
     static final int BURST = 8;
+    /** The transfer of a state taken for a joiner at its admission, before its first ASK (a joiner's transfers are odd). */
+    private static final int UNCLAIMED = 0;
 
     private final GroupConfig config;
     private final GroupCounters counters;
@@ -84,7 +86,12 @@ final class StateDonor
             return;
         }
         Snapshot s = snapshots.get(joinerId);
-        if (s != null && s.transfer != transfer)
+        if (s != null && s.transfer == UNCLAIMED && s.cut >= minCut)
+        {
+            // Taken for it when it was admitted, at its start: this transfer's.
+            s.transfer = transfer;
+        }
+        else if (s != null && s.transfer != transfer)
         {
             // The joiner started another transfer (it rejoined, or restarted): the old one is over.
             snapshots.remove(joinerId);
@@ -120,7 +127,7 @@ final class StateDonor
             return;
         }
         expire(nowNs);
-        if (s == null && snapshots.size() >= MAX_SNAPSHOTS)
+        if (s == null && snapshots.size() >= MAX_SNAPSHOTS && !evictUnclaimed())
         {
             counters.stateAsksIgnored++;
             return;
@@ -137,6 +144,51 @@ final class StateDonor
             {
                 sendChunks(joinerId, fresh, 0);
             }
+            return;
+        }
+        final ByteBuffer engineImage = ByteBuffer.allocate(executed.imageBytes());
+        executed.writeImage(engineImage);
+        fresh.engineImage = engineImage.array();
+        counters.statesCaptured++;
+        handler.captureState(deliveredSeq);
+    }
+
+    /**
+     * This member, leading, admits {@code joinerId} with a start at {@code deliveredSeq} (what it
+     * delivered: its commit): the state the joiner will ask for is taken now, at that start. Taken
+     * at the joiner's ASK instead, the cut would lie past every order this member delivered until
+     * the ASK came (a slow joiner, a lost ASK): the joiner would execute none of those calls, while
+     * clients, which count it from the LIST that admits it, wait for its replies (an atomic call
+     * fails NO_QUORUM). A joiner that needs no state never claims it; it expires.
+     */
+    void prepare(final int joinerId, final long deliveredSeq, final long nowNs)
+    {
+        if (handler == null || deliveredSeq <= 0)
+        {
+            return;
+        }
+        expire(nowNs);
+        final Snapshot earlier = snapshots.get(joinerId);
+        if (earlier != null && (earlier.transfer == UNCLAIMED || earlier.cut < deliveredSeq))
+        {
+            // Unclaimed, or below the start this re-admission gives it (its ASK will ask for this one).
+            snapshots.remove(joinerId);
+        }
+        else if (earlier != null)
+        {
+            return;
+        }
+        if (snapshots.size() >= MAX_SNAPSHOTS && !evictUnclaimed())
+        {
+            return;
+        }
+        final Snapshot sameCut = atCut(deliveredSeq);
+        final Snapshot fresh = new Snapshot(UNCLAIMED, sameCut != null ? sameCut.tag : nextTag(), deliveredSeq, nowNs);
+        snapshots.put(joinerId, fresh);
+        if (sameCut != null)
+        {
+            fresh.image = sameCut.image;
+            fresh.engineImage = sameCut.engineImage;
             return;
         }
         final ByteBuffer engineImage = ByteBuffer.allocate(executed.imageBytes());
@@ -168,7 +220,10 @@ final class StateDonor
         {
             final Snapshot s = snapshots.get(joinerId);
             s.image = image;
-            sendChunks(joinerId, s, 0);
+            if (s.transfer != UNCLAIMED)
+            {
+                sendChunks(joinerId, s, 0);
+            }
         }
     }
 
@@ -179,6 +234,11 @@ final class StateDonor
         {
             // Over: a repeated ASK of this transfer is not taken for a new one, but refused again.
             final int transfer = snapshots.remove(joinerId).transfer;
+            if (transfer == UNCLAIMED)
+            {
+                // Taken ahead of an ASK that has not come: forgotten; that ASK takes a state anew.
+                continue;
+            }
             finished.put(joinerId, transfer);
             refusals.put(joinerId, new Refusal(transfer, cut, reason));
             refuse(joinerId, cut, reason);
@@ -205,6 +265,25 @@ final class StateDonor
             captures = 1;
         }
         return captures;
+    }
+
+    /** Makes room by forgetting the oldest state nobody claimed. */
+    private boolean evictUnclaimed()
+    {
+        Integer oldest = null;
+        for (final Map.Entry<Integer, Snapshot> e : snapshots.entrySet())
+        {
+            if (e.getValue().transfer == UNCLAIMED && (oldest == null || e.getValue().lastAskNs < snapshots.get(oldest).lastAskNs))
+            {
+                oldest = e.getKey();
+            }
+        }
+        if (oldest == null)
+        {
+            return false;
+        }
+        snapshots.remove(oldest);
+        return true;
     }
 
     private Snapshot atCut(final long cut)
@@ -282,7 +361,7 @@ final class StateDonor
     /** One joiner's state: its cut, the engine's part taken at the cut, the whole image once the application answered. */
     private static final class Snapshot
     {
-        final int transfer;
+        int transfer;
         final int tag;
         final long cut;
         long lastAskNs;

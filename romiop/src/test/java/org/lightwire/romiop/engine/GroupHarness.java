@@ -161,6 +161,8 @@ final class GroupHarness
         final Map<Integer, Integer> cancelled = new TreeMap<>();
         final Set<String> replies = new TreeSet<>();
         final List<String> views = new ArrayList<>();
+        /** Request id to the members of the client's view when it multicast the request (those whose replies it counts). */
+        final Map<Integer, int[]> viewAtSend = new TreeMap<>();
         double cancelRate;
 
         Client(final int id, final GroupConfig config, final int toSend)
@@ -298,6 +300,7 @@ final class GroupHarness
                 final int requestId = c.sent++;
                 final byte[] payload = (c.id + "/" + requestId).getBytes(StandardCharsets.US_ASCII);
                 final int packetId = c.engine.multicast(requestId, 3, ByteBuffer.wrap(payload), 0, payload.length, nowNs);
+                c.viewAtSend.put(requestId, c.engine.currentMembers());
                 if (c.cancelRate > 0 && random.nextDouble() < c.cancelRate)
                 {
                     // Cancelled within a fraction of a millisecond: some before the leader orders them, some after.
