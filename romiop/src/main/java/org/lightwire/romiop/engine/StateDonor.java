@@ -132,25 +132,14 @@ final class StateDonor
             counters.stateAsksIgnored++;
             return;
         }
-        final Snapshot sameCut = atCut(deliveredSeq);
-        final Snapshot fresh = new Snapshot(transfer, sameCut != null ? sameCut.tag : nextTag(), deliveredSeq, nowNs);
-        snapshots.put(joinerId, fresh);
-        if (sameCut != null)
+        // A state already taken at this cut is sent now if the application gave it; a new one
+        // goes out when it answers (captured()), then or later.
+        final boolean shared = atCut(deliveredSeq) != null;
+        final Snapshot fresh = take(joinerId, transfer, deliveredSeq, nowNs);
+        if (shared && fresh.image != null)
         {
-            // One state serves every joiner asking at this cut: taken once, shared.
-            fresh.image = sameCut.image;
-            fresh.engineImage = sameCut.engineImage;
-            if (fresh.image != null)
-            {
-                sendChunks(joinerId, fresh, 0);
-            }
-            return;
+            sendChunks(joinerId, fresh, 0);
         }
-        final ByteBuffer engineImage = ByteBuffer.allocate(executed.imageBytes());
-        executed.writeImage(engineImage);
-        fresh.engineImage = engineImage.array();
-        counters.statesCaptured++;
-        handler.captureState(deliveredSeq);
     }
 
     /**
@@ -182,20 +171,33 @@ final class StateDonor
         {
             return;
         }
-        final Snapshot sameCut = atCut(deliveredSeq);
-        final Snapshot fresh = new Snapshot(UNCLAIMED, sameCut != null ? sameCut.tag : nextTag(), deliveredSeq, nowNs);
+        take(joinerId, UNCLAIMED, deliveredSeq, nowNs);
+    }
+
+    /**
+     * Takes the state at {@code cut} (this member's delivery) for {@code joinerId}'s transfer: one
+     * state serves every joiner at the same cut, taken once and shared; else the engine's part is
+     * copied now and the application asked for its own.
+     *
+     * @return the joiner's snapshot; its image is null until the application answers.
+     */
+    private Snapshot take(final int joinerId, final int transfer, final long cut, final long nowNs)
+    {
+        final Snapshot sameCut = atCut(cut);
+        final Snapshot fresh = new Snapshot(transfer, sameCut != null ? sameCut.tag : nextTag(), cut, nowNs);
         snapshots.put(joinerId, fresh);
         if (sameCut != null)
         {
             fresh.image = sameCut.image;
             fresh.engineImage = sameCut.engineImage;
-            return;
+            return fresh;
         }
         final ByteBuffer engineImage = ByteBuffer.allocate(executed.imageBytes());
         executed.writeImage(engineImage);
         fresh.engineImage = engineImage.array();
         counters.statesCaptured++;
-        handler.captureState(deliveredSeq);
+        handler.captureState(cut);
+        return fresh;
     }
 
     /** The application's state after order {@code cut} ({@link StateHandler#captureState}'s answer). */
