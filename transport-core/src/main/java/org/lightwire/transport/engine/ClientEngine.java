@@ -68,6 +68,8 @@ public final class ClientEngine extends ProtocolEngine
     /** The packet number the outstanding probe carries, which only its answer echoes. */
     private int probeMarker;
     private int probesSent;
+    /** When to ask for a reply that has not come. */
+    private final ReplyWait replyWait;
 
     public ClientEngine(
         final EngineConfig config,
@@ -76,6 +78,7 @@ public final class ClientEngine extends ProtocolEngine
         final BufferReleaser releaser)
     {
         super(config, sender, handler, releaser);
+        this.replyWait = new ReplyWait(Math.min(config.retransmitMaxNs(), config.peerTimeoutNs() / 3));
     }
 
     public State state()
@@ -159,7 +162,8 @@ public final class ClientEngine extends ProtocolEngine
         {
             transitionTo(State.WAITING_FOR_REPLY);
             silentSinceNs = nowNs;
-            armTimer(nowNs + rtt.rtoNs());
+            replyWait.sent(nowNs);
+            armTimer(replyWait.deadlineNs(nowNs, rtt.rtoNs()));
         }
         else
         {
@@ -373,6 +377,7 @@ public final class ClientEngine extends ProtocolEngine
     {
         transitionTo(State.IDLE);
         lastReplyComplete = true;
+        replyWait.replied(nowNs);
         disarmTimer();
         if (config.ackDelayNs() == 0)
         {
@@ -404,7 +409,8 @@ public final class ClientEngine extends ProtocolEngine
         outbound.acknowledgeBefore(p, releaser);
         // Client error case (ii): retransmit the held buffers from the NACKed packet on.
         retransmitFrom(p, call);
-        armTimer(nowNs + rtt.rtoNs());
+        replyWait.resent();
+        armTimer(state == State.WAITING_FOR_REPLY ? replyWait.deadlineNs(nowNs, rtt.rtoNs()) : nowNs + rtt.rtoNs());
     }
 
     private void onReclaim(final long c)
@@ -424,7 +430,8 @@ public final class ClientEngine extends ProtocolEngine
 
     private void onReclaimAck(final long c, final int p, final long nowNs)
     {
-        if (reclaimOutstanding && c == reclaimCall)
+        final boolean answersReclaim = reclaimOutstanding && c == reclaimCall;
+        if (answersReclaim)
         {
             onReclaimAnswered(nowNs);
         }
@@ -450,7 +457,11 @@ public final class ClientEngine extends ProtocolEngine
         }
         else
         {
-            armTimer(nowNs + rtt.rtoNs());
+            if (state == State.WAITING_FOR_REPLY && !replyStarted && p == sendSeq && !answersReclaim)
+            {
+                replyWait.stillExecuting();
+            }
+            armTimer(state == State.WAITING_FOR_REPLY && !replyStarted ? replyWait.deadlineNs(nowNs, rtt.rtoNs()) : nowNs + rtt.rtoNs());
         }
     }
 
@@ -479,8 +490,9 @@ public final class ClientEngine extends ProtocolEngine
             if (state == State.WAITING_FOR_REPLY)
             {
                 // Client error case (i): a timeout while a reply is awaited.
+                replyWait.asked();
                 sendNack(call, expectedReplySeq, nowNs, true);
-                armTimer(nowNs + rtt.rtoNs());
+                armTimer(replyStarted ? nowNs + rtt.rtoNs() : replyWait.deadlineNs(nowNs, rtt.rtoNs()));
             }
             else if (state == State.REQUEST_IN_PROGRESS && reclaimOutstanding)
             {
