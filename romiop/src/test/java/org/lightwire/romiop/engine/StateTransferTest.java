@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.lightwire.romiop.protocol.MemberChangeFlyweight;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -89,14 +90,31 @@ class StateTransferTest
      * leader one retransmission later, after the leader ordered and executed calls the client sent
      * meanwhile: a state taken at the ASK (its cut past the joiner's start) holds those calls, and
      * the joiner never executes them nor replies to them. The state must be the one at its start.
-     * (Seeds where the joiner takes its start from the leader's unicast KeepAlive: in seeds 53 and
-     * 56 that KeepAlive overtakes the unicast LIST, the joiner starts at the next periodic
-     * KeepAlive, past calls the client counted it for, and the same calls go unanswered: a window
-     * this test does not cover.)
+     * (Seeds where the joiner takes its start from the leader's unicast KeepAlive; for 53 and 56
+     * see the next test.)
      */
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {51, 52, 54, 55, 57})
     void aJoinerRepliesToEveryCallSentOnceTheClientCountsItEvenWhenItsFirstAskIsLost(final long seed)
+    {
+        joinerAnswersEveryCallCountedForIt(seed);
+    }
+
+    /**
+     * Known defect: in seeds 53 and 56 the leader's unicast start KeepAlive overtakes the unicast
+     * LIST that admits the joiner; not yet listed, the joiner ignores it, starts at the next
+     * periodic KeepAlive, past calls the client counted it for, and those calls go unanswered
+     * (docs/romiop.md, "The cut").
+     */
+    @Disabled("known: a joiner that misses its start KeepAlive starts at a later one (docs/romiop.md, \"The cut\")")
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {53, 56})
+    void aJoinerWhoseStartKeepAliveOvertakesItsListStillAnswersEveryCallCountedForIt(final long seed)
+    {
+        joinerAnswersEveryCallCountedForIt(seed);
+    }
+
+    private static void joinerAnswersEveryCallCountedForIt(final long seed)
     {
         final GroupHarness h = new GroupHarness(seed, 0, 0);
         h.stateTransfer = true;
