@@ -33,6 +33,20 @@ public final class RomiopGroupFixture
         return p;
     }
 
+    /**
+     * @return {@link #orbProperties} over multicast for replicas that count their starts in
+     *     {@code startCountDir}, with a 100 ms KeepAlive and a 1 s KeepAlive timeout (a killed
+     *     replica is removed, and a restarted one admitted, within seconds).
+     */
+    public static Map<String, String> countedStartProperties(final java.nio.file.Path startCountDir)
+    {
+        final Map<String, String> p = orbProperties("multicast");
+        p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
+        p.put("jacorb.lightwire.romiop.keepalive_timeout_ms", "1000");
+        p.put("jacorb.lightwire.romiop.start_count_dir", startCountDir.toString());
+        return p;
+    }
+
     /** @return "1,2,3" for multicast, "1@127.0.0.1:p1,..." with free UDP ports for fan-out. */
     public static String memberList(final String link, final int replicas) throws IOException
     {

@@ -39,10 +39,7 @@ class RomiopRejoinUnderLoadTest
 
     private Map<String, String> common()
     {
-        final Map<String, String> p = RomiopGroupFixture.orbProperties("multicast");
-        p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
-        p.put("jacorb.lightwire.romiop.keepalive_timeout_ms", "1000");
-        p.put("jacorb.lightwire.romiop.start_count_dir", dir.toString());
+        final Map<String, String> p = RomiopGroupFixture.countedStartProperties(dir);
         p.put("jacorb.lightwire.romiop.consolidation.timeout_ms", "3000");
         return p;
     }
@@ -107,7 +104,9 @@ class RomiopRejoinUnderLoadTest
             {
                 replicas.set(0, RomiopGroupFixture.startReplica(common(), "counted", address, "1,2,3", 1, Map.of()));
                 Await.leaderView(two, "[1, 2, 3]");
-                Thread.sleep(500);
+                // Calls go on with the rejoined replica counted before it is killed again.
+                final int counted = calls.get() + 200;
+                Await.until(() -> calls.get() >= counted || stop.get(), () -> "200 calls with replica 1 rejoined: " + failures);
                 if (rejoin[0] < rejoins)
                 {
                     replicas.get(0).kill();

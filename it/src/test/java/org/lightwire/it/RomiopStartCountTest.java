@@ -40,10 +40,7 @@ class RomiopStartCountTest
 
     private Map<String, String> common()
     {
-        final Map<String, String> p = RomiopGroupFixture.orbProperties("multicast");
-        p.put("jacorb.lightwire.romiop.keepalive_ms", "100");
-        p.put("jacorb.lightwire.romiop.keepalive_timeout_ms", "1000");
-        p.put("jacorb.lightwire.romiop.start_count_dir", dir.toString());
+        final Map<String, String> p = RomiopGroupFixture.countedStartProperties(dir);
         p.put("jacorb.lightwire.romiop.founding_wait_ms", "3000");
         return p;
     }

@@ -37,6 +37,21 @@ class JoinStateAtStartTest
         return h;
     }
 
+    /**
+     * Runs until every call is delivered by the three members and joiner 4, then a second past
+     * {@code admittedAtNs[0]} (replies and their ACKs settle).
+     *
+     * @return the joiner, which delivered exactly what the leader did.
+     */
+    private static GroupHarness.Member runPastAdmission(final GroupHarness h, final int total, final long[] admittedAtNs)
+    {
+        h.runUntil(() -> h.allSent() && h.delivered(total, 1, 2, 3) && h.members.containsKey(4) && h.delivered(total, 4), MAX_NS);
+        h.runUntil(() -> h.nowNs > admittedAtNs[0] + 1000 * MS, 2 * MAX_NS);
+        final GroupHarness.Member joiner = h.members.get(4);
+        assertEquals(h.members.get(1).delivered, joiner.delivered);
+        return joiner;
+    }
+
     /** Calls of {@code client} with request id >= fromRequest whose view named {@code joiner} and that it never answered. */
     private static List<Integer> unanswered(final GroupHarness.Client client, final int joiner, final int fromRequest)
     {
@@ -76,11 +91,7 @@ class JoinStateAtStartTest
             h.addMember(4, new GroupConfig(4, 1, 1, 2, 3));
         });
         h.when(() -> h.members.containsKey(4) && has(h.members.get(1).engine.currentMembers(), 4), () -> admittedAtNs[0] = h.nowNs);
-        h.runUntil(() -> h.allSent() && h.delivered(TOTAL, 1, 2, 3) && h.members.containsKey(4) && h.delivered(TOTAL, 4), MAX_NS);
-        h.runUntil(() -> h.nowNs > admittedAtNs[0] + 1000 * MS, 2 * MAX_NS);
-
-        final GroupHarness.Member joiner = h.members.get(4);
-        assertEquals(h.members.get(1).delivered, joiner.delivered);
+        final GroupHarness.Member joiner = runPastAdmission(h, TOTAL, admittedAtNs);
         final GroupCounters leader = h.members.get(1).engine.counters();
         final List<Integer> missed = unanswered(client, 4, 0);
         assertEquals("ignored=0 given=1 missed=[]", "ignored=" + leader.stateAsksIgnored() + " given=" + leader.statesGiven() + " missed=" + missed,
@@ -116,11 +127,7 @@ class JoinStateAtStartTest
         h.when(() -> Arrays.stream(new int[] {5, 6, 7, 8}).allMatch(id -> has(h.members.get(1).engine.currentMembers(), id)),
             () -> h.addMember(4, new GroupConfig(4, 1, 1, 2, 3)));
         h.when(() -> h.members.containsKey(4) && has(h.members.get(1).engine.currentMembers(), 4), () -> admittedAtNs[0] = h.nowNs);
-        h.runUntil(() -> h.allSent() && h.delivered(TOTAL, 1, 2, 3) && h.members.containsKey(4) && h.delivered(TOTAL, 4), MAX_NS);
-        h.runUntil(() -> h.nowNs > admittedAtNs[0] + 1000 * MS, 2 * MAX_NS);
-
-        final GroupHarness.Member joiner = h.members.get(4);
-        assertEquals(h.members.get(1).delivered, joiner.delivered);
+        final GroupHarness.Member joiner = runPastAdmission(h, TOTAL, admittedAtNs);
         final GroupCounters leader = h.members.get(1).engine.counters();
         final List<Integer> missed = unanswered(client, 4, 0);
         assertEquals("ignored=0 missed=[]", "ignored=" + leader.stateAsksIgnored() + " missed=" + (missed.isEmpty() ? "[]" : missed.size() + " calls " + missed.get(0) + ".." + missed.get(missed.size() - 1)),
@@ -194,11 +201,7 @@ class JoinStateAtStartTest
             sentAtReadmission[0] = client.sent;
         });
         h.net.linkFilter((from, to) -> !(from == 4 && to == 1 && (phase[0] == 2 || phase[0] == 4 && h.nowNs - readmittedAtNs[0] < 8 * MS)));
-        h.runUntil(() -> h.allSent() && h.delivered(3 * TOTAL, 1, 2, 3) && h.members.containsKey(4) && h.delivered(3 * TOTAL, 4), MAX_NS);
-        h.runUntil(() -> h.nowNs > readmittedAtNs[0] + 1000 * MS, 2 * MAX_NS);
-
-        final GroupHarness.Member joiner = h.members.get(4);
-        assertEquals(h.members.get(1).delivered, joiner.delivered);
+        final GroupHarness.Member joiner = runPastAdmission(h, 3 * TOTAL, readmittedAtNs);
         final GroupCounters leader = h.members.get(1).engine.counters();
         final List<Integer> missed = unanswered(client, 4, sentAtReadmission[0]);
         assertEquals(4, phase[0], "the joiner was removed and re-admitted");
