@@ -85,6 +85,15 @@ public final class GroupCounters
     long foundingRejoins;
     /** Admissions a possibly restarted joiner deferred: its leader had not answered its ask while ordering in that KeepAlive's epoch. */
     long admissionsDeferred;
+    /** Leader: start KeepAlives sent again to a joiner not yet ONLINE. */
+    long startsResent;
+    /** Joiner: start KeepAlives that came before the LIST naming it, kept; and those taken once it came. */
+    long earlyStartsKept;
+    long earlyStartsTaken;
+    /** Start KeepAlives of an earlier admission, or for a joiner that already started, dropped. */
+    long staleStartsIgnored;
+    /** Joiner: its leader's periodic KeepAlives it let pass while waiting for its start KeepAlive. */
+    long startsAwaited;
     long unadmittedReportsWithheld;
     long incompleteReports;
     long staleReportsIgnored;
@@ -512,6 +521,36 @@ public final class GroupCounters
         return admissionsDeferred;
     }
 
+    /** Leader: start KeepAlives sent again to a joiner not yet ONLINE. */
+    public long startsResent()
+    {
+        return startsResent;
+    }
+
+    /** Joiner: start KeepAlives that came before the LIST naming it, kept. */
+    public long earlyStartsKept()
+    {
+        return earlyStartsKept;
+    }
+
+    /** Joiner: kept start KeepAlives taken once the LIST naming it came. */
+    public long earlyStartsTaken()
+    {
+        return earlyStartsTaken;
+    }
+
+    /** Start KeepAlives of an earlier admission, or for a joiner that already started, dropped. */
+    public long staleStartsIgnored()
+    {
+        return staleStartsIgnored;
+    }
+
+    /** Joiner: its leader's periodic KeepAlives it let pass while waiting for its start KeepAlive. */
+    public long startsAwaited()
+    {
+        return startsAwaited;
+    }
+
     /** Takeovers this joiner did not report to: it may be a restarted process, not admitted since. */
     public long unadmittedReportsWithheld()
     {
@@ -801,7 +840,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", admissionsDeferred=" + admissionsDeferred + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", naksServedWhileJoining=" + naksServedWhileJoining + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", stateRefusalsResent=" + stateRefusalsResent + ", epochAsksAnswered=" + epochAsksAnswered + ", foundingChecksAsked=" + foundingChecksAsked + ", foundingRestartsFound=" + foundingRestartsFound + ", foundingLeaderWaits=" + foundingLeaderWaits + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", admissionsDeferred=" + admissionsDeferred + ", startsResent=" + startsResent + ", earlyStartsKept=" + earlyStartsKept + ", earlyStartsTaken=" + earlyStartsTaken + ", staleStartsIgnored=" + staleStartsIgnored + ", startsAwaited=" + startsAwaited + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", naksServedWhileJoining=" + naksServedWhileJoining + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", stateRefusalsResent=" + stateRefusalsResent + ", epochAsksAnswered=" + epochAsksAnswered + ", foundingChecksAsked=" + foundingChecksAsked + ", foundingRestartsFound=" + foundingRestartsFound + ", foundingLeaderWaits=" + foundingLeaderWaits + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

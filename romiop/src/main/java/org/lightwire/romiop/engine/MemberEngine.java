@@ -152,6 +152,12 @@ public final class MemberEngine
     private boolean learningEpochs;
     /** The last LIST taken from our leader (a LIST of its with an older packet id is stale). */
     private int lastListPacketId;
+    /** Leader: the joiners it admitted that have not started yet, and the start each is owed. */
+    private final JoinerStarts starts;
+    /** Joiner: a start KeepAlive that came before the LIST naming it. */
+    private final EarlyStart earlyStart = new EarlyStart();
+    /** Joiner: the LIST that listed it (a start sent before it is an earlier admission's). */
+    private int listedByPacketId;
     private long tickDeadlineNs;
     /** After joining: members that answered ONLINE; it is repeated each tick until all did, or for one KeepAlive timeout. */
     private final Set<Integer> onlineAnsweredBy = new HashSet<>();
@@ -376,6 +382,8 @@ public final class MemberEngine
                 return configs.voter();
             }
         });
+        this.starts = new JoinerStarts(config.retransmitTimeoutNs, config.keepAliveTimeoutNs > 0 ? config.keepAliveTimeoutNs : 8 * config.retransmitTimeoutNs,
+            counters, (joinerId, startSeq) -> outbox.start(joinerId, sequencer.lastOrderSeq(), startSeq));
         this.announcer = new ViewAnnouncer(config, counters, outbox, new ViewAnnouncer.View()
         {
             @Override
@@ -853,6 +861,7 @@ public final class MemberEngine
         if (isOrdering())
         {
             fifo.onTimer(nowNs);
+            starts.onTimer(nowNs);
         }
         cancels.onTimer(nowNs);
         if (foundingCheck.pending() && foundingCheck.nextAskNs() - nowNs <= 0)
@@ -903,6 +912,7 @@ public final class MemberEngine
         if (isOrdering())
         {
             deadline = Deadlines.earlier(deadline, fifo.nextDeadlineNs());
+            deadline = Deadlines.earlier(deadline, starts.nextDeadlineNs());
             deadline = Deadlines.earlier(deadline, started, lease.nextDeadlineNs(configuration()));
         }
         return deadline;
@@ -1195,11 +1205,38 @@ public final class MemberEngine
             }
             return;
         }
+        final boolean startFlag = keepAlive.header().start();
+        if (startFlag && state != State.JOINING)
+        {
+            // Sent again while its ONLINE was on its way, or a delayed copy of an earlier admission's.
+            counters.staleStartsIgnored++;
+            return;
+        }
         switch (state)
         {
             case JOINING ->
             {
-                if (from == leaderId && isMember(config.selfId) && (Integer.compareUnsigned(keepAlive.epoch(), epochs.current()) < 0 ||
+                if (startFlag && !(from == leaderId && isMember(config.selfId)))
+                {
+                    // Its start overtook the LIST that admits it: kept for that LIST.
+                    counters.earlyStartsKept++;
+                    earlyStart.keep(keepAlive, buffer, offset, length);
+                }
+                else if (startFlag && Integer.compareUnsigned(keepAlive.packetId(), listedByPacketId) <= 0)
+                {
+                    // Sent before the LIST that listed it: an earlier admission's start, whose
+                    // orders the leader no longer keeps for it.
+                    counters.staleStartsIgnored++;
+                }
+                else if (!startFlag && from == leaderId && isMember(config.selfId))
+                {
+                    // Its leader's periodic KeepAlive names a later commit than the start the leader
+                    // counts it from (clients count its replies from the LIST on): it waits for its
+                    // start (lost, or still on its way), sent again until it is ONLINE and in answer
+                    // to each ADDED (a leader that took the view over answers with a start of its own).
+                    counters.startsAwaited++;
+                }
+                else if (from == leaderId && isMember(config.selfId) && (Integer.compareUnsigned(keepAlive.epoch(), epochs.current()) < 0 ||
                     Integer.compareUnsigned(keepAlive.epoch(), epochs.promised()) < 0))
                 {
                     // A leader of an older epoch than one this member took part in: not to be followed.
@@ -1637,7 +1674,7 @@ public final class MemberEngine
                     // Its NAKs sent after this ADDED are its own: see removeLaggard. (Read first:
                     // the LIST that admits it is written through the same flyweight.)
                     lastAdvancingAck.putIfAbsent(subject, memberChange.packetId());
-                    addMember(subject, nowNs);
+                    addMember(subject, memberChange.packetId(), nowNs);
                 }
                 else if (from == subject && from != config.selfId && state == State.MEMBER && leaderId != config.selfId)
                 {
@@ -1651,6 +1688,10 @@ public final class MemberEngine
             }
             case MemberChangeFlyweight.STATUS_ONLINE ->
             {
+                if (from == subject)
+                {
+                    starts.started(from, memberChange.packetId());
+                }
                 if (from == subject && from != config.selfId && state != State.JOINING && state != State.LEADER_RECOVERING)
                 {
                     announcer.send(from, subject);
@@ -1722,6 +1763,16 @@ public final class MemberEngine
             askToJoin();
             return;
         }
+        if (state == State.JOINING && !listsSelf && from == leaderId && isMember(config.selfId) &&
+            Integer.compareUnsigned(memberChange.packetId(), lastListPacketId) > 0)
+        {
+            // Our leader removed us before we started (our packets, or its start, lost for a
+            // KeepAlive timeout): the next LIST that names us is a new admission, with a start of its own.
+            lastListPacketId = memberChange.packetId();
+            views.leave();
+            counters.memberListsReceived++;
+            return;
+        }
         if (!joinedNow && !fromOurLeader)
         {
             // A member's answer to our ONLINE, or a list from a leader we do not follow.
@@ -1732,6 +1783,10 @@ public final class MemberEngine
         {
             counters.staleMemberLists++;
             return;
+        }
+        if (state == State.JOINING && !(from == leaderId && isMember(config.selfId)))
+        {
+            listedByPacketId = memberChange.packetId();
         }
         leaderId = from;
         leaderHeard(nowNs);
@@ -1744,6 +1799,15 @@ public final class MemberEngine
         {
             // Removed (its ACKs did not reach the leader in time): it rejoins as a new member.
             rejoin(nowNs);
+        }
+        else if (state == State.JOINING)
+        {
+            final ByteBuffer early = earlyStart.takeAfter(from, listedByPacketId);
+            if (early != null)
+            {
+                counters.earlyStartsTaken++;
+                onKeepAlive(early, 0, early.limit(), nowNs);
+            }
         }
     }
 
@@ -1828,7 +1892,7 @@ public final class MemberEngine
         }
     }
 
-    private void addMember(final int memberId, final long nowNs)
+    private void addMember(final int memberId, final int addedPacketId, final long nowNs)
     {
         if (!isMember(memberId))
         {
@@ -1848,13 +1912,11 @@ public final class MemberEngine
                 donor.prepare(memberId, commitSeq, nowNs);
             }
         }
-        // The view goes to the joiner by unicast too, just before its start point: on the same
-        // socket it arrives first, so the joiner knows it is a member when the start KeepAlive
-        // comes. (Taken from the multicast LIST alone, it could ignore the start KeepAlive that
-        // overtook the LIST and then start at the next periodic KeepAlive, later than the leader
-        // counts it in: calls ordered in between would wait for its reply.)
+        // The view goes to the joiner by unicast too, just before its start: on the same socket
+        // it mostly arrives first (a start that overtakes it is kept until it comes). The start
+        // is owed until the joiner shows it started (JoinerStarts): a lost one is sent again.
         announcer.sendToJoiner(memberId);
-        outbox.keepAlive(memberId, sequencer.lastOrderSeq());
+        starts.admit(memberId, commitSeq, addedPacketId, nowNs);
     }
 
     /** A member we removed still acts as one (it missed the LIST): the current list tells it to rejoin. */
@@ -1870,6 +1932,7 @@ public final class MemberEngine
     private void removeMember(final int memberId)
     {
         views.remove(memberId);
+        starts.forget(memberId);
         sequencer.memberRemoved(memberId);
         lastAdvancingAck.remove(memberId);
         counters.membersRemoved++;
@@ -2024,8 +2087,11 @@ public final class MemberEngine
         takeover.abandon();
         succession.clear();
         announcer.stop();
+        starts.clear();
         gaps.disarm();
         lastListPacketId = 0;
+        listedByPacketId = 0;
+        earlyStart.clear();
         groupHeard = true;
         views.leave();
         if (leaderId == config.selfId)
@@ -2061,6 +2127,7 @@ public final class MemberEngine
         succession.clear();
         // A leader taking over from itself announces its view once it orders again, not the old one meanwhile.
         announcer.stop();
+        starts.clear();
         leaderId = config.selfId;
         takeover.start(failedId, fromLeave, leaderless, nowNs);
     }
@@ -2275,6 +2342,7 @@ public final class MemberEngine
             succession.clear();
             // A former leader following another announces no view of its own any more.
             announcer.stop();
+            starts.clear();
             leaderId = newLeaderId;
             gaps.target(newLeaderId);
             lastListPacketId = 0;
@@ -2375,6 +2443,8 @@ public final class MemberEngine
             rejoin(nowNs);
             return;
         }
+        // Sent after the ADDED it was admitted with: it started (its ONLINE may be lost).
+        starts.started(from, orderAck.packetId());
         // Capped: an OrderAck from a confused member cannot commit or forget orders not yet sent.
         if (commits.onAccepted(from, epochs.current(), Math.min(orderAck.accepted(), sequencer.lastOrderSeq())))
         {

@@ -122,6 +122,18 @@ final class Outbox
     }
 
     /**
+     * The leader's word to a joiner it admitted: a KeepAlive flagged START whose commit is where
+     * the joiner starts ({@code startSeq}, at most the view stamp's commit), and where the order ends.
+     */
+    void start(final int joinerId, final long lastOrderSeq, final long startSeq)
+    {
+        keepAlive.wrap(out, 0);
+        keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), epoch, lastOrderSeq, Math.min(startSeq, Math.min(commit, lastOrderSeq)));
+        keepAlive.header().start(true);
+        sender.send(joinerId, out, KeepAliveFlyweight.LENGTH);
+    }
+
+    /**
      * A member's word of its epoch: a KeepAlive flagged TOLD naming this member's epoch and what it
      * delivered. To a leader of an older epoch than this member's, so that the leader steps down;
      * to an asker of orders this member does not hold past what it delivered. No leader's word to

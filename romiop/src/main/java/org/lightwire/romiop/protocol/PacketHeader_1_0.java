@@ -31,7 +31,9 @@ import java.nio.ByteOrder;
  *                 KeepAlive that is no report: a member telling a leader of an older epoch the
  *                 epoch it is in, no leader's word),
  *         bit 6 = founding promise (a report's KeepAlive only: its sender, in this incarnation,
- *                 promised a founding leader's check its epoch), bit 7 reserved (0).
+ *                 promised a founding leader's check its epoch); start (a KeepAlive that is no
+ *                 report: the leader's word to a joiner it admitted on where it starts),
+ *         bit 7 = proves nothing (a report's KeepAlive only: no takeover may count it).
  * </pre>
  *
  * <p>The version octet is major in the high nibble and minor in the low one (0x11 = 1.1). Every
@@ -206,6 +208,21 @@ public final class PacketHeader_1_0
         return flag(FLAG_UNPROVEN, on);
     }
 
+    /** A KeepAlive that is no report only (bit 6, as {@link #FLAG_FOUNDING_PROMISE} on a report's): the leader's word to a joiner on where it starts. */
+    public static final int FLAG_START = 0x40;
+
+    /** @return flags bit 6 of a KeepAlive that is no report: the leader's word to a joiner it admitted on where it starts. */
+    public boolean start()
+    {
+        return !report() && (flags() & FLAG_START) != 0;
+    }
+
+    /** Sets or clears flags bit 6 of a header already written (a KeepAlive that is no report). */
+    public PacketHeader_1_0 start(final boolean on)
+    {
+        return flag(FLAG_START, on);
+    }
+
     /** @return flags bit 6: the sender of this report promised a founding leader's check its epoch. */
     public boolean foundingPromise()
     {
@@ -290,7 +307,8 @@ public final class PacketHeader_1_0
         if ((toSequencer() && type() != PacketType.REQUEST) || (piece() && type() != PacketType.REPLY) ||
             (report() && type() != PacketType.MSG_ORDER && type() != PacketType.KEEP_ALIVE) ||
             (unproven() && type() != PacketType.KEEP_ALIVE) ||
-            ((foundingPromise() || provesNothing()) && (!report() || type() != PacketType.KEEP_ALIVE)))
+            (foundingPromise() && type() != PacketType.KEEP_ALIVE) || (start() && told()) ||
+            (provesNothing() && (!report() || type() != PacketType.KEEP_ALIVE)))
         {
             return Invalid.BAD_FLAGS;
         }

@@ -10,6 +10,7 @@ import static org.lightwire.romiop.engine.WirePackets.list;
 import static org.lightwire.romiop.engine.WirePackets.order;
 import static org.lightwire.romiop.engine.WirePackets.orderAck;
 import static org.lightwire.romiop.engine.WirePackets.request;
+import static org.lightwire.romiop.engine.WirePackets.start;
 import static org.lightwire.romiop.engine.WirePackets.takeover;
 
 import java.util.List;
@@ -55,7 +56,7 @@ class AmnesiaTest
         assertEquals(1, m.counters().epochsLearned());
         // Leader 2 (epoch 2) admits it from its commit, 30, on.
         feed(m, list(2, 81, 1, 3), 3 * MS);
-        feed(m, keepAlive(2, 82, 2, 30, 30), 4 * MS);
+        feed(m, start(2, 82, 2, 30, 30), 4 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(30, m.deliveredSeq());
 
@@ -187,7 +188,7 @@ class AmnesiaTest
         assertEquals(0, addedSent().size(), "no ADDED before the epochs are known");
         // A leader's view and start point reach it before it knows the epochs: not taken.
         feed(m, list(1, 60, 2, 3, 4, 5), MS);
-        feed(m, keepAlive(1, 61, 3, 40, 40), MS);
+        feed(m, start(1, 61, 3, 40, 40), MS);
         assertEquals(MemberEngine.State.JOINING, m.state());
         feed(m, WirePackets.epochTold(3, 70, 5, nonce + 2, 9), MS);
         feed(m, WirePackets.epochTold(6, 70, 5, nonce, 9), MS);
@@ -202,7 +203,7 @@ class AmnesiaTest
         assertEquals(List.of(7), addedSent(), "it asks to join promising the newest epoch told, 7");
         // Leader 1 of epoch 3 (older than 7) lists it and says where to start: not admitted.
         feed(m, list(1, 80, 2, 3, 4, 5), 32 * MS);
-        feed(m, keepAlive(1, 81, 3, 40, 40), 32 * MS);
+        feed(m, start(1, 81, 3, 40, 40), 32 * MS);
         assertEquals(MemberEngine.State.JOINING, m.state());
     }
 
@@ -222,7 +223,7 @@ class AmnesiaTest
         feed(m, WirePackets.epochTold(4, 72, 5, nonce, 1), MS);
         assertEquals(List.of(0), addedSent());
         feed(m, list(2, 80, 5), 2 * MS);
-        feed(m, keepAlive(2, 81, 1, 0, 0), 2 * MS);
+        feed(m, start(2, 81, 1, 0, 0), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         feed(m, request(CLIENT, 1), 3 * MS);
         feed(m, order(2, 82, 1, 1, CLIENT, 1, 0), 3 * MS);
@@ -243,7 +244,7 @@ class AmnesiaTest
     {
         final MemberEngine m = OneEngine.started(GroupConfig.joining(5), sent);
         feed(m, WirePackets.listWithConfiguration(2, 80, 1, new int[] {5 | MemberChangeFlyweight.LEARNER}, 1, 3, 4), MS);
-        feed(m, keepAlive(2, 81, 1, 0, 0), MS);
+        feed(m, start(2, 81, 1, 0, 0), MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertArrayEquals(new int[] {1, 2, 3, 4}, m.configurationIds(), "the LIST's unmarked and outside entries");
         assertEquals(true, m.learner());

@@ -6,6 +6,7 @@ import static org.lightwire.romiop.engine.OneEngine.runUntil;
 import static org.lightwire.romiop.engine.WirePackets.keepAlive;
 import static org.lightwire.romiop.engine.WirePackets.list;
 import static org.lightwire.romiop.engine.WirePackets.request;
+import static org.lightwire.romiop.engine.WirePackets.start;
 import static org.lightwire.romiop.engine.WirePackets.takeover;
 
 import java.util.List;
@@ -36,11 +37,11 @@ class RejoinLivenessTest
         assertEquals(2, m.leaderId(), "2 was heard 49 ms ago: its view stands");
         feed(m, list(3, 91, 4), 150 * MS);
         assertEquals(3, m.leaderId(), "2 silent for longer than the KeepAlive timeout");
-        feed(m, keepAlive(3, 92, 2, 40, 40), 151 * MS);
+        feed(m, start(3, 92, 2, 40, 40), 151 * MS);
         // 3 answered its ask as a follower: it asks again, and 3 answers as the leader of epoch 2.
         assertEquals(List.of(MemberEngine.State.JOINING, 1L), List.of(m.state(), m.counters().admissionsDeferred()));
         feed(m, WirePackets.leaderTold(3, 93, 4, nonce, 2, 40), 152 * MS);
-        feed(m, keepAlive(3, 94, 2, 40, 40), 153 * MS);
+        feed(m, start(3, 94, 2, 40, 40), 153 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(40, m.deliveredSeq());
     }

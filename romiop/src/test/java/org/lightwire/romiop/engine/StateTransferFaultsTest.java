@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.lightwire.romiop.engine.OneEngine.feed;
 import static org.lightwire.romiop.engine.WirePackets.keepAlive;
 import static org.lightwire.romiop.engine.WirePackets.list;
+import static org.lightwire.romiop.engine.WirePackets.start;
 import static org.lightwire.romiop.engine.WirePackets.stateChunk;
 
 import java.nio.ByteBuffer;
@@ -77,7 +78,7 @@ class StateTransferFaultsTest
     {
         final MemberEngine m = engine(GroupConfig.joining(4));
         feed(m, list(1, 80, 2, 4 | MemberChangeFlyweight.LEARNER), MS);
-        feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);
+        feed(m, start(1, 81, 1, 10, 10), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
 
         final byte[] at1 = image("k1=a;k2=b;");
@@ -90,7 +91,7 @@ class StateTransferFaultsTest
         feed(m, list(1, 90, 2), 4 * MS);
         assertEquals(MemberEngine.State.JOINING, m.state());
         feed(m, list(2, 91, 4 | MemberChangeFlyweight.LEARNER), 5 * MS);
-        feed(m, keepAlive(2, 92, 2, 10, 10), 6 * MS);
+        feed(m, start(2, 92, 2, 10, 10), 6 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(1, m.counters().stateTransfers(), "still the same transfer");
 
@@ -114,7 +115,7 @@ class StateTransferFaultsTest
         feed(m, WirePackets.leaderTold(1, 70, 2, nonce, 1, 10), 0);
         feed(m, WirePackets.epochTold(3, 71, 2, nonce, 1), 0);
         feed(m, list(1, 80, 2, 3), MS);
-        feed(m, keepAlive(1, 81, 1, 10, 10), 2 * MS);
+        feed(m, start(1, 81, 1, 10, 10), 2 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state());
         assertEquals(1, m.counters().stateTransfers());
         // Leader 1 is silent from now on.

@@ -95,7 +95,7 @@ class TakeoverLogTest
         assertEquals(MemberEngine.State.JOINING, m.state());
         // Admitted again from the commit, 5: order 2 is behind it.
         feed(m, WirePackets.list(1, 93, 2, 3), 3 * MS);
-        feed(m, WirePackets.keepAlive(1, 94, 1, 5, 5), 3 * MS);
+        feed(m, WirePackets.start(1, 94, 1, 5, 5), 3 * MS);
         assertEquals(5, m.deliveredSeq());
         // Leader 1 fails; 2 takes over: 3's report is its delivered 5 and nothing older.
         feed(m, WirePackets.takeover(2, 1, 2, 1, 5), 4 * MS);
@@ -150,7 +150,7 @@ class TakeoverLogTest
         feed(m, WirePackets.order(1, 90, 1, 1, CLIENT, 1, 1), MS);
         feed(m, WirePackets.list(1, 91, 2), 2 * MS);
         feed(m, WirePackets.list(1, 92, 2, 3), 3 * MS);
-        feed(m, WirePackets.keepAlive(1, 93, 1, 40, 40), 3 * MS);
+        feed(m, WirePackets.start(1, 93, 1, 40, 40), 3 * MS);
         assertEquals(40, m.deliveredSeq());
         feed(m, WirePackets.takeover(2, 1, 2, 1, 0), 4 * MS);
         assertEquals(2, m.leaderId());

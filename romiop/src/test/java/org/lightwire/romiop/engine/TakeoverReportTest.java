@@ -350,7 +350,7 @@ class TakeoverReportTest
         feed(m, WirePackets.leaderTold(1, 70, 4, nonce, 1, 10), 0);
         feed(m, WirePackets.epochTold(2, 71, 4, nonce, 1), 0);
         feed(m, WirePackets.list(1, 80, 2, 4), MS);
-        feed(m, WirePackets.keepAlive(1, 81, 1, 10, 10), 2 * MS);
+        feed(m, WirePackets.start(1, 81, 1, 10, 10), 2 * MS);
         assertEquals(1, m.counters().stateTransfers(), "admitted past order 10: it awaits a state");
         runUntil(m, 3 * MS, 300 * MS);
         assertEquals(MemberEngine.State.MEMBER, m.state(), "awaiting a state, it takes nothing over");

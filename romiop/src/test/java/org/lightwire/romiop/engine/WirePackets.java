@@ -46,6 +46,16 @@ final class WirePackets
         return b;
     }
 
+    /** A member's ONLINE: it started. */
+    static ByteBuffer online(final int member, final int packetId)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(MemberChangeFlyweight.length(0));
+        final MemberChangeFlyweight m = new MemberChangeFlyweight();
+        m.wrap(b, 0);
+        m.set(ByteOrder.BIG_ENDIAN, member, packetId, member, MemberChangeFlyweight.STATUS_ONLINE, 0);
+        return b;
+    }
+
     /** {@code from}'s EPOCH_ASK {@code nonce}, as a possibly restarted process (or a founding leader) sends it. */
     static ByteBuffer epochAsk(final int from, final int packetId, final int nonce)
     {
@@ -169,6 +179,14 @@ final class WirePackets
     {
         final ByteBuffer b = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
         ((KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0)).set(ByteOrder.BIG_ENDIAN, from, packetId, epoch, lastOrderSeq, commit);
+        return b;
+    }
+
+    /** The leader's start KeepAlive to a joiner it admitted: {@code commit} is where the joiner starts. */
+    static ByteBuffer start(final int from, final int packetId, final int epoch, final long lastOrderSeq, final long commit)
+    {
+        final ByteBuffer b = keepAlive(from, packetId, epoch, lastOrderSeq, commit);
+        new KeepAliveFlyweight().wrap(b, 0).header().start(true);
         return b;
     }
 

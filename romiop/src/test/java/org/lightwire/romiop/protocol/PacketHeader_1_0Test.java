@@ -87,7 +87,7 @@ class PacketHeader_1_0Test
     }
 
     @Test
-    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyBits5To7AReportKeepAlivesOnly()
+    void flagsBit3IsARepliesOnlyBit4AnOrdersOrKeepAlivesOnlyBits5To7KeepAlivesOnly()
     {
         final ByteBuffer b = ByteBuffer.allocate(12);
         final PacketHeader_1_0 header = new PacketHeader_1_0();
@@ -140,6 +140,14 @@ class PacketHeader_1_0Test
             assertEquals(0x20, header.flags());
             assertTrue(header.told(), type + ": told");
             assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 5 without the report bit (told)");
+            header.set(ByteOrder.BIG_ENDIAN, false, type, 12).start(true);
+            assertEquals(0x40, header.flags());
+            assertTrue(header.start(), type + ": start");
+            assertEquals(type == PacketType.KEEP_ALIVE ? null : Invalid.BAD_FLAGS, header.validate(12), type + ", bit 6 without the report bit (start)");
+            header.told(true);
+            assertEquals(Invalid.BAD_FLAGS, header.validate(12), type + ": start and told at once");
+            header.set(ByteOrder.BIG_ENDIAN, false, type, 12).report(true).foundingPromise(true);
+            assertFalse(header.start(), type + ": bit 6 of a report is its founding promise, no start");
         }
     }
 }
