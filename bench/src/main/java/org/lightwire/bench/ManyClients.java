@@ -78,7 +78,10 @@ public final class ManyClients
         });
         final ORB probeOrb = Orbs.init(Map.of());
         final List<ProcessHarness> clients = new ArrayList<>();
-        try (ProcessHarness server = ProcessHarness.start(TestServer.class, List.of(), serverProps, ProcessHarness.DEFAULT_READY_TIMEOUT))
+        // JVM options for the server alone, e.g. -Dmany.serverJvmArgs=-XX:StartFlightRecording=filename=server-%t.jfr (%t: the transport).
+        final String serverJvmArgs = System.getProperty("many.serverJvmArgs", "").replace("%t", transport).trim();
+        final List<String> serverJvm = serverJvmArgs.isEmpty() ? List.of() : List.of(serverJvmArgs.split("\\s+"));
+        try (ProcessHarness server = ProcessHarness.start(TestServer.class, serverJvm, serverProps, ProcessHarness.DEFAULT_READY_TIMEOUT))
         {
             final server_probe probe = server_probeHelper.narrow(probeOrb.string_to_object(server.ior("probe")));
             final int threadsBefore = probe.thread_count();

@@ -59,6 +59,9 @@ public final class ClientEngine extends ProtocolEngine
 
     private boolean ackPending;
     private long ackDeadlineNs;
+    /** When the last reply was complete, and how long the connection then stayed idle before this call (0: unknown). */
+    private long replyCompleteNs;
+    private long idleBeforeCallNs;
 
     private boolean probed;
     private long lastProbeNs;
@@ -128,6 +131,7 @@ public final class ClientEngine extends ProtocolEngine
                         "open a new one");
                 }
                 final long previous = call;
+                idleBeforeCallNs = lastReplyComplete ? nowNs - replyCompleteNs : 0;
                 beginCall(exactlyOnce);
                 maybeProbe(previous, nowNs);
                 break;
@@ -379,7 +383,11 @@ public final class ClientEngine extends ProtocolEngine
         lastReplyComplete = true;
         replyWait.replied(nowNs);
         disarmTimer();
-        if (config.ackDelayNs() == 0)
+        replyCompleteNs = nowNs;
+        // A caller that stayed idle for longer than the ack delay before this call will likely
+        // do so again: its next request would not carry the acknowledgement, so it goes now,
+        // and no timer has to wake for it.
+        if (config.ackDelayNs() == 0 || idleBeforeCallNs > config.ackDelayNs())
         {
             sendControl(MessageType.CALL_ACK, call, expectedReplySeq);
         }

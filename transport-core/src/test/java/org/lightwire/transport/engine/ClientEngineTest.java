@@ -158,6 +158,35 @@ class ClientEngineTest
         assertEquals(0, rec.sent.size(), "ack timer not yet due");
     }
 
+    /**
+     * A caller that stayed idle for longer than the ack delay before its call gets the reply's
+     * CALL_ACK at once (its next request would not carry it either: no ack timer to wake for);
+     * one that called within the delay keeps the acknowledgement for its next request.
+     */
+    @Test
+    void aCallerIdleForLongerThanTheAckDelayAcknowledgesAtOnceOneThatIsNotWaits()
+    {
+        engine.send(request(10), true, true, now);
+        replyWhole(1, pattern(3, 3));
+        assertTrue(engine.ackPending(), "the first call: nothing known of the caller");
+        now += 6 * MS;
+        engine.send(request(10), true, true, now);
+        now += MS;
+        replyWhole(2, pattern(3, 3));
+        final List<Recorder.Sent> sent = rec.take();
+        assertEquals(List.of(COMPLETE, COMPLETE, CALL_ACK), sent.stream().map(Recorder.Sent::type).toList());
+        assertEquals(2, sent.get(2).call());
+        assertFalse(engine.ackPending());
+        assertEquals(ProtocolEngine.NO_DEADLINE, engine.nextDeadlineNs(), "no timer left to wake for");
+        now += 5 * MS;
+        engine.send(request(10), true, true, now);
+        now += MS;
+        replyWhole(3, pattern(3, 3));
+        assertEquals(List.of(COMPLETE), rec.take().stream().map(Recorder.Sent::type).toList(), "idle for exactly the ack delay: it waits");
+        assertTrue(engine.ackPending());
+        assertEquals(1, engine.counters().callAcksSent());
+    }
+
     @Test
     void ackTimerSendsCallAckWhenTheClientStaysIdle()
     {
