@@ -6,7 +6,8 @@
 # (bench ManyClients). Writes bench/target/many-clients.json.
 # Usage: scripts/many-clients.sh [orbs [jvms [seconds [rounds]]]]   (default 256 4 20 1; about 4 minutes)
 # MANY_JAVA_OPTS=-Djacorb.lightwire.X=V passes Lightwire settings to the server and every client ORB;
-# MANY_JAVA_OPTS=-Dmany.serverJvmArgs="-XX:StartFlightRecording=filename=/tmp/server-%t.jfr" gives the server JVM options (%t: the transport).
+# MANY_JAVA_OPTS=-Dmany.serverJvmArgs=-XX:StartFlightRecording=delay=84s,duration=14s,filename=/tmp/server-%t.jfr
+# gives the server JVM options (%t: the transport; the server is killed at the end, so a recording needs a duration).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -q -B -ntp ${LIGHTWIRE_MVN_OPTS:-} -pl bench -am test-compile dependency:build-classpath \

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.lightwire.transport.engine.ProtocolEngine;
@@ -16,11 +15,11 @@ import org.lightwire.transport.engine.ProtocolEngine;
  * per concurrent call, bounded, and reused when idle (most recently used first, as its socket
  * and engine are warm).
  *
- * <p>A daemon thread services idle connections: it sends the CALL_ACK of a connection that
- * stayed idle for the ack delay, and at least once a second reads what reached every idle
- * connection, so that a server that resends its last reply (our CALL_ACK was lost) is answered
- * with another instead of holding that reply until its peer timeout closes the connection. It
- * sleeps until the earliest idle deadline, or a second, and is never on the call path.
+ * <p>The JVM's {@link IdleServicer} services idle connections: it sends the CALL_ACK of a
+ * connection that stayed idle for the ack delay (up to a millisecond late), and at least once a
+ * second reads what reached every idle connection, so that a server that resends its last reply
+ * (our CALL_ACK was lost) is answered with another instead of holding that reply until its peer
+ * timeout closes the connection. It is never on the call path.
  */
 public final class ConnectionPool implements AutoCloseable
 {
@@ -38,15 +37,11 @@ public final class ConnectionPool implements AutoCloseable
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     private final ArrayDeque<ClientConnection> idle = new ArrayDeque<>();
+    /** The idle connections the servicer looks at (its thread only). */
     private final List<ClientConnection> scratch = new ArrayList<>();
-    private final Thread servicer;
-    /** How often the servicer reads every idle connection, whether a timer of it is due or not. */
-    private static final long SWEEP_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
-    /** When the servicer last read every idle connection (its thread only). */
-    private long lastSweepNs = System.nanoTime();
+    private final IdleServicer servicer = IdleServicer.shared();
     private int open;
     private int pendingConnects;
-    private volatile long plannedWakeNs;
     private volatile boolean closed;
     private long connectsMade;
     private long connectionsDiscarded;
@@ -67,9 +62,7 @@ public final class ConnectionPool implements AutoCloseable
         this.server = server;
         this.maxConnections = maxConnections;
         this.acquireTimeoutNs = acquireTimeoutNs;
-        this.servicer = new Thread(this::serviceLoop, "lightwire-idle-" + server);
-        servicer.setDaemon(true);
-        servicer.start();
+        servicer.register(this);
     }
 
     /**
@@ -174,11 +167,7 @@ public final class ConnectionPool implements AutoCloseable
         {
             lock.unlock();
         }
-        final long deadlineNs = c.nextDeadlineNs();
-        if (deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - plannedWakeNs < 0)
-        {
-            LockSupport.unpark(servicer);
-        }
+        servicer.dueAt(c.nextDeadlineNs());
     }
 
     /**
@@ -216,50 +205,42 @@ public final class ConnectionPool implements AutoCloseable
         c.close();
     }
 
-    private void serviceLoop()
+    /**
+     * From the servicer's thread: services the idle connections whose timer is due, or every one
+     * when {@code sweep} (what arrived is read: a resent reply is acknowledged again).
+     *
+     * @return the earliest timer of an idle connection, or {@link ProtocolEngine#NO_DEADLINE}.
+     */
+    long serviceIdle(final boolean sweep)
     {
-        while (!closed)
+        scratch.clear();
+        lock.lock();
+        try
         {
-            final long nowNs = System.nanoTime();
-            scratch.clear();
-            lock.lock();
-            try
+            scratch.addAll(idle);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        final long nowNs = System.nanoTime();
+        long earliestNs = ProtocolEngine.NO_DEADLINE;
+        for (final ClientConnection c : scratch)
+        {
+            final long deadlineNs = c.nextDeadlineNs();
+            if (sweep || deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
             {
-                scratch.addAll(idle);
+                // (Its own clock reading: a call may have come and gone since nowNs.)
+                c.serviceIdle(System.nanoTime());
             }
-            finally
+            final long next = c.nextDeadlineNs();
+            if (next != ProtocolEngine.NO_DEADLINE && (earliestNs == ProtocolEngine.NO_DEADLINE || next - earliestNs < 0))
             {
-                lock.unlock();
-            }
-            // Once a second every idle connection, due or not: what arrived is read (a resent
-            // reply is acknowledged again); between sweeps only those whose timer is due.
-            final boolean sweep = nowNs - lastSweepNs >= SWEEP_INTERVAL_NS;
-            if (sweep)
-            {
-                lastSweepNs = nowNs;
-            }
-            long wakeNs = lastSweepNs + SWEEP_INTERVAL_NS;
-            for (final ClientConnection c : scratch)
-            {
-                final long deadlineNs = c.nextDeadlineNs();
-                if (sweep || deadlineNs != ProtocolEngine.NO_DEADLINE && deadlineNs - nowNs <= 0)
-                {
-                    // (Its own clock reading: a call may have come and gone since nowNs.)
-                    c.serviceIdle(System.nanoTime());
-                }
-                final long next = c.nextDeadlineNs();
-                if (next != ProtocolEngine.NO_DEADLINE && next - wakeNs < 0)
-                {
-                    wakeNs = next;
-                }
-            }
-            plannedWakeNs = wakeNs;
-            final long sleepNs = wakeNs - System.nanoTime();
-            if (sleepNs > 0)
-            {
-                LockSupport.parkNanos(this, sleepNs);
+                earliestNs = next;
             }
         }
+        scratch.clear();
+        return earliestNs;
     }
 
     /** @return connections open now, idle or in a call. */
@@ -304,6 +285,6 @@ public final class ConnectionPool implements AutoCloseable
         {
             lock.unlock();
         }
-        LockSupport.unpark(servicer);
+        servicer.unregister(this);
     }
 }

@@ -143,4 +143,18 @@ class ConnectionPoolTest
             assertEquals(1, a.counters().callAcksSent(), "the pool's idle servicer fired the ack timer");
         }
     }
+
+    /** Every pool of the JVM is serviced by one thread, which stops serving a pool once it is closed. */
+    @Test
+    void poolsShareOneIdleServicerThatForgetsAClosedPool() throws Exception
+    {
+        final int before = IdleServicer.shared().pools();
+        final ConnectionPool first = new ConnectionPool(this::connect, "first", 1, 100 * MS);
+        final ConnectionPool second = new ConnectionPool(this::connect, "second", 1, 100 * MS);
+        assertEquals(before + 2, IdleServicer.shared().pools());
+        assertEquals(1, Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("lightwire-idle-")).count());
+        first.close();
+        second.close();
+        assertEquals(before, IdleServicer.shared().pools());
+    }
 }
