@@ -1,7 +1,6 @@
 package org.lightwire.transport.channel;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -15,7 +14,7 @@ import org.lightwire.transport.link.Link;
 import org.lightwire.transport.link.memory.Faults;
 import org.lightwire.transport.link.memory.MemoryLink;
 
-/** Helpers of IdleServicerWakeupTest: echo pools, a link that holds the servicer inside a pool, the servicer's visiting order. */
+/** Helpers of IdleServicerWakeupTest and IdleServicerIsolationTest: echo pools, a link that holds the servicer inside a pool, the servicer's visiting order. */
 final class IdleServicerTestSupport implements AutoCloseable
 {
     static final long MS = 1_000_000L;
@@ -145,6 +144,20 @@ final class IdleServicerTestSupport implements AutoCloseable
         return new ArrayList<>((Set<ConnectionPool>) f.get(IdleServicer.shared()));
     }
 
+    /** Waits up to 10 s for {@code condition}. */
+    static void await(final java.util.function.BooleanSupplier condition, final String what) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadlineNs > 0)
+            {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
     /** @return ms until the connection sent a CALL_ACK, or -1 if none within {@code limitMs}. */
     static long msUntilAck(final ClientConnection c, final long fromNs, final long limitMs) throws InterruptedException
     {
@@ -157,14 +170,6 @@ final class IdleServicerTestSupport implements AutoCloseable
             Thread.sleep(1);
         }
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - fromNs);
-    }
-
-    /** @return the thread of the IdleServicer of this class's loader. */
-    static Thread servicerThread() throws ReflectiveOperationException
-    {
-        final Field f = IdleServicer.class.getDeclaredField("thread");
-        f.setAccessible(true);
-        return (Thread) f.get(IdleServicer.shared());
     }
 
     /** Lets the held servicer go on. */
@@ -180,63 +185,12 @@ final class IdleServicerTestSupport implements AutoCloseable
         return c.counters().callAcksSent() + c.counters().reclaimAcksSent();
     }
 
-    static long servicerThreads()
-    {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(SERVICER) && t.isAlive()).count();
-    }
-
     @Override
     public void close() throws Exception
     {
         for (final AutoCloseable c : closeables)
         {
             c.close();
-        }
-    }
-
-    /**
-     * Loads org.lightwire classes afresh (child first), so that a scenario gets its own
-     * IdleServicer, as a web application with its own copy of the jars does.
-     */
-    static final class ChildFirstLoader extends ClassLoader
-    {
-        ChildFirstLoader(final ClassLoader parent)
-        {
-            super("review-child", parent);
-        }
-
-        @Override
-        protected Class<?> loadClass(final String name, final boolean resolve) throws ClassNotFoundException
-        {
-            if (!name.startsWith("org.lightwire."))
-            {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name))
-            {
-                Class<?> c = findLoadedClass(name);
-                if (c == null)
-                {
-                    try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class"))
-                    {
-                        if (in == null)
-                        {
-                            throw new ClassNotFoundException(name);
-                        }
-                        final byte[] bytes = in.readAllBytes();
-                        c = defineClass(name, bytes, 0, bytes.length);
-                    }
-                    catch (final IOException e)
-                    {
-                        throw new ClassNotFoundException(name, e);
-                    }
-                }
-                if (resolve)
-                {
-                    resolveClass(c);
-                }
-                return c;
-            }
         }
     }
 }
