@@ -103,6 +103,8 @@ public final class GroupCounters
     long leaderlessTakeovers;
     /** Catch-ups moved to another reporter that delivered the target: the survivor they caught up from sent nothing for twice the KeepAlive timeout. */
     long catchUpsRetried;
+    /** Takeovers that knew an order number committed past what any reporter delivered: they caught up to what the reporters delivered and kept the reported orders through it in their places. */
+    long fixedTargetsFromReports;
     /** Order NAKs of a configured member answered from what this member delivered while it was joining (a takeover catching up). */
     long naksServedWhileJoining;
     /** States this member awaited (it joined past orders it did not execute). */
@@ -665,6 +667,12 @@ public final class GroupCounters
         return catchUpsRetried;
     }
 
+    /** Takeovers that knew an order number committed past what any reporter delivered: they caught up to what the reporters delivered and kept the reported orders through it in their places. */
+    public long fixedTargetsFromReports()
+    {
+        return fixedTargetsFromReports;
+    }
+
     /** Takeovers that skipped orders nobody could send them (their holder joined past them), as a joiner does. */
     public long takeoverSkips()
     {
@@ -840,7 +848,7 @@ public final class GroupCounters
             ", requestsCancelled=" + requestsCancelled + ", requestsOfGoneClientsExpired=" + requestsOfGoneClientsExpired + ", cancelsTooLate=" + cancelsTooLate + ", membersAdded=" + membersAdded +
             ", membersRemoved=" + membersRemoved + ", keepAlivesSent=" + keepAlivesSent + ", leaderChanges=" + leaderChanges +
             ", recoveries=" + recoveries + ", reportsSent=" + reportsSent + ", memberListsReceived=" + memberListsReceived +
-            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", admissionsDeferred=" + admissionsDeferred + ", startsResent=" + startsResent + ", earlyStartsKept=" + earlyStartsKept + ", earlyStartsTaken=" + earlyStartsTaken + ", staleStartsIgnored=" + staleStartsIgnored + ", startsAwaited=" + startsAwaited + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", naksServedWhileJoining=" + naksServedWhileJoining + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", stateRefusalsResent=" + stateRefusalsResent + ", epochAsksAnswered=" + epochAsksAnswered + ", foundingChecksAsked=" + foundingChecksAsked + ", foundingRestartsFound=" + foundingRestartsFound + ", foundingLeaderWaits=" + foundingLeaderWaits + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
+            ", naksServedAsMember=" + naksServedAsMember + ", joinersAnswered=" + joinersAnswered + ", staleLeadersLeft=" + staleLeadersLeft + ", takeoversRetried=" + takeoversRetried + ", selfTakeovers=" + selfTakeovers + ", staleTakeoversIgnored=" + staleTakeoversIgnored + ", foundingRejoins=" + foundingRejoins + ", admissionsDeferred=" + admissionsDeferred + ", startsResent=" + startsResent + ", earlyStartsKept=" + earlyStartsKept + ", earlyStartsTaken=" + earlyStartsTaken + ", staleStartsIgnored=" + staleStartsIgnored + ", startsAwaited=" + startsAwaited + ", unadmittedReportsWithheld=" + unadmittedReportsWithheld + ", incompleteReports=" + incompleteReports + ", staleReportsIgnored=" + staleReportsIgnored + ", servedFromTold=" + servedFromTold + ", takeoverSkips=" + takeoverSkips + ", leaderlessTakeovers=" + leaderlessTakeovers + ", catchUpsRetried=" + catchUpsRetried + ", fixedTargetsFromReports=" + fixedTargetsFromReports + ", naksServedWhileJoining=" + naksServedWhileJoining + ", stateTransfers=" + stateTransfers + ", statesInstalled=" + statesInstalled + ", stateChunksReceived=" + stateChunksReceived + ", staleStateChunks=" + staleStateChunks + ", stateDonorsChanged=" + stateDonorsChanged + ", stateRefusalsReceived=" + stateRefusalsReceived + ", statesCaptured=" + statesCaptured + ", statesGiven=" + statesGiven + ", stateChunksSent=" + stateChunksSent + ", statesRefused=" + statesRefused + ", stateAsksIgnored=" + stateAsksIgnored + ", staleStateAsks=" + staleStateAsks + ", stateRefusalsResent=" + stateRefusalsResent + ", epochAsksAnswered=" + epochAsksAnswered + ", foundingChecksAsked=" + foundingChecksAsked + ", foundingRestartsFound=" + foundingRestartsFound + ", foundingLeaderWaits=" + foundingLeaderWaits + ", epochsLearned=" + epochsLearned + ", staleLeadersTold=" + staleLeadersTold + ", laggardsRemoved=" + laggardsRemoved + ", nakedRequestsUnknown=" + nakedRequestsUnknown + ", reorderedRequestsSkipped=" + reorderedRequestsSkipped + ", viewsSentToClients=" + viewsSentToClients +
             ", leaderStepDowns=" + leaderStepDowns + ", removedMembersTold=" + removedMembersTold +
             ", cancelsAbandoned=" + cancelsAbandoned +
             ", ordersAtOnceInBatching=" + ordersAtOnceInBatching + ", orderAcksSent=" + orderAcksSent +

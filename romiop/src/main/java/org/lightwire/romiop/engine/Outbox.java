@@ -169,17 +169,18 @@ final class Outbox
      * may be a restarted process, {@code foundingPromise} when it promised a founding check, and
      * {@code provesNothing} when no takeover may count it (a known restart that accepted nothing since);
      * its tail names the survivor's {@code incarnation}, how far its last admission as a possibly
-     * restarted process reached ({@code reach}, in {@code reachEpoch}), and the newest incarnation it knows of each member ({@code known}).
+     * restarted process reached ({@code reach}, in {@code reachEpoch}), the highest order number it
+     * knows committed ({@code fixedSeq}) and the newest incarnation it knows of each member ({@code known}).
      */
     void report(final int newLeaderId, final int promisedEpoch, final long deliveredSeq, final long acceptedSeq, final int entries,
         final boolean unproven, final boolean foundingPromise, final boolean provesNothing, final long incarnation, final int reachEpoch,
-        final long reach, final KnownIncarnations known)
+        final long reach, final long fixedSeq, final KnownIncarnations known)
     {
         final int length = KeepAliveFlyweight.reportLength(known.size());
         keepAlive.wrap(out, 0);
         keepAlive.set(WIRE_ORDER, selfId, nextPacketId(), promisedEpoch, acceptedSeq, deliveredSeq).reportEntries(entries);
         keepAlive.header().packetSize(length);
-        keepAlive.reportTail(incarnation, reachEpoch, reach, known.size());
+        keepAlive.reportTail(incarnation, reachEpoch, reach, fixedSeq, known.size());
         known.writeTo(keepAlive);
         keepAlive.header().report(true).unproven(unproven).foundingPromise(foundingPromise).provesNothing(provesNothing);
         sender.send(newLeaderId, out, length);

@@ -122,6 +122,8 @@ final class Takeover
     private long startNs;
     /** Each reporter's delivered sequence, for the epoch proposed. */
     private final Map<Integer, Long> reports = new HashMap<>();
+    /** Each reporter's fixed sequence: the highest order number it knows committed, at least what it delivered. */
+    private final Map<Integer, Long> fixedReports = new HashMap<>();
     /** The reporters that may be restarted processes (flags bit 5 of their reports). */
     private final Set<Integer> unprovenReporters = new HashSet<>();
     /** The reporters that promised a founding check (flags bit 6 of their reports). */
@@ -135,9 +137,11 @@ final class Takeover
     /** The decided target: what the takeover delivers before it orders (-1 before the decision). */
     private long targetSeq = -1;
     /**
-     * The highest target this member decided: committed, though it may not hold those orders yet.
-     * Its reports name it as delivered, so a takeover it reports to after giving its own up never
-     * fixes less than that (and waits for a member that holds them).
+     * The highest order number this member knows committed from a takeover's decision (its own
+     * target, or a reporter's fixed), though it may not hold those orders yet. Its reports name it
+     * as fixed, so a takeover it reports to after giving its own up never fixes less than that: it
+     * catches up from a member that holds those orders, or keeps the reported ones in their
+     * places through it, or waits.
      */
     private long fixedSeq;
     /**
@@ -146,6 +150,12 @@ final class Takeover
      * an older epoch's that were never committed.
      */
     private int holderId = -1;
+    /**
+     * Past the target, the reported orders keep their places through here (-1: as far as they run
+     * unbroken): no reporter held what one of them knew committed, so the takeover catches up to
+     * what the reporters delivered and takes the rest from the reported orders.
+     */
+    private long keepThroughSeq = -1;
     /** The holders caught up from since the last progress: one tried twice ends the round. */
     private final Set<Integer> holdersTried = new HashSet<>();
     /** The catch-up's progress: what this member had delivered when it last went on, and when. */
@@ -214,6 +224,7 @@ final class Takeover
         reported.clear();
         clearReports();
         targetSeq = -1;
+        keepThroughSeq = -1;
     }
 
     /** @return the decided target (committed: a recovering leader delivers through it), or -1 before the decision. */
@@ -333,6 +344,7 @@ final class Takeover
             return;
         }
         reports.put(from, delivered);
+        fixedReports.put(from, keepAlive.fixed());
         member.knowIncarnations(keepAlive);
         fence.put(from, keepAlive.incarnation(), keepAlive.reachEpoch(), keepAlive.reach(), Math.max(delivered, keepAlive.lastOrderSeq()));
         setIf(unprovenReporters, from, keepAlive.header().unproven());
@@ -399,11 +411,7 @@ final class Takeover
             }
             else
             {
-                counters.takeoversRetried++;
-                gaps.disarm();
-                targetSeq = -1;
-                holderId = -1;
-                proposeNext(nowNs);
+                gatherAgain(nowNs);
             }
         }
         else if (targetSeq >= 0)
@@ -450,10 +458,22 @@ final class Takeover
     private void clearReports()
     {
         reports.clear();
+        fixedReports.clear();
         fence.clear();
         unprovenReporters.clear();
         foundingPromisers.clear();
         uncountedReporters.clear();
+    }
+
+    /** Drops the decision (the catch-up cannot finish) and proposes the next epoch, to gather reports again. */
+    private void gatherAgain(final long nowNs)
+    {
+        counters.takeoversRetried++;
+        gaps.disarm();
+        targetSeq = -1;
+        keepThroughSeq = -1;
+        holderId = -1;
+        proposeNext(nowNs);
     }
 
     private void proposeNext(final long nowNs)
@@ -462,6 +482,25 @@ final class Takeover
         clearReports();
         reported.forgetReporters();
         startNs = nowNs;
+    }
+
+    /**
+     * @return true when the reported orders from {@code from} through {@code through} run
+     *     unbroken, each naming a request held here, none twice (true for an empty range): what
+     *     {@link #finishWhenCaughtUp} keeps in its place.
+     */
+    private boolean reportedRunsThrough(final long from, final long through)
+    {
+        final Set<Long> seen = new HashSet<>();
+        for (long seq = from; seq <= through; seq++)
+        {
+            final Long key = reported.keyAt(seq);
+            if (key == null || !delivery.isHeld(key) || !seen.add(key))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the reporter after the current holder (by id, cyclic) that delivered the target, or -1 when none other did. */
@@ -494,7 +533,8 @@ final class Takeover
         {
             return;
         }
-        long target = Math.max(delivery.deliveredSeq(), fixedSeq);
+        long target = delivery.deliveredSeq();
+        long committed = Math.max(target, fixedSeq);
         int holder = config.selfId;
         for (final int id : member.view())
         {
@@ -507,14 +547,14 @@ final class Takeover
             {
                 return;
             }
-            if (delivered > target || delivered == target && holder == config.selfId && target > delivery.deliveredSeq())
+            committed = Math.max(committed, fixedReports.getOrDefault(id, delivered));
+            if (delivered > target)
             {
-                // (What this member fixed before and has not delivered comes from one that has.)
                 target = delivered;
                 holder = id;
             }
         }
-        if (target > 0 && member.mayBeRestarted())
+        if (committed > 0 && member.mayBeRestarted())
         {
             // A report shows a history we lack (we accepted nothing, from the founding
             // configuration): we may be a restarted process, whose earlier incarnation's
@@ -540,9 +580,27 @@ final class Takeover
         // (Its own accepted entries stay kept: should it give this takeover up, it reports them;
         // what it orders in this epoch replaces them, a newer epoch's at the same numbers.)
         member.leadEpoch(member.promisedEpoch());
+        keepThroughSeq = -1;
+        if (committed > target && reportedRunsThrough(target + 1, committed))
+        {
+            // Known committed past what any reporter delivered (a takeover fixed it from a member
+            // that failed since): at each number past what they delivered, the newest epoch's
+            // reported order is the committed one (Paxos's rule: every report past its sender's
+            // delivered names what it accepted, and a majority reported), so the takeover catches
+            // up to what they delivered and keeps those orders in their places through it.
+            counters.fixedTargetsFromReports++;
+            keepThroughSeq = committed;
+        }
+        else if (committed > target)
+        {
+            // No reporter holds the orders known committed, nor do the reports name them all: it
+            // waits (catching up from itself) and gathers reports again, never fixing less.
+            target = committed;
+            holder = config.selfId;
+        }
         // What some survivor delivered is fixed; fetch it from that survivor and deliver it first.
         targetSeq = target;
-        fixedSeq = Math.max(fixedSeq, target);
+        fixedSeq = Math.max(fixedSeq, committed);
         holderId = holder;
         holdersTried.clear();
         holdersTried.add(holder);
@@ -593,7 +651,7 @@ final class Takeover
             }
         }
         // And none of an incarnation older than one known, nor one whose admission's reach no counted report holds.
-        final long selfDelivered = Math.max(delivery.deliveredSeq(), fixedSeq);
+        final long selfDelivered = delivery.deliveredSeq();
         long selfHolds = selfDelivered;
         while (accepted.at(selfHolds + 1) != null)
         {
@@ -630,6 +688,14 @@ final class Takeover
     {
         if (member.state() != MemberEngine.State.LEADER_RECOVERING || targetSeq < 0 || delivery.deliveredSeq() < targetSeq)
         {
+            return;
+        }
+        if (keepThroughSeq > delivery.deliveredSeq() && !reportedRunsThrough(delivery.deliveredSeq() + 1, keepThroughSeq))
+        {
+            // The orders known committed must keep their places, and one of their requests is no
+            // longer held (it expired, say): it gathers reports again rather than give a committed
+            // number to another request.
+            gatherAgain(nowNs);
             return;
         }
         gaps.disarm();
@@ -673,6 +739,7 @@ final class Takeover
         }
         cancels.dropAll();
         targetSeq = -1;
+        keepThroughSeq = -1;
         fifo.reset();
         member.orderFrom(nowNs);
     }

@@ -13,7 +13,8 @@ import org.lightwire.romiop.protocol.MsgOrderFlyweight;
  * last a KeepAlive flagged REPORT with the epoch promised, what it delivered, how far it accepted
  * without a gap, and how many entries came before it (the takeover counts a report only whole),
  * flagged when its sender may be a restarted process and when it promised a founding check, and
- * with its tail: this incarnation, its admission's reach, the incarnations it knows.
+ * with its tail: this incarnation, its admission's reach, how far it knows the orders committed,
+ * the incarnations it knows.
  */
 final class TakeoverReport
 {
@@ -47,8 +48,8 @@ final class TakeoverReport
     /**
      * Reports to {@code newLeaderId} for {@code promisedEpoch}.
      *
-     * @param fixedSeq  the highest target a takeover of this member's own fixed: committed, and
-     *                  reported as delivered though not yet held here.
+     * @param fixedSeq  the highest target a takeover of this member's own fixed: committed, though
+     *                  not held here past what it delivered (reported as fixed, beside delivered).
      * @param commitSeq the commit this member knows, stamped on the MsgOrders.
      * @param unproven  this member may be a restarted process (it accepted nothing since its founding start).
      * @param foundingPromise this member promised a founding leader's check, in this incarnation.
@@ -59,8 +60,9 @@ final class TakeoverReport
     {
         counters.reportsSent++;
         final int limit = outbox.maxEntriesPerOrder();
-        // Orders it knew at what it delivered are history.
-        final long delivered = Math.max(delivery.deliveredSeq(), fixedSeq);
+        // Orders it knew at what it delivered are history. Those past it it reports even below a
+        // target it fixed: the takeover may have to keep them in their places (Paxos's rule).
+        final long delivered = delivery.deliveredSeq();
         accepted.dropThrough(delivered);
         final SortedMap<Long, AcceptedOrders.Entry> undelivered = accepted.after(delivered);
         final Iterator<Map.Entry<Long, AcceptedOrders.Entry>> it = undelivered.entrySet().iterator();
@@ -96,6 +98,6 @@ final class TakeoverReport
             acceptedSeq++;
         }
         outbox.report(newLeaderId, promisedEpoch, delivered, acceptedSeq, undelivered.size(), unproven, foundingPromise, provesNothing,
-            incarnation, admission.epoch(), admission.reach(), known);
+            incarnation, admission.epoch(), admission.reach(), Math.max(delivered, fixedSeq), known);
     }
 }

@@ -39,6 +39,9 @@ import java.nio.ByteOrder;
  *  |                   reach (unsigned long long)                  |
  *  |                                                               |
  *  +---------------------------------------------------------------+
+ *  |                   fixed (unsigned long long)                  |
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
  *  |                   known_count (unsigned long)                 |
  *  +---------------------------------------------------------------+
  *  |  known_count times: member_id (unsigned long),                |
@@ -49,9 +52,11 @@ import java.nio.ByteOrder;
  * <p>The tail says which incarnation of its sender the report is from (a process's incarnation
  * number grows with each start), how far the leader's orders reached when its sender, a
  * possibly restarted process, was last admitted (in the epoch {@code reach_epoch}; 0 and 0 when
- * it was not), and the newest incarnation its sender knows of each member of its configuration
- * (docs/romiop.md, "Incarnations"). A report without a tail is read as incarnation 0, no reach and
- * nothing known.
+ * it was not), the highest order number its sender knows committed ({@code fixed}: at least its
+ * commit, which is what it delivered; more when a takeover of its own fixed a target it has not
+ * caught up to), and the newest incarnation its sender knows of each member of its configuration
+ * (docs/romiop.md, "Incarnations"). A report without a tail is read as incarnation 0, no reach,
+ * fixed at its commit and nothing known.
  */
 public final class KeepAliveFlyweight extends PacketFlyweight
 {
@@ -64,8 +69,9 @@ public final class KeepAliveFlyweight extends PacketFlyweight
     public static final int INCARNATION_OFFSET = 32;
     public static final int REACH_EPOCH_OFFSET = 40;
     public static final int REACH_OFFSET = 44;
-    public static final int KNOWN_COUNT_OFFSET = 52;
-    public static final int KNOWN_OFFSET = 56;
+    public static final int FIXED_OFFSET = 52;
+    public static final int KNOWN_COUNT_OFFSET = 60;
+    public static final int KNOWN_OFFSET = 64;
     /** Bytes of one entry of a report's known incarnations: a member id and its incarnation. */
     public static final int KNOWN_ENTRY_LENGTH = 12;
     /** At most this many known incarnations in a report (a configuration is at most as large). */
@@ -114,15 +120,17 @@ public final class KeepAliveFlyweight extends PacketFlyweight
 
     /**
      * Writes a report's tail (the packet must have been set with {@link #reportLength}): its
-     * sender's {@code incarnation}, and how far its last admission as a possibly restarted
-     * process reached ({@code reach} in {@code reachEpoch}), followed by {@code known} entries
-     * written with {@link #known(int, int, long)}.
+     * sender's {@code incarnation}, how far its last admission as a possibly restarted process
+     * reached ({@code reach} in {@code reachEpoch}) and the highest order number it knows
+     * committed ({@code fixed}, not below its commit), followed by {@code known} entries written
+     * with {@link #known(int, int, long)}.
      */
-    public KeepAliveFlyweight reportTail(final long incarnation, final int reachEpoch, final long reach, final int known)
+    public KeepAliveFlyweight reportTail(final long incarnation, final int reachEpoch, final long reach, final long fixed, final int known)
     {
         putI64(INCARNATION_OFFSET, incarnation);
         putI32(REACH_EPOCH_OFFSET, reachEpoch);
         putI64(REACH_OFFSET, reach);
+        putI64(FIXED_OFFSET, fixed);
         putI32(KNOWN_COUNT_OFFSET, known);
         return this;
     }
@@ -157,6 +165,15 @@ public final class KeepAliveFlyweight extends PacketFlyweight
     public long reach()
     {
         return hasTail() ? getI64(REACH_OFFSET) : 0;
+    }
+
+    /**
+     * @return the highest order number the report's sender knows committed (its commit without a
+     *     tail): a takeover of its own fixed that far, and it may not hold the orders past its commit.
+     */
+    public long fixed()
+    {
+        return hasTail() ? getI64(FIXED_OFFSET) : commit();
     }
 
     /** @return how many known incarnations the report's tail carries (0 without a tail). */
@@ -204,7 +221,7 @@ public final class KeepAliveFlyweight extends PacketFlyweight
             {
                 return Invalid.BAD_COUNT;
             }
-            if (getI64(INCARNATION_OFFSET) < 0 || getI64(REACH_OFFSET) < 0)
+            if (getI64(INCARNATION_OFFSET) < 0 || getI64(REACH_OFFSET) < 0 || getI64(FIXED_OFFSET) < getI64(COMMIT_OFFSET))
             {
                 return Invalid.BAD_FIELD;
             }

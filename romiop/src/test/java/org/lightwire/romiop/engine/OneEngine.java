@@ -85,6 +85,38 @@ final class OneEngine
         return e;
     }
 
+    /**
+     * Member {@code e} (id 2 of five, leader 1) delivers client 100's requests 1..5 from leader 1
+     * in epoch 1, then hears nothing more from it (only 4 and 5 ACK) and takes over, proposing epoch 2.
+     *
+     * @return {@code e}, LEADER_RECOVERING, at most 400 ms in.
+     */
+    static MemberEngine takingOverAfterFive(final MemberEngine e)
+    {
+        long t = MS;
+        for (int i = 1; i <= 5; i++)
+        {
+            feed(e, WirePackets.request(100, i), t);
+            feed(e, WirePackets.order(1, 80 + i, 1, i, 100, i, i), t);
+            t += MS;
+        }
+        if (e.deliveredSeq() != 5)
+        {
+            throw new AssertionError("set-up: delivered " + e.deliveredSeq() + ", not 5");
+        }
+        for (; t < 400 * MS && e.state() != MemberEngine.State.LEADER_RECOVERING; t += MS)
+        {
+            feed(e, WirePackets.orderAck(4, 100 + (int)(t / MS), 1, 5), t);
+            feed(e, WirePackets.orderAck(5, 100 + (int)(t / MS), 1, 5), t);
+            e.onTimer(t);
+        }
+        if (e.state() != MemberEngine.State.LEADER_RECOVERING)
+        {
+            throw new AssertionError("set-up: " + e.state() + ", not taking over");
+        }
+        return e;
+    }
+
     static void feed(final MemberEngine e, final ByteBuffer b, final long nowNs)
     {
         e.onPacket(b, 0, b.capacity(), nowNs);

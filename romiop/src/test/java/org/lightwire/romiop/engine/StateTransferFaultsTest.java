@@ -282,23 +282,7 @@ class StateTransferFaultsTest
     /** Member 2 of [1..5], which delivered orders 1..5 of leader 1 and took over when 1 fell silent. */
     private MemberEngine takeoverByMember2()
     {
-        final MemberEngine m = engine(new GroupConfig(2, 1, 1, 2, 3, 4, 5));
-        long t = MS;
-        for (int i = 1; i <= 5; i++)
-        {
-            feed(m, WirePackets.request(100, i), t);
-            feed(m, WirePackets.order(1, 80 + i, 1, i, 100, i, i), t);
-            t += MS;
-        }
-        assertEquals(5, m.deliveredSeq());
-        for (; t < 400 * MS && m.state() != MemberEngine.State.LEADER_RECOVERING; t += MS)
-        {
-            feed(m, WirePackets.orderAck(4, 100 + (int)(t / MS), 1, 5), t);
-            feed(m, WirePackets.orderAck(5, 100 + (int)(t / MS), 1, 5), t);
-            m.onTimer(t);
-        }
-        assertEquals(MemberEngine.State.LEADER_RECOVERING, m.state());
-        return m;
+        return OneEngine.takingOverAfterFive(engine(new GroupConfig(2, 1, 1, 2, 3, 4, 5)));
     }
 
     /**
@@ -347,9 +331,9 @@ class StateTransferFaultsTest
 
     /**
      * A takeover that fixed orders up to 12 (committed: a survivor delivered them) and gives way
-     * to a newer proposal before it holds them reports them as delivered: the takeover it reports
-     * to never fixes less. (It reported only what it delivered, 5, and a later takeover ordered
-     * other requests at 6..12: oneway 739.)
+     * to a newer proposal before it holds them reports them as fixed, beside what it delivered:
+     * the takeover it reports to never fixes less. (It reported only what it delivered, 5, and a
+     * later takeover ordered other requests at 6..12: oneway 739.)
      */
     @Test
     void aTakeoverThatGivesWayReportsWhatItFixedNotOnlyWhatItDelivered()
@@ -365,7 +349,7 @@ class StateTransferFaultsTest
         feed(m, WirePackets.takeover(1, 3, 3, 1, 5), t + MS);
         assertEquals(1, m.leaderId());
         final var report = sent.keepAlives().stream().filter(k -> k.header().report()).reduce((x, y) -> y).orElseThrow();
-        assertEquals(12, report.commit(), "delivered as reported: what its own takeover fixed");
+        assertEquals(List.of(5L, 12L), List.of(report.commit(), report.fixed()), "delivered, and what its own takeover fixed");
         assertEquals(3, report.epoch());
     }
 

@@ -203,6 +203,20 @@ final class WirePackets
         return b;
     }
 
+    /** A survivor's report's KeepAlive with its tail: it knows the orders committed through {@code fixed} (incarnation 1, no reach, nothing known). */
+    static ByteBuffer reportEnd(final int from, final int packetId, final int epoch, final long delivered, final long accepted, final int entries,
+        final long fixed)
+    {
+        final int length = KeepAliveFlyweight.reportLength(0);
+        final ByteBuffer b = ByteBuffer.allocate(length);
+        final KeepAliveFlyweight k = new KeepAliveFlyweight();
+        k.wrap(b, 0);
+        k.set(ByteOrder.BIG_ENDIAN, from, packetId, epoch, accepted, delivered).reportEntries(entries);
+        k.header().packetSize(length);
+        k.reportTail(1, 0, 0, fixed, 0).header().report(true);
+        return b;
+    }
+
     /** A survivor's report entry: {@code client}'s request {@code requestPacketId} at {@code seq}, as it knew it in {@code epoch}. */
     static ByteBuffer reportEntry(final int from, final int packetId, final int epoch, final long seq, final int client, final int requestPacketId)
     {

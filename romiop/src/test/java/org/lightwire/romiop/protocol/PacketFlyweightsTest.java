@@ -169,19 +169,20 @@ class PacketFlyweightsTest
     void reportTailGoldenBytesAndChecks()
     {
         final int length = KeepAliveFlyweight.reportLength(2);
-        assertEquals(44 + 24 + 24, length);
+        assertEquals(44 + 32 + 24, length);
         final ByteBuffer b = ByteBuffer.allocate(length);
         final KeepAliveFlyweight k = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0);
         k.set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 42, 40).reportEntries(5);
         k.header().packetSize(length);
-        k.reportTail(0x4000_0000_0000_0002L, 3, 41, 2).known(0, 4, 7).known(1, 5, 0x1_0000_0001L);
+        k.reportTail(0x4000_0000_0000_0002L, 3, 41, 44, 2).known(0, 4, 7).known(1, 5, 0x1_0000_0001L);
         k.header().report(true);
         assertEquals(header("12", "0004", length) + BE_PREFIX_S1_P2 + "000000000000002a" + "00000003" + "00000005" + "0000000000000028"
-            + "4000000000000002" + "00000003" + "0000000000000029" + "00000002"
+            + "4000000000000002" + "00000003" + "0000000000000029" + "000000000000002c" + "00000002"
             + "00000004" + "0000000000000007" + "00000005" + "0000000100000001", Hex.of(b, length));
         final KeepAliveFlyweight r = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(b, 0);
         assertNull(r.validate(length));
-        assertEquals(List.of(0x4000_0000_0000_0002L, 3L, 41L, 2L), List.of(r.incarnation(), (long)r.reachEpoch(), r.reach(), (long)r.knownCount()));
+        assertEquals(List.of(0x4000_0000_0000_0002L, 3L, 41L, 44L, 2L), List.of(r.incarnation(), (long)r.reachEpoch(), r.reach(), r.fixed(),
+            (long)r.knownCount()));
         assertEquals(List.of(4L, 7L, 5L, 0x1_0000_0001L), List.of((long)r.knownMember(0), r.knownIncarnation(0), (long)r.knownMember(1),
             r.knownIncarnation(1)));
         // A count that does not match the length, a negative incarnation, and a tail on a KeepAlive that is no report are refused.
@@ -192,14 +193,19 @@ class PacketFlyweightsTest
         assertEquals(Invalid.BAD_FIELD, r.validate(length));
         b.putLong(12 + KeepAliveFlyweight.INCARNATION_OFFSET, 9);
         assertNull(r.validate(length));
+        // Fixed below the commit (what its sender delivered is committed) is refused; at the commit it is not.
+        b.putLong(12 + KeepAliveFlyweight.FIXED_OFFSET, 39);
+        assertEquals(Invalid.BAD_FIELD, r.validate(length));
+        b.putLong(12 + KeepAliveFlyweight.FIXED_OFFSET, 40);
+        assertNull(r.validate(length));
         r.header().report(false);
         assertEquals(Invalid.SIZE_MISMATCH, r.validate(length));
-        // A report without a tail reads as incarnation 0, no reach, nothing known.
+        // A report without a tail reads as incarnation 0, no reach, fixed at its commit, nothing known.
         final ByteBuffer plain = ByteBuffer.allocate(KeepAliveFlyweight.LENGTH);
         final KeepAliveFlyweight p = (KeepAliveFlyweight)new KeepAliveFlyweight().wrap(plain, 0);
         p.set(ByteOrder.BIG_ENDIAN, 1, 2, 3, 42, 40).header().report(true);
         assertNull(p.validate(KeepAliveFlyweight.LENGTH));
-        assertEquals(List.of(0L, 0L, 0L, 0L), List.of(p.incarnation(), (long)p.reachEpoch(), p.reach(), (long)p.knownCount()));
+        assertEquals(List.of(0L, 0L, 0L, 40L, 0L), List.of(p.incarnation(), (long)p.reachEpoch(), p.reach(), p.fixed(), (long)p.knownCount()));
     }
 
     @Test
