@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -32,14 +31,17 @@ import org.lightwire.transport.engine.ProtocolEngine;
  * crosses one thread boundary in the client (reader to caller), as over IIOP, instead of two
  * (reply waiter to reader to caller), and nothing is woken when a call starts: a call's channel
  * stays registered after the call, so the next call on that (pooled, reused most recently used
- * first) connection needs no wake-up; only a call on a connection the reader does not yet watch
- * wakes it.
+ * first) connection needs no wake-up; only a call on a connection the reader does not yet watch,
+ * or one whose timer falls before the reader's wait ends (below), wakes it.
  *
- * <p>Timers: the reader fires each call's engine timer (NACK on loss) and call deadline. It learns
- * of a started call when the call's reply makes a channel readable, or at the latest one
- * {@link #TICK_NS} later while calls come and go; when every call it knows has its timer further
- * off than a tick, and after {@link #LINGER_NS} without a call, it sleeps until then or until
- * woken, and a call started meanwhile wakes it.
+ * <p>Timers: the reader fires each call's engine timer (NACK on loss) and call deadline. It waits
+ * until the earliest timer of the calls it knows; with none, for as long as a call started now on
+ * a connection it watches would wait before its first timer (the connection's usual reply time,
+ * at least its retransmission timeout), and after {@link #LINGER_NS} without a call until woken.
+ * It publishes when its wait ends, and a caller wakes it only for a call whose first timer falls
+ * more than {@link #TICK_NS} before that (or on a channel it does not watch): otherwise it learns
+ * of the call when the reply makes the channel readable, which is one wake-up per call, as a
+ * blocking read of IIOP's costs.
  *
  * <p>Why not a thread per call, as the paper's rule of no thread on the call path would suggest
  * for a single caller: JacORB holds its connection's write lock during {@code flush()}, so the
@@ -47,9 +49,9 @@ import org.lightwire.transport.engine.ProtocolEngine;
  */
 final class InFlightCalls
 {
-    /** Longest the reader sleeps while calls may be starting unseen: bounds their timers' lateness. */
+    /** How late a call's timer may fire because the reader did not know of the call: a caller wakes it past that. */
     static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** How long after its last call the reader keeps ticking before it sleeps until woken. */
+    /** How long after its last call the reader keeps waking for calls it may not know of before it sleeps until woken. */
     static final long LINGER_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /** What the reader does with a finished call. */
@@ -106,15 +108,18 @@ final class InFlightCalls
     private final long spinNs;
     private final ReentrantLock driving = new ReentrantLock();
     private final ConcurrentLinkedQueue<Call> submitted = new ConcurrentLinkedQueue<>();
-    /** Channels the reader's selector watches; read by callers to decide whether to wake it. */
-    private final Set<SelectableChannel> registered = ConcurrentHashMap.newKeySet();
+    /** Channels the reader's selector watches, with their connections; read by callers to decide whether to wake it. */
+    private final ConcurrentHashMap<SelectableChannel, ClientConnection> watched = new ConcurrentHashMap<>();
     // Reader state, guarded by driving.
     private final HashMap<SelectableChannel, Call> active = new HashMap<>();
     private final List<SelectableChannel> ready = new ArrayList<>();
     private final List<Call> due = new ArrayList<>();
     private volatile Selector selector;
     private long lastCallNs;
-    private volatile boolean sleeping;
+    /** {@link #wakeByNs} while the reader is not waiting: it admits every submitted call before it waits again. */
+    private static final long AWAKE = Long.MIN_VALUE;
+    /** When the reader's current wait ends unless it is woken, or {@link #AWAKE}. */
+    private volatile long wakeByNs = AWAKE;
     /** Wake-ups asked for; a selectNow() clears the selector's own, so the reader also counts them. */
     private final AtomicLong wakeRequests = new AtomicLong();
     /** The wake-ups the reader has acted on (reader only). */
@@ -158,7 +163,15 @@ final class InFlightCalls
             failLeftovers();
             return;
         }
-        if (sleeping || !registered.contains(call.channel))
+        if (!watched.containsKey(call.channel))
+        {
+            wakeup();
+            return;
+        }
+        // After the add: a reader that published its wait before it is woken here if need be; one
+        // that publishes after it finds the call before it waits.
+        final long wakeBy = wakeByNs;
+        if (wakeBy != AWAKE && call.deadlineNs() - (wakeBy - TICK_NS) < 0)
         {
             wakeup();
         }
@@ -196,14 +209,13 @@ final class InFlightCalls
             }
             final long waitNs = waitNs(nowNs);
             ready.clear();
-            if (waitNs > TICK_NS)
-            {
-                sleeping = true;
-            }
+            final long wakeBy = nowNs + Math.min(waitNs, Long.MAX_VALUE / 4);
+            wakeByNs = wakeBy == AWAKE ? wakeBy + 1 : wakeBy;
             try
             {
-                if (sleeping && !submitted.isEmpty())
+                if (!submitted.isEmpty())
                 {
+                    // Submitted since the admission (its caller may have read AWAKE and not woken us).
                     selector.selectNow(this::onReady);
                 }
                 else if (!spinThenSelectNow())
@@ -232,7 +244,7 @@ final class InFlightCalls
             }
             finally
             {
-                sleeping = false;
+                wakeByNs = AWAKE;
             }
             admitSubmitted();
             for (final SelectableChannel ch : ready)
@@ -289,18 +301,29 @@ final class InFlightCalls
     }
 
     /**
-     * @return how long the reader may wait: while no call is known, a tick (calls may be starting
-     *     unseen) until {@link #LINGER_NS} have passed, then until woken; with calls known, until
-     *     the earliest of their timers, however far: a wait past a tick counts as sleeping, so a
-     *     call submitted meanwhile wakes the reader. (Capped at a tick, every ORB with a slow call
-     *     in flight woke a thousand times a second: 256 client ORBs on two cores served a third
-     *     of the calls they serve uncapped.)
+     * @return how long the reader may wait: while no call is known, as long as a call started now
+     *     on a watched connection waits before its first timer (at least a tick) until
+     *     {@link #LINGER_NS} have passed, then until woken; with calls known, until the earliest
+     *     of their timers, however far. A caller whose call's first timer falls before the end of
+     *     the wait wakes the reader. (Capped at a tick, every ORB with a slow call in flight woke
+     *     a thousand times a second: 256 client ORBs on two cores served a third of the calls they
+     *     serve uncapped. Idle waits of a tick woke the reader twice a call, at the tick after the
+     *     next call started and at its reply.)
      */
     private long waitNs(final long nowNs)
     {
         if (active.isEmpty())
         {
-            return nowNs - lastCallNs > LINGER_NS ? Long.MAX_VALUE : TICK_NS;
+            if (nowNs - lastCallNs > LINGER_NS)
+            {
+                return Long.MAX_VALUE;
+            }
+            long leadNs = Long.MAX_VALUE;
+            for (final ClientConnection c : watched.values())
+            {
+                leadNs = Math.min(leadNs, c.callLeadNs());
+            }
+            return leadNs == Long.MAX_VALUE ? TICK_NS : Math.max(TICK_NS, leadNs);
         }
         long wakeNs = nowNs + Long.MAX_VALUE / 4;
         for (final Call call : active.values())
@@ -325,15 +348,16 @@ final class InFlightCalls
         while ((call = submitted.poll()) != null)
         {
             active.put(call.channel, call);
-            if (!registered.contains(call.channel))
+            if (!watched.containsKey(call.channel))
             {
-                watch(call.channel);
+                watch(call);
             }
         }
     }
 
-    private void watch(final SelectableChannel ch)
+    private void watch(final Call call)
     {
+        final SelectableChannel ch = call.channel;
         try
         {
             try
@@ -346,7 +370,7 @@ final class InFlightCalls
                 selector.selectNow();
                 ch.register(selector, SelectionKey.OP_READ);
             }
-            registered.add(ch);
+            watched.put(ch, call.connection);
         }
         catch (final ClosedChannelException e)
         {
@@ -365,7 +389,7 @@ final class InFlightCalls
      */
     private void unwatchIdle(final SelectableChannel ch)
     {
-        registered.remove(ch);
+        watched.remove(ch);
         // After the removal: a caller that submitted before it is admitted here; one after it
         // sees the channel unregistered and wakes us.
         admitSubmitted();
@@ -453,7 +477,7 @@ final class InFlightCalls
                 call.connection.close();
                 call.pool.release(call.connection);
             }
-            registered.clear();
+            watched.clear();
             if (selector != null)
             {
                 try

@@ -222,9 +222,9 @@ class InFlightCallsLostWakeupTest
 
     /**
      * receive_spin_us &gt; 0: the reader knows one call, whose timer is 30 s away, so it sleeps
-     * (sleeping = true) and spins first. A caller submits call B (on a connection the reader does
+     * (its wait ends 30 s on) and spins first. A caller submits call B (on a connection the reader does
      * not watch) after the spin's look at the queue and before its next selectNow(): submit() sees
-     * the reader sleeping and wakes the selector, the spin's selectNow() swallows the wake-up, the
+     * the channel unwatched and wakes the selector, the spin's selectNow() swallows the wake-up, the
      * spin ends because the queue is no longer empty, and the reader goes into select() for 30 s.
      * B's reply has arrived long before, on a channel nobody watches; B is seen only when the held
      * call's timer or reply ends the wait.

@@ -581,6 +581,12 @@ public final class ClientConnection implements AutoCloseable
         return engine.nextDeadlineNs();
     }
 
+    /** @return how long after a one-packet call started now its first timer would fire: an estimate, read without the lock. */
+    public long callLeadNs()
+    {
+        return engine.callLeadNs();
+    }
+
     /**
      * @return true while calls can be made: not closed, not failed, and not idle for so long that
      *     the server may be about to close it (half the idle timeout its set-up announced).

@@ -514,6 +514,16 @@ public final class ClientEngine extends ProtocolEngine
         }
     }
 
+    /**
+     * @return how long after a one-packet call started now its first timer would fire (its reply
+     *     asked for): a reader that watches this connection for calls it has not yet seen needs to
+     *     look no sooner. Read without the connection's lock: an estimate.
+     */
+    public long callLeadNs()
+    {
+        return replyWait.leadNs(rtt.rtoNs());
+    }
+
     @Override
     public long nextDeadlineNs()
     {

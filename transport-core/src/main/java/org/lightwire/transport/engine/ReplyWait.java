@@ -92,6 +92,15 @@ final class ReplyWait
         return nowNs + Math.max(rtoNs, Math.min(maxNs, Math.max(usualNs(), nowNs - sentNs)));
     }
 
+    /**
+     * @param rtoNs the retransmission timeout, backoff included.
+     * @return how long after a request sent now the reply would first be asked for.
+     */
+    long leadNs(final long rtoNs)
+    {
+        return Math.max(rtoNs, Math.min(maxNs, usualNs()));
+    }
+
     /** @return the usual reply time (smoothed plus four deviations), 0 before the first sample. */
     long usualNs()
     {

@@ -44,6 +44,24 @@ class ReplyWaitTest
         assertEquals(30 * MS + 4 * (15 * MS * 3 / 4), w.usualNs(), "asked, then told it still executes: a sample again");
     }
 
+    /** What a reader that does not yet know of a call may count on: a call started now is asked for no sooner than this. */
+    @Test
+    void theLeadOfACallStartedNowIsItsFirstDeadlineLessNow()
+    {
+        final ReplyWait w = new ReplyWait(400 * MS);
+        assertEquals(MS, w.leadNs(MS), "no sample yet: the retransmission timeout");
+        w.sent(0);
+        w.replied(30 * MS);
+        w.sent(500 * MS);
+        assertEquals(w.deadlineNs(500 * MS, MS) - 500 * MS, w.leadNs(MS), "90 ms: the usual reply time");
+        assertEquals(120 * MS, w.leadNs(120 * MS), "a longer retransmission timeout wins");
+        w.sent(600 * MS);
+        w.replied(600 * MS + 2_000 * MS);
+        w.sent(3_000 * MS);
+        assertEquals(400 * MS, w.leadNs(MS), "never past the maximum");
+        assertEquals(w.deadlineNs(3_000 * MS, MS) - 3_000 * MS, w.leadNs(MS));
+    }
+
     @Test
     void repliesWithinTheTimeoutChangeNothing()
     {
