@@ -481,6 +481,10 @@ final class Takeover
         member.promise(member.promisedEpoch() + 1, config.selfId);
         clearReports();
         reported.forgetReporters();
+        // Its own knowledge again, as at the start: the others report theirs anew, and a decision
+        // dropped the entries through its target, which the next decision may fix lower than
+        // that (its holder gone) and then read from the reported orders.
+        reported.entries(config.selfId, accepted.after(delivery.deliveredSeq()));
         startNs = nowNs;
     }
 
