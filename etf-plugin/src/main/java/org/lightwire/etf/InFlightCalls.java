@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -116,6 +117,8 @@ final class InFlightCalls
     private final List<Call> due = new ArrayList<>();
     private volatile Selector selector;
     private long lastCallNs;
+    /** Idle waits since the last call: each is twice as long as the one before, from the lead on. */
+    private int idleWaits;
     /** {@link #wakeByNs} while the reader is not waiting: it admits every submitted call before it waits again. */
     private static final long AWAKE = Long.MIN_VALUE;
     /** When the reader's current wait ends unless it is woken, or {@link #AWAKE}. */
@@ -234,6 +237,9 @@ final class InFlightCalls
                         // 0: until woken (Long.MAX_VALUE + 999_999 would overflow to a 1 ms tick).
                         selector.select(this::onReady, waitNs > Long.MAX_VALUE - 999_999 ? 0 :
                             Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNs + 999_999)));
+                        // Whatever asked for a wake-up counted so far is visible now, and this round
+                        // admits it: the next round's last look need not take another.
+                        wakeRequestsSeen = wakeRequests.get();
                     }
                 }
             }
@@ -302,29 +308,29 @@ final class InFlightCalls
 
     /**
      * @return how long the reader may wait: while no call is known, as long as a call started now
-     *     on a watched connection waits before its first timer (at least a tick) until
-     *     {@link #LINGER_NS} have passed, then until woken; with calls known, until the earliest
-     *     of their timers, however far. A caller whose call's first timer falls before the end of
-     *     the wait wakes the reader. (Capped at a tick, every ORB with a slow call in flight woke
-     *     a thousand times a second: 256 client ORBs on two cores served a third of the calls they
-     *     serve uncapped. Idle waits of a tick woke the reader twice a call, at the tick after the
-     *     next call started and at its reply.)
+     *     on a watched connection waits before its first timer (at least a tick), twice that the
+     *     next time, and so on until {@link #LINGER_NS} have passed since the last call, then
+     *     until woken; with calls known, until the earliest of their timers, however far. A caller
+     *     whose call's first timer falls before the end of the wait wakes the reader. (Capped at a
+     *     tick, every ORB with a slow call in flight woke a thousand times a second: 256 client
+     *     ORBs on two cores served a third of the calls they serve uncapped. Idle waits of a tick
+     *     woke the reader twice a call, at the tick after the next call started and at its reply.)
      */
     private long waitNs(final long nowNs)
     {
+        final long leadNs = watchedLeadNs();
         if (active.isEmpty())
         {
             if (nowNs - lastCallNs > LINGER_NS)
             {
                 return Long.MAX_VALUE;
             }
-            long leadNs = Long.MAX_VALUE;
-            for (final ClientConnection c : watched.values())
-            {
-                leadNs = Math.min(leadNs, c.callLeadNs());
-            }
-            return leadNs == Long.MAX_VALUE ? TICK_NS : Math.max(TICK_NS, leadNs);
+            final long firstNs = leadNs == Long.MAX_VALUE ? TICK_NS : Math.max(TICK_NS, leadNs);
+            // Doubling: back-to-back calls cost one round each (the reply's), calls further apart
+            // a few rounds, not one per lead.
+            return firstNs >= LINGER_NS ? firstNs : Math.min(LINGER_NS, firstNs << Math.min(idleWaits++, 16));
         }
+        idleWaits = 0;
         long wakeNs = nowNs + Long.MAX_VALUE / 4;
         for (final Call call : active.values())
         {
@@ -335,6 +341,30 @@ final class InFlightCalls
             }
         }
         return Math.max(0, wakeNs - nowNs);
+    }
+
+    /**
+     * @return the shortest time any watched connection's next call would wait before its first
+     *     timer ({@link ClientConnection#callLeadNs}), or Long.MAX_VALUE with none; forgets the
+     *     discarded ones on the way (a closed channel is never readable again, so {@link #unwatchIdle}
+     *     never drops it, and its entry would keep the connection and its buffers reachable).
+     */
+    private long watchedLeadNs()
+    {
+        long leadNs = Long.MAX_VALUE;
+        for (final Iterator<Map.Entry<SelectableChannel, ClientConnection>> it = watched.entrySet().iterator(); it.hasNext(); )
+        {
+            final Map.Entry<SelectableChannel, ClientConnection> e = it.next();
+            if (e.getKey().isOpen())
+            {
+                leadNs = Math.min(leadNs, e.getValue().callLeadNs());
+            }
+            else if (!active.containsKey(e.getKey()))
+            {
+                it.remove();
+            }
+        }
+        return leadNs;
     }
 
     private void onReady(final SelectionKey key)
@@ -443,6 +473,9 @@ final class InFlightCalls
     private void finish(final Call call)
     {
         active.remove(call.channel);
+        // A call admitted after the select and finished in the same round is a call too.
+        lastCallNs = System.nanoTime();
+        idleWaits = 0;
     }
 
     /**
