@@ -26,7 +26,10 @@ import org.omg.CORBA.ORB;
  * a fixed time; the server's threads, heap and direct memory are read halfway through (over IIOP,
  * from its probe object). Lightwire and IIOP run one after the other, a fresh server each, the
  * order alternating from round to round. Printed per run: calls per second, the median, p99 and
- * p99.9 over every call, and the server's figures.
+ * p99.9 over every call, the calls that failed (a caller counts a failed call, and goes on) with
+ * the first failure's message, and the server's figures. The server's POA queue holds twice the
+ * ORBs' calls ({@code jacorb.poa.queue_max}; JacORB's default of 100 refuses calls past it with
+ * TRANSIENT, on either transport).
  *
  * <p>Arguments: {@code [orbs [jvms [seconds [rounds [outFile]]]]]}, default 256 ORBs in 4 JVMs, 20 s,
  * 1 round, {@code bench/target/many-clients.json}.
@@ -76,6 +79,10 @@ public final class ManyClients
             serverProps.add("-p");
             serverProps.add(k + "=" + v);
         });
+        // Room in the server's POA queue for every client's call, on either transport: at JacORB's
+        // default (100) the queue overflows with 256 callers, and JacORB refuses calls with TRANSIENT.
+        serverProps.add("-p");
+        serverProps.add("jacorb.poa.queue_max=" + Math.max(100, 2 * orbs));
         final ORB probeOrb = Orbs.init(Map.of());
         final List<ProcessHarness> clients = new ArrayList<>();
         // JVM options for the server alone, e.g. -Dmany.serverJvmArgs=-XX:StartFlightRecording=filename=server-%t.jfr (%t: the transport).
@@ -102,25 +109,33 @@ public final class ManyClients
                 throw new IllegalStateException("the client JVMs took too long to start: raise the start margin");
             }
             Thread.sleep(untilMiddleMs);
-            final int threads = probe.thread_count();
-            final long heap = probe.heap_used_after_gc();
-            final long direct = probe.direct_memory_used();
+            final int threads = probed(probe::thread_count);
+            final long heap = probed(probe::heap_used_after_gc);
+            final long direct = probed(probe::direct_memory_used);
             final Histogram all = new Histogram(3);
             long calls = 0;
+            long failed = 0;
+            String firstFailure = "";
             for (final ProcessHarness c : clients)
             {
-                final String[] f = c.awaitAnnouncement(RESULT, Duration.ofSeconds(seconds + 120L)).split(" ");
+                final String[] f = c.awaitAnnouncement(RESULT, Duration.ofSeconds(seconds + 120L)).split(" ", 4);
                 calls += Long.parseLong(f[0]);
                 all.add(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(f[1])), 0));
+                failed += Long.parseLong(f[2]);
+                if (firstFailure.isEmpty() && f.length > 3)
+                {
+                    firstFailure = f[3];
+                }
             }
-            System.out.printf(Locale.ROOT, "%-9s %d ORBs: %8.0f calls/s  median %8.1f us  p99 %9.1f us  p99.9 %9.1f us  server threads %d (%d before) "
-                    + "heap %.1f MB direct %.1f MB%n", transport, orbs, calls / (double)seconds, all.getValueAtPercentile(50) / 1e3,
-                all.getValueAtPercentile(99) / 1e3, all.getValueAtPercentile(99.9) / 1e3, threads, threadsBefore, heap / 1e6, direct / 1e6);
+            System.out.printf(Locale.ROOT, "%-9s %d ORBs: %8.0f calls/s  median %8.1f us  p99 %9.1f us  p99.9 %9.1f us  failed %d  server threads %d "
+                    + "(%d before) heap %.1f MB direct %.1f MB%s%n", transport, orbs, calls / (double)seconds, all.getValueAtPercentile(50) / 1e3,
+                all.getValueAtPercentile(99) / 1e3, all.getValueAtPercentile(99.9) / 1e3, failed, threads, threadsBefore, heap / 1e6, direct / 1e6,
+                failed == 0 ? "" : "\n          first failure: " + firstFailure);
             return String.format(Locale.ROOT,
-                "    {\"transport\": \"%s\", \"calls_per_s\": %.0f, \"median_us\": %.1f, \"p99_us\": %.1f, \"p999_us\": %.1f, "
+                "    {\"transport\": \"%s\", \"calls_per_s\": %.0f, \"median_us\": %.1f, \"p99_us\": %.1f, \"p999_us\": %.1f, \"failed\": %d, "
                     + "\"server_threads\": %d, \"server_threads_before\": %d, \"server_heap_mb\": %.1f, \"server_direct_mb\": %.1f}",
                 transport, calls / (double)seconds, all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(99) / 1e3,
-                all.getValueAtPercentile(99.9) / 1e3, threads, threadsBefore, heap / 1e6, direct / 1e6);
+                all.getValueAtPercentile(99.9) / 1e3, failed, threads, threadsBefore, heap / 1e6, direct / 1e6);
         }
         finally
         {
@@ -133,9 +148,35 @@ public final class ManyClients
     }
 
     /**
+     * Asks the server's probe, again while JacORB refuses it with TRANSIENT ("resource limit
+     * reached": its POA queue, {@code jacorb.poa.queue_max}, is full of the callers' requests),
+     * for at most ten seconds.
+     */
+    private static <T> T probed(final java.util.function.Supplier<T> ask) throws InterruptedException
+    {
+        final long endNs = System.nanoTime() + 10_000_000_000L;
+        while (true)
+        {
+            try
+            {
+                return ask.get();
+            }
+            catch (final org.omg.CORBA.TRANSIENT e)
+            {
+                if (System.nanoTime() - endNs > 0)
+                {
+                    throw e;
+                }
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    /**
      * A client JVM: {@code ior transport orbs startAtMs seconds}. Makes its ORBs and one call on
      * each, prints {@link TestServer#READY_LINE}, runs one caller per ORB from {@code startAtMs} for
-     * {@code seconds}, and announces {@code LW-IOR many <calls> <histogram>} (HdrHistogram, compressed, base64).
+     * {@code seconds}, and announces {@code LW-IOR many <calls> <histogram> <failed> [first failure]}
+     * (HdrHistogram, compressed, base64): a call that fails is counted (not timed) and the caller goes on.
      */
     public static final class Client
     {
@@ -162,6 +203,8 @@ public final class ManyClients
             System.out.println(TestServer.READY_LINE);
             final Histogram[] histograms = new Histogram[n];
             final long[] counts = new long[n];
+            final long[] failures = new long[n];
+            final java.util.concurrent.atomic.AtomicReference<String> firstFailure = new java.util.concurrent.atomic.AtomicReference<>("");
             final List<Thread> callers = new ArrayList<>();
             for (int i = 0; i < n; i++)
             {
@@ -173,7 +216,16 @@ public final class ManyClients
                     while (System.nanoTime() - endNs < 0)
                     {
                         final long t0 = System.nanoTime();
-                        echos.get(k).echoString("");
+                        try
+                        {
+                            echos.get(k).echoString("");
+                        }
+                        catch (final org.omg.CORBA.SystemException e)
+                        {
+                            failures[k]++;
+                            firstFailure.compareAndSet("", e.toString().replaceAll("\\s+", " "));
+                            continue;
+                        }
                         histograms[k].recordValue(System.nanoTime() - t0);
                         counts[k]++;
                     }
@@ -183,17 +235,20 @@ public final class ManyClients
             callers.forEach(Thread::start);
             final Histogram all = new Histogram(3);
             long calls = 0;
+            long failed = 0;
             for (int i = 0; i < n; i++)
             {
                 callers.get(i).join();
                 all.add(histograms[i]);
                 calls += counts[i];
+                failed += failures[i];
             }
             final ByteBuffer b = ByteBuffer.allocate(all.getNeededByteBufferCapacity());
             final int length = all.encodeIntoCompressedByteBuffer(b);
             final byte[] bytes = new byte[length];
             b.flip().get(bytes);
-            System.out.println(TestServer.IOR_LINE_PREFIX + RESULT + " " + calls + " " + Base64.getEncoder().encodeToString(bytes));
+            System.out.println(TestServer.IOR_LINE_PREFIX + RESULT + " " + calls + " " + Base64.getEncoder().encodeToString(bytes) + " " + failed
+                + (failed == 0 ? "" : " " + firstFailure.get()));
             System.out.flush();
             made.forEach(o -> o.shutdown(false));
             System.exit(0);
