@@ -4,7 +4,8 @@
 # Lightwire, then IIOP (a fresh server each, order alternating by round); prints calls per second,
 # median, p99, p99.9, the calls that failed and the server's threads, heap and direct memory
 # halfway through (bench ManyClients); the server's POA queue holds twice the callers' calls
-# (jacorb.poa.queue_max). Writes bench/target/many-clients.json.
+# (jacorb.poa.queue_max) and its 20 request processors stay (thread_pool_min = thread_pool_max).
+# Writes bench/target/many-clients.json.
 # Usage: scripts/many-clients.sh [orbs [jvms [seconds [rounds]]]]   (default 256 4 20 1; about 4 minutes)
 # MANY_JAVA_OPTS=-Djacorb.lightwire.X=V passes Lightwire settings to the server and every client ORB;
 # MANY_JAVA_OPTS=-Dmany.serverJvmArgs=-XX:StartFlightRecording=delay=84s,duration=14s,filename=/tmp/server-%t.jfr
