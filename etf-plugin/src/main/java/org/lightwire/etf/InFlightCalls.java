@@ -221,7 +221,7 @@ final class InFlightCalls
                     // Submitted since the admission (its caller may have read AWAKE and not woken us).
                     selector.selectNow(this::onReady);
                 }
-                else if (!spinThenSelectNow())
+                else if (!spinThenSelectNow(wakeBy))
                 {
                     // Last look, after every selectNow() of this round (watch()'s, the spin's),
                     // each of which may have swallowed a wake-up: one asked for since the last
@@ -234,9 +234,18 @@ final class InFlightCalls
                     }
                     else
                     {
-                        // 0: until woken (Long.MAX_VALUE + 999_999 would overflow to a 1 ms tick).
-                        selector.select(this::onReady, waitNs > Long.MAX_VALUE - 999_999 ? 0 :
-                            Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNs + 999_999)));
+                        // What is left of the wait after a spin; 0: until woken (Long.MAX_VALUE +
+                        // 999_999 would overflow to a 1 ms tick).
+                        final long leftNs = waitNs >= Long.MAX_VALUE / 4 ? waitNs : wakeBy - System.nanoTime();
+                        if (leftNs <= 0)
+                        {
+                            selector.selectNow(this::onReady);
+                        }
+                        else
+                        {
+                            selector.select(this::onReady, leftNs > Long.MAX_VALUE - 999_999 ? 0 :
+                                Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNs + 999_999)));
+                        }
                         // Whatever asked for a wake-up counted so far is visible now, and this round
                         // admits it: the next round's last look need not take another.
                         wakeRequestsSeen = wakeRequests.get();
@@ -285,14 +294,20 @@ final class InFlightCalls
         }
     }
 
-    /** @return true when a busy poll found a readable channel (and {@link #ready} holds it). */
-    private boolean spinThenSelectNow() throws IOException
+    /**
+     * Busy-polls for {@link #spinNs}, but never past {@code wakeByNs}, the end of this round's
+     * wait (a timer falls due there), and not once a wake-up is asked for (a close, say).
+     *
+     * @return true when a busy poll found a readable channel (and {@link #ready} holds it).
+     */
+    private boolean spinThenSelectNow(final long wakeByNs) throws IOException
     {
         if (spinNs <= 0 || active.isEmpty())
         {
             return false;
         }
-        final long endNs = System.nanoTime() + spinNs;
+        final long spinEndNs = System.nanoTime() + spinNs;
+        final long endNs = wakeByNs - spinEndNs < 0 ? wakeByNs : spinEndNs;
         do
         {
             if (selector.selectNow(this::onReady) > 0)
@@ -301,7 +316,7 @@ final class InFlightCalls
             }
             Thread.onSpinWait();
         }
-        while (endNs - System.nanoTime() > 0 && submitted.isEmpty());
+        while (endNs - System.nanoTime() > 0 && submitted.isEmpty() && wakeRequests.get() == wakeRequestsSeen);
         // Ended by a submit (whose wake-up a selectNow() may have swallowed): look again now.
         return !submitted.isEmpty();
     }

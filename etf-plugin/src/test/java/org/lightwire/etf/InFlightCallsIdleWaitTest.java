@@ -381,4 +381,27 @@ class InFlightCallsIdleWaitTest
         assertTrue(outcome instanceof CallTimeoutException, "outcome " + outcome);
         assertTrue(tookMs < 1000, "the call's 150 ms deadline fired after " + tookMs + " ms");
     }
+
+    /**
+     * With {@code receive_spin_us} (here 400 ms), the reader busy-polls before it waits: never
+     * past the end of its wait. A held call whose first timer is its own 50 ms call timeout (the
+     * engine's timers are 30 s away) fails at about 50 ms; the spin once ran its whole 400 ms and
+     * the select after it waited the whole wait again, so the call failed at about 450 ms.
+     */
+    @Test
+    void aSpinEndsWhereTheWaitEnds() throws Exception
+    {
+        final long thirty = TimeUnit.SECONDS.toNanos(30);
+        start(EngineConfig.builder().retransmitMinNs(thirty).retransmitInitialNs(thirty).retransmitMaxNs(thirty).peerTimeoutNs(4 * thirty)
+            .rttProbeIntervalNs(0).build(), TimeUnit.MILLISECONDS.toNanos(400));
+        final ConnectionPool pool = client.pool(server.localAddress());
+        startReader();
+        final ClientConnection c = pool.acquire();
+        final long t0 = System.nanoTime();
+        calls.submit(startCall(pool, c, (byte)'H', TimeUnit.MILLISECONDS.toNanos(50)));
+        final Object outcome = outcomes.poll(30, TimeUnit.SECONDS);
+        final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(outcome instanceof CallTimeoutException, "outcome " + outcome);
+        assertTrue(tookMs < 300, "the call's 50 ms deadline fired after " + tookMs + " ms (the 400 ms spin ran past it)");
+    }
 }
