@@ -333,8 +333,9 @@ final class InFlightCalls
      */
     private long waitNs(final long nowNs)
     {
-        final long leadNs = watchedLeadNs();
-        if (active.isEmpty())
+        final boolean idle = active.isEmpty();
+        final long leadNs = watchedLeadNs(idle);
+        if (idle)
         {
             if (nowNs - lastCallNs > LINGER_NS)
             {
@@ -359,12 +360,15 @@ final class InFlightCalls
     }
 
     /**
+     * Forgets the discarded watched connections (a closed channel is never readable again, so
+     * {@link #unwatchIdle} never drops it, and its entry would keep the connection and its buffers
+     * reachable).
+     *
+     * @param lead whether to read the connections' leads too (only an idle wait uses them).
      * @return the shortest time any watched connection's next call would wait before its first
-     *     timer ({@link ClientConnection#callLeadNs}), or Long.MAX_VALUE with none; forgets the
-     *     discarded ones on the way (a closed channel is never readable again, so {@link #unwatchIdle}
-     *     never drops it, and its entry would keep the connection and its buffers reachable).
+     *     timer ({@link ClientConnection#callLeadNs}), or Long.MAX_VALUE with none or without {@code lead}.
      */
-    private long watchedLeadNs()
+    private long watchedLeadNs(final boolean lead)
     {
         long leadNs = Long.MAX_VALUE;
         for (final Iterator<Map.Entry<SelectableChannel, ClientConnection>> it = watched.entrySet().iterator(); it.hasNext(); )
@@ -372,7 +376,7 @@ final class InFlightCalls
             final Map.Entry<SelectableChannel, ClientConnection> e = it.next();
             if (e.getKey().isOpen())
             {
-                leadNs = Math.min(leadNs, e.getValue().callLeadNs());
+                leadNs = lead ? Math.min(leadNs, e.getValue().callLeadNs()) : leadNs;
             }
             else if (!active.containsKey(e.getKey()))
             {

@@ -284,7 +284,19 @@ class InFlightCallsWakeTest
                 final ByteBuffer held = ByteBuffer.wrap(new byte[] {'H'});
                 a.startCall(held.duplicate());
                 reader.submit(new InFlightCalls.Call(slowPool, a, 0, new byte[] {'H'}, held, false, System.nanoTime(), 4 * thirty, null));
-                Thread.sleep(100);
+                // Until the reader waits for the held call's 30 s timer (its wait ends more than 10 s on).
+                final java.lang.reflect.Field wakeBy = InFlightCalls.class.getDeclaredField("wakeByNs");
+                wakeBy.setAccessible(true);
+                final long waitEndNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                long end = (long)wakeBy.get(reader);
+                // (Long.MIN_VALUE: the reader is not waiting.)
+                while ((end == Long.MIN_VALUE || end - System.nanoTime() < TimeUnit.SECONDS.toNanos(10)) && System.nanoTime() - waitEndNs < 0)
+                {
+                    Thread.onSpinWait();
+                    end = (long)wakeBy.get(reader);
+                }
+                assertTrue(end != Long.MIN_VALUE && end - System.nanoTime() > TimeUnit.SECONDS.toNanos(10),
+                    "set-up: the reader never waited for the held call");
                 final ClientConnection b = quickPool.acquire();
                 assertSame(q, b, "set-up: the quick pool did not hand out its watched connection");
                 b.startCall(held.duplicate());

@@ -202,7 +202,7 @@ final class Takeover
         // Its own knowledge stays in the accepted orders too: should it give the takeover up and
         // rejoin, a later takeover it reports to must still learn what it accepted.
         accepted.accept(delivery.orders(), member.epoch());
-        reported.entries(config.selfId, accepted.after(delivery.deliveredSeq()));
+        knowOwnOrders();
         delivery.clearOrders();
         // A leader taking over from itself drops the batch it had queued: the old orders must
         // keep their places first; the requests stay held and are ordered after them.
@@ -465,6 +465,12 @@ final class Takeover
         uncountedReporters.clear();
     }
 
+    /** Adds what this member accepted past what it delivered to the reported orders, as a reporter's. */
+    private void knowOwnOrders()
+    {
+        reported.entries(config.selfId, accepted.after(delivery.deliveredSeq()));
+    }
+
     /** Drops the decision (the catch-up cannot finish) and proposes the next epoch, to gather reports again. */
     private void gatherAgain(final long nowNs)
     {
@@ -484,7 +490,7 @@ final class Takeover
         // Its own knowledge again, as at the start: the others report theirs anew, and a decision
         // dropped the entries through its target, which the next decision may fix lower than
         // that (its holder gone) and then read from the reported orders.
-        reported.entries(config.selfId, accepted.after(delivery.deliveredSeq()));
+        knowOwnOrders();
         startNs = nowNs;
     }
 
