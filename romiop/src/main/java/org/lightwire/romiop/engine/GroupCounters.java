@@ -13,6 +13,8 @@ public final class GroupCounters
     long duplicateRequests;
     long delivered;
     long ordersSent;
+    /** Leader alone in its view (a group of one): MsgOrders numbered and not sent, since nobody would take them. */
+    long ordersUnsentAlone;
     long orderEntriesSent;
     long duplicateOrderEntries;
     /** MsgOrders, KeepAlives and OrderAcks of an older epoch than this member's, dropped. */
@@ -196,6 +198,11 @@ public final class GroupCounters
     public long ordersSent()
     {
         return ordersSent;
+    }
+
+    public long ordersUnsentAlone()
+    {
+        return ordersUnsentAlone;
     }
 
     public long orderEntriesSent()
@@ -833,7 +840,7 @@ public final class GroupCounters
     {
         return "GroupCounters{invalid=" + invalid +
             ", unexpected=" + unexpectedPackets + ", requestsReceived=" + requestsReceived +
-            ", duplicateRequests=" + duplicateRequests + ", delivered=" + delivered + ", ordersSent=" + ordersSent +
+            ", duplicateRequests=" + duplicateRequests + ", delivered=" + delivered + ", ordersSent=" + ordersSent + ", ordersUnsentAlone=" + ordersUnsentAlone +
             ", orderEntriesSent=" + orderEntriesSent + ", duplicateOrderEntries=" + duplicateOrderEntries +
             ", staleEpochPackets=" + staleEpochPackets + ", commitKeepAlives=" + commitKeepAlives +
             ", orderRetransmits=" + orderRetransmits + ", orderNaksSent=" + orderNaksSent + ", requestNaksSent=" + requestNaksSent +

@@ -141,9 +141,18 @@ final class Sequencer
                     counters.requestsCarried++;
                 }
             }
-            counters.ordersSent++;
-            counters.orderEntriesSent += count;
-            outbox.send(GroupSender.GROUP, msgOrder.packetSize());
+            if (aloneInView())
+            {
+                // Nobody to tell: a member that joins starts after the commit and fetches what it
+                // lacks, and this leader's multicast would only come back to it as its own echo.
+                counters.ordersUnsentAlone++;
+            }
+            else
+            {
+                counters.ordersSent++;
+                counters.orderEntriesSent += count;
+                outbox.send(GroupSender.GROUP, msgOrder.packetSize());
+            }
             // After the order is on its way, so that the followers' copies are not held up by this ORB's work.
             group.deliverOrdered(nowNs);
         }
@@ -152,6 +161,19 @@ final class Sequencer
             retransmitArmed = true;
             retransmitDeadlineNs = nowNs + retransmitTimeoutNs;
         }
+    }
+
+    /** @return true when the view holds no member but this leader. */
+    private boolean aloneInView()
+    {
+        for (final int id : group.view())
+        {
+            if (id != selfId)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
