@@ -9,6 +9,7 @@
 #   e.g. scripts/bench-romiop.sh 5000 multicast mode=first
 # LIGHTWIRE_BENCH_OPTS holds options for the bench JVM alone (not Maven's, not the replicas'), e.g.
 #   LIGHTWIRE_BENCH_OPTS="-Dromiop.replicas=1 -Dromiop.warmup=500" scripts/bench-romiop.sh 400
+#   -Dromiop.pauseUs=P: the client thinks P microseconds before each timed call (calls now and then).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 read -r -a bench_opts <<< "${LIGHTWIRE_BENCH_OPTS:-}"

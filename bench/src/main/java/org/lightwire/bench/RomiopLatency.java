@@ -146,6 +146,7 @@ public final class RomiopLatency
                         path.run();
                     }
                 }
+                final long pauseNs = Long.getLong("romiop.pauseUs", 0) * 1000;
                 final long[][] samples = new long[paths.length][calls];
                 for (int start = 0, block = 0; start < calls; start += OrbBenchmark.BLOCK, block++)
                 {
@@ -159,6 +160,10 @@ public final class RomiopLatency
                         }
                         for (int i = start; i < end; i++)
                         {
+                            if (pauseNs > 0)
+                            {
+                                java.util.concurrent.locks.LockSupport.parkNanos(pauseNs);
+                            }
                             final long t0 = System.nanoTime();
                             paths[path].run();
                             samples[path][i] = System.nanoTime() - t0;
