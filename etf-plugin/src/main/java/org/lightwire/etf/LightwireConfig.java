@@ -103,6 +103,11 @@ public final class LightwireConfig
     public static final String SERVER_READER_THREADS = PREFIX + "server.reader_threads";
     /** Profile selector: true picks a Lightwire profile wherever it is in the IOR. */
     public static final String PREFER = PREFIX + "prefer";
+    /**
+     * JacORB's own key: the GIOP minor version (0, 1 or 2) a server publishes in its profiles, as
+     * its IIOP profile does; clients then speak that version to it (GIOP 1.0 has no wchar).
+     */
+    public static final String GIOP_MINOR_VERSION = "jacorb.giop_minor_version";
 
     private final int port;
     private final String listenAddress;
@@ -125,6 +130,7 @@ public final class LightwireConfig
     private final long serverRequestMemoryBytes;
     private final int serverReaderThreads;
     private final boolean prefer;
+    private final int giopMinorVersion;
 
     private LightwireConfig(final Configuration c) throws ConfigurationException
     {
@@ -203,6 +209,13 @@ public final class LightwireConfig
             org.lightwire.transport.channel.RequestMemoryBudget.defaultLimitBytes(), 65_536, 1L << 40);
         serverReaderThreads = (int)range(c, SERVER_READER_THREADS, DEFAULT_SERVER_READER_THREADS, 1, 256);
         prefer = bool(c, PREFER, true);
+        giopMinorVersion = (int)range(c, GIOP_MINOR_VERSION, 2, 0, 2);
+    }
+
+    /** @return the GIOP version this server's profiles name: 1.{@link #GIOP_MINOR_VERSION}. */
+    public org.omg.GIOP.Version giopVersion()
+    {
+        return new org.omg.GIOP.Version((byte)1, (byte)giopMinorVersion);
     }
 
     private static org.lightwire.atm.Aal5Config aal5(final Configuration c) throws ConfigurationException

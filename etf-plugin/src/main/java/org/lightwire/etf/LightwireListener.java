@@ -19,7 +19,6 @@ import org.lightwire.transport.channel.UdpServer;
 import org.omg.CONV_FRAME.CodeSetComponentInfoHelper;
 import org.omg.CORBA.INITIALIZE;
 import org.omg.ETF.Profile;
-import org.omg.GIOP.Version;
 import org.omg.IOP.TAG_CODE_SETS;
 
 /**
@@ -95,7 +94,7 @@ public final class LightwireListener extends ListenerBase
                 !config.listenAddress().isEmpty() ? config.listenAddress() : IIOPAddress.getLocalHostAddress(logger);
         }
         final LightwireProfile p = new LightwireProfile(new LightwireAddress(host, server.localAddress().getPort()),
-            new byte[0], new Version((byte)1, (byte)2));
+            new byte[0], config.giopVersion());
         publish(p);
     }
 
@@ -119,7 +118,7 @@ public final class LightwireListener extends ListenerBase
         {
             throw (INITIALIZE)new INITIALIZE("Lightwire: cannot serve AAL5 circuit " + a.circuit() + ": " + e).initCause(e);
         }
-        publish(new LightwireProfile(LightwireAddress.aal5(a.pvc().toString()), new byte[0], new Version((byte)1, (byte)2)));
+        publish(new LightwireProfile(LightwireAddress.aal5(a.pvc().toString()), new byte[0], config.giopVersion()));
     }
 
     private void publish(final LightwireProfile p)

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jacorb.config.Configuration;
 import org.jacorb.config.ConfigurationException;
 import org.jacorb.orb.etf.ListenerBase;
+import org.lightwire.etf.LightwireConfig;
 import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.SystemExceptionReply;
 import org.lightwire.romiop.driver.DrivenEngine;
@@ -282,10 +283,13 @@ public final class RomiopListener extends ListenerBase implements StateHandler
         assembler = new FragmentAssembler(config.maxRequestBytes, 4L * config.maxRequestBytes);
         driver = config.driver("romiop-member-" + config.memberId, link,
             DrivenEngine.of(engine::onPacket, this::onEngineTimer, engine::nextDeadlineNs, engine::wakesForRequests));
-        final RomiopProfile p = new RomiopProfile(address, new byte[0], new Version((byte)1, (byte)2));
-        p.getComponents().addComponent(TAG_CODE_SETS.value, org.lightwire.etf.LightwireListener.codeSetComponent(orb));
+        final RomiopProfile p;
         try
         {
+            // As IIOP's profile: the GIOP version clients speak to this group.
+            p = new RomiopProfile(address, new byte[0], new Version((byte)1,
+                (byte)LightwireConfig.range(configuration, LightwireConfig.GIOP_MINOR_VERSION, 2, 0, 2)));
+            p.getComponents().addComponent(TAG_CODE_SETS.value, org.lightwire.etf.LightwireListener.codeSetComponent(orb));
             p.configure(configuration);
         }
         catch (final ConfigurationException e)

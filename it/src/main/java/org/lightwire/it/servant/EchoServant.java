@@ -47,6 +47,12 @@ public final class EchoServant extends echoPOA
     }
 
     @Override
+    public char bounceWchar(final char c)
+    {
+        return c;
+    }
+
+    @Override
     public long calls_received()
     {
         return calls.get();

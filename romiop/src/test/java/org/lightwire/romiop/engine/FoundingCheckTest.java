@@ -162,7 +162,9 @@ class FoundingCheckTest
         final MemberEngine leader = unfoundedLeader(new GroupConfig(1, 1, 1));
         feed(leader, request(CLIENT, 1), MS);
         assertEquals(0, asksSent());
-        assertEquals(1, sent.orders().size());
+        assertEquals(1, leader.deliveredSeq(), "ordered and delivered at once");
+        assertEquals(1, leader.counters().ordersUnsentAlone(), "its order multicast to nobody");
+        assertEquals(0, sent.orders().size());
     }
 
     @Test
