@@ -43,6 +43,9 @@ import org.omg.CORBA.TRANSIENT;
  *   <tr><td>0x4C57000B</td><td>MARSHAL</td><td>the server refused a message that its ORB
  *       connection, shared with other clients, must not see (malformed GIOP, a fragment, a
  *       message type a client does not send); sent in a GIOP reply by the server</td></tr>
+ *   <tr><td>0x4C57000C</td><td>COMM_FAILURE</td><td>the server's ORB took no more server
+ *       connections ({@code jacorb.connection.max_server_connections}; COMPLETED_NO); sent in a
+ *       GIOP reply by the server</td></tr>
  * </table>
  *
  * <p>Whenever the server said why it closed a connection (its REJECT's cause), the message says it
@@ -64,6 +67,7 @@ public final class CorbaExceptions
     public static final int MINOR_REQUEST_TOO_LARGE = VMCID | 9;
     public static final int MINOR_REQUEST_TIMEOUT = VMCID | 10;
     public static final int MINOR_REFUSED = VMCID | 11;
+    public static final int MINOR_SERVER_CONNECTIONS = VMCID | 12;
 
     private CorbaExceptions()
     {

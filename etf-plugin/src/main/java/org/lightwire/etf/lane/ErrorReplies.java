@@ -64,11 +64,24 @@ final class ErrorReplies
             CompletionStatus._COMPLETED_NO, why);
     }
 
-    /** No lane could take the request: NO_RESOURCES, COMPLETED_NO. */
-    static void noLane(final ServerCall call, final int giopMinor, final long requestId, final boolean replyExpected, final String why)
+    /**
+     * No lane could take the request. COMM_FAILURE when JacORB's own server connection limit
+     * refused the lane (as an IIOP client of that server gets COMM_FAILURE), NO_RESOURCES
+     * otherwise; COMPLETED_NO either way.
+     */
+    static void noLane(final ServerCall call, final int giopMinor, final long requestId, final boolean replyExpected, final String why,
+        final boolean refusedByOrb)
     {
-        systemException(call, giopMinor, requestId, replyExpected, NO_RESOURCES, CorbaExceptions.MINOR_ALL_BUSY,
-            CompletionStatus._COMPLETED_NO, why);
+        if (refusedByOrb)
+        {
+            systemException(call, giopMinor, requestId, replyExpected, COMM_FAILURE, CorbaExceptions.MINOR_SERVER_CONNECTIONS,
+                CompletionStatus._COMPLETED_NO, why);
+        }
+        else
+        {
+            systemException(call, giopMinor, requestId, replyExpected, NO_RESOURCES, CorbaExceptions.MINOR_ALL_BUSY,
+                CompletionStatus._COMPLETED_NO, why);
+        }
     }
 
     /** No room in the budget of requests queued for the lanes: NO_RESOURCES, COMPLETED_NO. */

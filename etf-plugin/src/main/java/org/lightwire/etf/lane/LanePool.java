@@ -175,6 +175,7 @@ public final class LanePool
     {
         Lane target = null;
         String refusal = null;
+        boolean refusedByOrb = false;
         boolean joined = false;
         synchronized (this)
         {
@@ -210,6 +211,7 @@ public final class LanePool
                     else
                     {
                         refusal = lastRefusal;
+                        refusedByOrb = lastRefusedByOrb;
                     }
                 }
                 else
@@ -223,7 +225,7 @@ public final class LanePool
         if (target == null)
         {
             ErrorReplies.noLane(call, facts.minor(), facts.requestId(), facts.responseExpected(),
-                "Lightwire: no lane for the code sets of " + r.name() + ": " + refusal);
+                "Lightwire: no lane for the code sets of " + r.name() + ": " + refusal, refusedByOrb);
             counters.connectionsRefused.increment();
             r.moveTo(null);
             if (r.reader != null)
@@ -245,6 +247,8 @@ public final class LanePool
 
     /** Why the last new lane could not be made. Guarded by this. */
     private String lastRefusal = "";
+    /** The last new lane was refused by JacORB's own server connection limit. Guarded by this. */
+    private boolean lastRefusedByOrb;
 
     /** @return a lane for {@code wanted}: the least busy one settled on it, else an unsettled one (claimed), else a new one. */
     private Lane laneFor(final CodeSetKey wanted, final Lane from)
@@ -326,6 +330,7 @@ public final class LanePool
         catch (final IOException e)
         {
             lastRefusal = "cannot open a selector for a new lane: " + e.getMessage();
+            lastRefusedByOrb = false;
             return null;
         }
         try
@@ -336,6 +341,7 @@ public final class LanePool
         {
             counters.deliveryFailures.increment();
             lastRefusal = "the server ORB refused a new connection: " + e.getMessage() + " (jacorb.connection.max_server_connections)";
+            lastRefusedByOrb = true;
             lane.shutdown("the server ORB refused the lane");
             return null;
         }
@@ -343,6 +349,7 @@ public final class LanePool
         {
             counters.deliveryFailures.increment();
             lastRefusal = "the server ORB refused a new connection: " + e;
+            lastRefusedByOrb = false;
             lane.shutdown("the server ORB refused the lane");
             return null;
         }
@@ -351,10 +358,16 @@ public final class LanePool
         return lane;
     }
 
-    /** @return why the last lane could not be made, for a NO_RESOURCES reply. */
+    /** @return why the last lane could not be made, for the refusal's reply. */
     synchronized String lastRefusal()
     {
         return lastRefusal;
+    }
+
+    /** @return true when the last lane was refused by JacORB's {@code jacorb.connection.max_server_connections}. */
+    synchronized boolean lastRefusedByOrb()
+    {
+        return lastRefusedByOrb;
     }
 
     /** A lane was closed: it leaves the pool. */

@@ -116,7 +116,7 @@ public final class LaneRouter implements RequestHandler
             final GiopRequestCheck facts = new GiopRequestCheck();
             facts.check(copy);
             ErrorReplies.noLane(call, facts.minor(), facts.requestId(), facts.responseExpected(),
-                "Lightwire: no lane for " + r.name() + ": " + pool.lastRefusal());
+                "Lightwire: no lane for " + r.name() + ": " + pool.lastRefusal(), pool.lastRefusedByOrb());
             return;
         }
         lane.handOff(new LaneReader.HandOff(r, call, copy, false, handOffMemory));

@@ -258,7 +258,7 @@ class LaneTest
     }
 
     @Test
-    void aLaneJacorbRefusesMakesTheRequestNoResources() throws Exception
+    void aLaneJacorbRefusesMakesTheRequestCommFailureAsOverIiop() throws Exception
     {
         start(1);
         orb.refusal = new NO_RESOURCES("max_server_connections reached");
@@ -266,7 +266,8 @@ class LaneTest
         final byte[] r = bytes(a.call(ByteBuffer.wrap(request(12, UTF8)), TIMEOUT_NS));
         assertEquals(12, GiopMessage.requestId(r, r.length));
         final String text = text(r);
-        assertTrue(text.contains("IDL:omg.org/CORBA/NO_RESOURCES:1.0") && text.contains("jacorb.connection.max_server_connections"), text);
+        assertTrue(text.contains("IDL:omg.org/CORBA/COMM_FAILURE:1.0") && text.contains("jacorb.connection.max_server_connections"), text);
+        assertEquals(org.lightwire.etf.CorbaExceptions.MINOR_SERVER_CONNECTIONS, GiopMessage.readULong(r, r.length - 8, false));
         assertEquals(org.omg.CORBA.CompletionStatus._COMPLETED_NO, GiopMessage.readULong(r, r.length - 4, false));
         assertEquals(1, counters.deliveryFailures());
 
