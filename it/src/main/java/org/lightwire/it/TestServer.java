@@ -85,7 +85,16 @@ public final class TestServer
         out.println(READY_LINE);
         out.flush();
 
-        StdinCommands.serve(command -> "stats".equals(command) ? StdinCommands.format(stats(orb, echo)) : "unknown=1");
+        StdinCommands.serve(command ->
+        {
+            if ("shutdown".equals(command))
+            {
+                // The ORB shuts down as a servant's shutdown() would; the process then ends with orb.run().
+                new Thread(() -> orb.shutdown(false), "shutdown").start();
+                return "shutdown=1";
+            }
+            return "stats".equals(command) ? StdinCommands.format(stats(orb, echo)) : "unknown=1";
+        });
         orb.run();
     }
 

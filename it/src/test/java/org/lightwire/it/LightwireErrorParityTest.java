@@ -3,6 +3,7 @@ package org.lightwire.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -14,10 +15,13 @@ import org.lightwire.etf.LightwireFactories;
 import org.lightwire.etf.LightwireProfile;
 import org.lightwire.it.idl.lwtest.echo;
 import org.lightwire.it.idl.lwtest.echoHelper;
+import org.lightwire.it.idl.lwtest.ttcp;
+import org.lightwire.it.idl.lwtest.ttcpHelper;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.CompletionStatus;
 import org.omg.CORBA.ORB;
 import org.omg.CORBA.SystemException;
+import org.omg.CORBA.TRANSIENT;
 
 /**
  * The same failure seen through IIOP and through Lightwire, side by side: a server reached over
@@ -50,6 +54,19 @@ class LightwireErrorParityTest
             ProcessHarness lightwire = ProcessHarness.startTestServer(lightwireOnly))
         {
             return new Outcome[] {echo(Map.of(), iiop.ior("echo"), false), echo(Orbs.lightwire(), lightwire.ior("echo"), true)};
+        }
+    }
+
+    private static Outcome outcomeOf(final Runnable call)
+    {
+        try
+        {
+            call.run();
+            return Outcome.OK;
+        }
+        catch (final SystemException x)
+        {
+            return new Outcome(x.getClass(), x.minor, x.completed.value(), x.getMessage());
         }
     }
 
@@ -107,5 +124,80 @@ class LightwireErrorParityTest
         final Outcome[] o = echoOnBoth(Map.of("jacorb.connection.max_server_connections", "1"));
         assertEquals(Outcome.OK, o[0], "over IIOP");
         assertEquals(Outcome.OK, o[1], "over Lightwire");
+    }
+
+    /**
+     * JacORB's {@code bugjac488.BugJac488Test}: a one-way with each sync scope, and a two-way, to a
+     * server whose ORB shut down (and whose process ended) after an earlier one-way. Over IIOP the
+     * server's shutdown closed the TCP connection, and the next call cannot reconnect: TRANSIENT,
+     * COMPLETED_NO, except a SYNC_NONE one-way, which raises nothing. Over Lightwire the server
+     * told each of its connections' clients it closed them (REJECT), the client's pool dropped the
+     * idle connection, and the next call's set-up finds nobody: the same.
+     */
+    @Test
+    void callsToAServerWhoseOrbShutDownFailTransientAsOverIiop() throws Exception
+    {
+        final short[] scopes = {org.omg.Messaging.SYNC_NONE.value, org.omg.Messaging.SYNC_WITH_TRANSPORT.value,
+            org.omg.Messaging.SYNC_WITH_SERVER.value, org.omg.Messaging.SYNC_WITH_TARGET.value};
+        for (final short scope : scopes)
+        {
+            final Outcome[] iiop = afterShutdown(false, scope);
+            final Outcome[] lightwire = afterShutdown(true, scope);
+            final String what = "sync scope " + scope + ": IIOP one-way " + iiop[0] + ", two-way " + iiop[1] + "; Lightwire one-way " +
+                lightwire[0] + ", two-way " + lightwire[1];
+            final Class<?> oneway = scope == org.omg.Messaging.SYNC_NONE.value ? null : TRANSIENT.class;
+            assertEquals(oneway, iiop[0].type(), what);
+            assertEquals(oneway, lightwire[0].type(), what);
+            assertEquals(TRANSIENT.class, iiop[1].type(), what);
+            assertEquals(TRANSIENT.class, lightwire[1].type(), what);
+            for (final Outcome o : lightwire)
+            {
+                if (o.type() != null)
+                {
+                    assertEquals(CorbaExceptions.MINOR_CONNECT_FAILED, o.minor(), what);
+                    assertEquals(CompletionStatus._COMPLETED_NO, o.completed(), what);
+                }
+            }
+        }
+    }
+
+    /** @return the one-way's outcome (with {@code scope}) and a two-way's, after the server's ORB shut down. */
+    private static Outcome[] afterShutdown(final boolean lightwire, final short scope) throws Exception
+    {
+        final Map<String, String> server = lightwire ? Orbs.lightwire() : new HashMap<>();
+        if (lightwire)
+        {
+            server.put(Orbs.SERVER_LISTENERS, Integer.toString(LightwireProfile.TAG));
+        }
+        try (ProcessHarness harness = ProcessHarness.startTestServer(server))
+        {
+            final ORB orb = Orbs.init(lightwire ? Orbs.lightwire() : Map.of());
+            try
+            {
+                final echo e = echoHelper.narrow(orb.string_to_object(harness.ior("echo")));
+                final org.omg.CORBA.Any any = orb.create_any();
+                any.insert_short(scope);
+                final ttcp t = ttcpHelper.narrow(orb.string_to_object(harness.ior("ttcp")).
+                    _set_policy_override(new org.omg.CORBA.Policy[] {orb.create_policy(org.omg.Messaging.SYNC_SCOPE_POLICY_TYPE.value, any)},
+                        org.omg.CORBA.SetOverrideType.ADD_OVERRIDE));
+                e.echoString("before");
+                t.receive_at_most_once(new char[8]);
+                harness.request("shutdown", Duration.ofSeconds(10));
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (harness.isAlive())
+                {
+                    assertTrue(System.nanoTime() - deadline < 0, "the server's process did not end after its ORB shut down");
+                    Thread.sleep(20);
+                }
+                // The client's idle servicer reads its idle connections at least once a second.
+                Thread.sleep(1500);
+                return new Outcome[] {outcomeOf(() -> t.receive_at_most_once(new char[8])), outcomeOf(() -> e.echoString("after"))};
+            }
+            finally
+            {
+                orb.shutdown(true);
+                orb.destroy();
+            }
+        }
     }
 }

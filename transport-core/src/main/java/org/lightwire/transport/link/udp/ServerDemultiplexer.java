@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A {@link FrontEnd} drives it: it feeds each received datagram to {@link #onDatagram} on its
  * one receive thread, and carries out the sends. Connection state is touched by that thread
  * only: a close from another thread is handed to it ({@link FrontEnd#runOnReceiveThread}), and
- * {@link #closeAllConnections()} runs there or after that thread ended. Counters may be read
+ * {@link #closeAllConnections} runs there or after that thread ended. Counters may be read
  * from any thread.
  *
  * <p>A connection with a socket of its own ({@link UdpServerConnection#openOwnSocket()}) is read
@@ -551,8 +551,12 @@ final class ServerDemultiplexer
         closing = true;
     }
 
-    /** Closes every open connection, on the receive thread or after it ended. */
-    void closeAllConnections()
+    /**
+     * Closes every open connection, on the receive thread or after it ended.
+     *
+     * @param tellClients send each connection's client a REJECT (SERVER_CLOSED) first.
+     */
+    void closeAllConnections(final boolean tellClients)
     {
         final List<UdpServerConnection> open = new ArrayList<>(connectionsById.size());
         connectionsById.forEach(open::add);
@@ -565,10 +569,29 @@ final class ServerDemultiplexer
         {
             if (connection.markClosed())
             {
+                if (tellClients)
+                {
+                    tellClosed(connection);
+                }
                 increment(connectionsClosed);
                 notifyClose(connection, "the server endpoint was closed");
             }
         }
+    }
+
+    /**
+     * Tells a connection's client, unasked, that the server closed it (REJECT, SERVER_CLOSED): its
+     * pool then drops the connection while it is idle, and its next call opens a new one, which
+     * finds out whether a server still listens, instead of going to a port nobody reads.
+     * Best effort: a lost REJECT leaves the client to learn it from its next call.
+     */
+    private void tellClosed(final UdpServerConnection connection)
+    {
+        increment(rejectsSent);
+        replyBody.clear();
+        replySetup.setReject(config.maxPacketBytes(), CloseCause.SERVER_CLOSED, connection.connectionId());
+        replyBody.limit(SetupFlyweight.SHORT_LENGTH);
+        send(UdpPrefixFlyweight.SETUP_CONNECTION_ID, replyBody, null, connection.remoteAddress());
     }
 
     /** An I/O error on the socket (or an error thrown out of the handler); from any thread. */

@@ -106,12 +106,27 @@ public final class UdpServerEndpoint implements Closeable
     @Override
     public void close()
     {
+        close(true);
+    }
+
+    /**
+     * Closes without telling the clients, as a crashed process does: for tests of what a client
+     * sees of a server that died.
+     */
+    void closeSilently()
+    {
+        close(false);
+    }
+
+    /** @param tellClients send each open connection's client a REJECT (SERVER_CLOSED). */
+    private void close(final boolean tellClients)
+    {
         if (!closed.compareAndSet(false, true))
         {
             return;
         }
         demultiplexer.startClosing();
-        frontEnd.close(demultiplexer::closeAllConnections);
+        frontEnd.close(() -> demultiplexer.closeAllConnections(tellClients));
     }
 
     /** @return true once {@link #close()} was called. */

@@ -292,15 +292,29 @@ class ServerDemultiplexerTest
     void closingRefusesConnectsAndClosesEveryConnectionOnce() throws Exception
     {
         final UdpServerConnection first = connect(0x71, CLIENT);
-        connect(0x72, OTHER);
-        connect(0x73, ELSEWHERE);
+        final UdpServerConnection second = connect(0x72, OTHER);
+        final UdpServerConnection third = connect(0x73, ELSEWHERE);
         feed(cookieConnect(0x75, new InetSocketAddress("127.0.0.3", 5)), new InetSocketAddress("127.0.0.3", 5));
         assertEquals(1, demultiplexer.connectionsRefused());
 
         first.close();
+        final int sentBefore = frontEnd.sent.size();
         demultiplexer.startClosing();
-        demultiplexer.closeAllConnections();
+        demultiplexer.closeAllConnections(true);
         frontEnd.runTasks();
+        // Each connection still open is told, unasked, that the server closed it; the first was closed already.
+        final List<String> notices = new ArrayList<>();
+        for (final RecordingFrontEnd.Sent sent : frontEnd.sent.subList(sentBefore, frontEnd.sent.size()))
+        {
+            final SetupFlyweight reject = parseSetup(sent.datagram());
+            notices.add(sent.to() + " " + reject.kind() + " " + reject.reason() + " " + Long.toHexString(reject.connectionId()));
+        }
+        notices.sort(null);
+        final List<String> expected = new ArrayList<>(List.of(
+            OTHER + " REJECT SERVER_CLOSED " + Long.toHexString(second.connectionId()),
+            ELSEWHERE + " REJECT SERVER_CLOSED " + Long.toHexString(third.connectionId())));
+        expected.sort(null);
+        assertEquals(expected, notices);
         feed(cookieConnect(0x74, CLIENT), CLIENT);
         assertEquals(CloseCause.SERVER_CLOSED, parseSetup(frontEnd.last().datagram()).reason());
 

@@ -265,7 +265,8 @@ class UdpLinkSystemTest
         final InetSocketAddress address = oldServer.localAddress();
         try (AbstractUdpClientLink client = kind.connect(address, config(serverKind)))
         {
-            oldServer.close();
+            // It dies without telling its clients (a clean close tells them: aClosingServerTellsItsClients).
+            oldServer.closeSilently();
             assertEquals(1, oldHandler.closes.size());
             assertTrue(oldHandler.closes.peek().endsWith("the server endpoint was closed"), oldHandler.closes.peek());
 
@@ -287,6 +288,25 @@ class UdpLinkSystemTest
                 assertTrue(newHandler.connects.isEmpty());
                 assertThrows(PeerResetException.class, () -> client.send(header(MessageType.COMPLETE, 0, 2, 0), null));
             }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} server, {1} client")
+    @MethodSource("serversAndClients")
+    void aClosingServerTellsItsClients(final ServerKind serverKind, final ClientKind kind) throws Exception
+    {
+        final UdpServerEndpoint server = UdpServerEndpoint.bind(anyLoopbackPort(), config(serverKind), new RecordingHandler());
+        final InetSocketAddress address = server.localAddress();
+        try (AbstractUdpClientLink client = kind.connect(address, config(serverKind)))
+        {
+            server.close();
+            // Nothing sent since the set-up: the client reads the server's notice.
+            final PeerResetException ex = assertThrows(
+                PeerResetException.class, () -> client.receive(ByteBuffer.allocate(8192), WAIT_NS));
+            assertEquals(org.lightwire.transport.protocol.CloseCause.SERVER_CLOSED, ex.closeCause());
+            assertEquals(client.connectionId(), ex.connectionId());
+            assertEquals(1, server.rejectsSent());
+            assertThrows(PeerResetException.class, () -> client.send(header(MessageType.COMPLETE, 0, 1, 0), null));
         }
     }
 
