@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -31,20 +29,7 @@ class IdleRetryTest
     @Test
     void aCallThatMeetsAnIdleClosedConnectionIsServedEvenWhenThePoolHoldsSeveral() throws Exception
     {
-        final CountDownLatch both = new CountDownLatch(2);
-        final RequestHandler meet = call ->
-        {
-            both.countDown();
-            try
-            {
-                both.await(5, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
-            UdpServerTest.ECHO.onRequest(call);
-        };
+        final RequestHandler meet = TwoPooledConnections.meetingEcho();
         final ExecutorService workers = Executors.newFixedThreadPool(2);
         final ExecutorService callers = Executors.newFixedThreadPool(2);
         try (UdpServer server = new UdpServer(new InetSocketAddress("127.0.0.1", 0), EngineConfig.defaults(), UdpLinkConfig.defaults(),
@@ -52,12 +37,7 @@ class IdleRetryTest
              UdpClient client = UdpClient.withDefaults())
         {
             final InetSocketAddress address = server.localAddress();
-            // Two concurrent calls: the pool now holds two connections.
-            final Future<Byte> a = callers.submit(() -> client.call(address, ByteBuffer.wrap(new byte[] {1}), 10_000 * MS, r -> r.get()));
-            final Future<Byte> b = callers.submit(() -> client.call(address, ByteBuffer.wrap(new byte[] {2}), 10_000 * MS, r -> r.get()));
-            assertEquals(1, (byte)a.get());
-            assertEquals(2, (byte)b.get());
-            assertEquals(2, client.openConnections());
+            TwoPooledConnections.open(client, address, callers);
             // The server closes both as idle.
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (server.connections() > 0 && System.nanoTime() - deadline < 0)

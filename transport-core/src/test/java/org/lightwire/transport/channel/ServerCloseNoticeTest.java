@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -33,20 +31,7 @@ class ServerCloseNoticeTest
     @Test
     void aClosedServersIdleConnectionsAreDroppedAndTheNextCallFailsAtItsSetUp() throws Exception
     {
-        final CountDownLatch both = new CountDownLatch(2);
-        final RequestHandler meet = call ->
-        {
-            both.countDown();
-            try
-            {
-                both.await(5, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
-            UdpServerTest.ECHO.onRequest(call);
-        };
+        final RequestHandler meet = TwoPooledConnections.meetingEcho();
         final ExecutorService workers = Executors.newFixedThreadPool(2);
         final ExecutorService callers = Executors.newFixedThreadPool(2);
         try (UdpClient client = UdpClient.withDefaults())
@@ -56,12 +41,7 @@ class ServerCloseNoticeTest
                 meet, workers, 1 << 20, 600_000 * MS))
             {
                 address = server.localAddress();
-                // Two calls at once: the pool holds two connections.
-                final Future<Byte> a = callers.submit(() -> client.call(address, ByteBuffer.wrap(new byte[] {1}), 10_000 * MS, r -> r.get()));
-                final Future<Byte> b = callers.submit(() -> client.call(address, ByteBuffer.wrap(new byte[] {2}), 10_000 * MS, r -> r.get()));
-                assertEquals(1, (byte)a.get());
-                assertEquals(2, (byte)b.get());
-                assertEquals(2, client.openConnections());
+                TwoPooledConnections.open(client, address, callers);
                 // Their CALL_ACKs (an ack delay after the replies) reach the server while it is up:
                 // a CALL_ACK to a closed port would bring an ICMP error that gives the close away.
                 Thread.sleep(200);
