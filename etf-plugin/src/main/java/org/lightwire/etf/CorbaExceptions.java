@@ -10,6 +10,7 @@ import org.omg.CORBA.BAD_PARAM;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.CompletionStatus;
 import org.omg.CORBA.IMP_LIMIT;
+import org.omg.CORBA.NO_MEMORY;
 import org.omg.CORBA.NO_RESOURCES;
 import org.omg.CORBA.SystemException;
 import org.omg.CORBA.TIMEOUT;
@@ -34,7 +35,7 @@ import org.omg.CORBA.TRANSIENT;
  *       stayed busy for the acquire timeout</td></tr>
  *   <tr><td>0x4C570007</td><td>BAD_PARAM</td><td>a profile or corbaloc address that cannot be
  *       used (unknown host, bad port)</td></tr>
- *   <tr><td>0x4C570008</td><td>NO_RESOURCES</td><td>the server's request memory budget had no
+ *   <tr><td>0x4C570008</td><td>NO_MEMORY</td><td>the server's request memory budget had no
  *       room for the request (COMPLETED_NO)</td></tr>
  *   <tr><td>0x4C570009</td><td>IMP_LIMIT</td><td>the request was larger than the server's
  *       largest message (COMPLETED_NO)</td></tr>
@@ -112,7 +113,8 @@ public final class CorbaExceptions
         }
         else if (closeCause == CloseCause.MEMORY_BUDGET)
         {
-            e = new NO_RESOURCES(message, MINOR_REQUEST_MEMORY, CompletionStatus.COMPLETED_NO);
+            // As IIOP, whose server answers NO_MEMORY to a request it has no memory for.
+            e = new NO_MEMORY(message, MINOR_REQUEST_MEMORY, CompletionStatus.COMPLETED_NO);
         }
         else if (closeCause == CloseCause.REQUEST_TOO_LARGE)
         {

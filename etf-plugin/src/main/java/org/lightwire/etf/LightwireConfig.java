@@ -89,7 +89,7 @@ public final class LightwireConfig
     /**
      * Server: the memory, in bytes, that requests being put together from their packets may hold
      * at once, for every client together; a request that would exceed it fails its own connection
-     * (NO_RESOURCES at the client, COMPLETED_NO). Default: half the JVM's direct memory limit, at
+     * (NO_MEMORY at the client, COMPLETED_NO). Default: half the JVM's direct memory limit, at
      * most 256 MiB.
      */
     public static final String SERVER_REQUEST_MEMORY_BYTES = PREFIX + "server.request_memory_bytes";

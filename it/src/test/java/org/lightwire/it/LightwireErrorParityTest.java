@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +20,7 @@ import org.lightwire.it.idl.lwtest.echoHelper;
 import org.lightwire.it.idl.lwtest.ttcp;
 import org.lightwire.it.idl.lwtest.ttcpHelper;
 import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.NO_MEMORY;
 import org.omg.CORBA.CompletionStatus;
 import org.omg.CORBA.ORB;
 import org.omg.CORBA.SystemException;
@@ -45,16 +48,54 @@ class LightwireErrorParityTest
         }
     }
 
+    /** A call made on a server's "echo" and "ttcp" objects. */
+    private interface Call
+    {
+        void make(echo e, ttcp t);
+    }
+
     /** A server with {@code serverProperties} over IIOP, and one over Lightwire alone; {@code [0]} IIOP's outcome, {@code [1]} Lightwire's. */
     private static Outcome[] echoOnBoth(final Map<String, String> serverProperties) throws Exception
     {
+        return onBoth(List.of(), serverProperties, (e, t) -> assertEquals("x", e.echoString("x")));
+    }
+
+    /** As {@link #echoOnBoth}, the servers' JVMs started with {@code jvmArgs}, making {@code call}. */
+    private static Outcome[] onBoth(final List<String> jvmArgs, final Map<String, String> serverProperties, final Call call) throws Exception
+    {
         final Map<String, String> lightwireOnly = Orbs.lightwire(serverProperties);
         lightwireOnly.put(Orbs.SERVER_LISTENERS, Integer.toString(LightwireProfile.TAG));
-        try (ProcessHarness iiop = ProcessHarness.startTestServer(new HashMap<>(serverProperties));
-            ProcessHarness lightwire = ProcessHarness.startTestServer(lightwireOnly))
+        final Outcome[] outcomes = new Outcome[2];
+        for (int k = 0; k < 2; k++)
         {
-            return new Outcome[] {echo(Map.of(), iiop.ior("echo"), false), echo(Orbs.lightwire(), lightwire.ior("echo"), true)};
+            final boolean lightwire = k == 1;
+            final List<String> args = new ArrayList<>();
+            (lightwire ? lightwireOnly : serverProperties).forEach((key, value) ->
+            {
+                args.add("-p");
+                args.add(key + "=" + value);
+            });
+            try (ProcessHarness server = ProcessHarness.start(TestServer.class, jvmArgs, args, ProcessHarness.DEFAULT_READY_TIMEOUT))
+            {
+                final ORB orb = Orbs.init(lightwire ? Orbs.lightwire() : Map.of());
+                try
+                {
+                    final echo e = echoHelper.narrow(orb.string_to_object(server.ior("echo")));
+                    final ttcp t = ttcpHelper.narrow(orb.string_to_object(server.ior("ttcp")));
+                    outcomes[k] = outcomeOf(() -> call.make(e, t));
+                    if (lightwire)
+                    {
+                        assertTrue(LightwireFactories.of(orb).callsStarted() >= 1, "the call went over Lightwire");
+                    }
+                }
+                finally
+                {
+                    orb.shutdown(true);
+                    orb.destroy();
+                }
+            }
         }
+        return outcomes;
     }
 
     private static Outcome outcomeOf(final Runnable call)
@@ -67,36 +108,6 @@ class LightwireErrorParityTest
         catch (final SystemException x)
         {
             return new Outcome(x.getClass(), x.minor, x.completed.value(), x.getMessage());
-        }
-    }
-
-    private static Outcome echo(final Map<String, String> clientProperties, final String ior, final boolean lightwire)
-    {
-        final ORB orb = Orbs.init(clientProperties);
-        try
-        {
-            final echo e = echoHelper.narrow(orb.string_to_object(ior));
-            try
-            {
-                assertEquals("x", e.echoString("x"));
-                return Outcome.OK;
-            }
-            catch (final SystemException x)
-            {
-                return new Outcome(x.getClass(), x.minor, x.completed.value(), x.getMessage());
-            }
-            finally
-            {
-                if (lightwire)
-                {
-                    assertEquals(1, LightwireFactories.of(orb).callsStarted(), "the call went over Lightwire");
-                }
-            }
-        }
-        finally
-        {
-            orb.shutdown(true);
-            orb.destroy();
         }
     }
 
@@ -124,6 +135,41 @@ class LightwireErrorParityTest
         final Outcome[] o = echoOnBoth(Map.of("jacorb.connection.max_server_connections", "1"));
         assertEquals(Outcome.OK, o[0], "over IIOP");
         assertEquals(Outcome.OK, o[1], "over Lightwire");
+    }
+
+    /**
+     * JacORB's {@code bug619.Bug619Test}: a 40 MB request to a server with a 64 MB heap. Over IIOP
+     * the servant's unmarshalling runs out of heap and JacORB answers NO_MEMORY, COMPLETED_NO.
+     * Over Lightwire the request does not fit the server's request memory budget (by default half
+     * the JVM's direct memory limit, which is the heap's size): NO_MEMORY, COMPLETED_NO, naming the
+     * setting.
+     */
+    @Test
+    void aRequestTooLargeForTheServersMemoryFailsWithNoMemory() throws Exception
+    {
+        final Outcome[] o = onBoth(List.of("-Xmx64m"), Map.of(), (e, t) -> t.receive_exactly_once(new char[40_000_000]));
+        assertEquals(NO_MEMORY.class, o[0].type(), "over IIOP: " + o[0]);
+        assertEquals(NO_MEMORY.class, o[1].type(), "over Lightwire: " + o[1]);
+        assertEquals(CompletionStatus._COMPLETED_NO, o[0].completed(), o[0].toString());
+        assertEquals(CompletionStatus._COMPLETED_NO, o[1].completed(), o[1].toString());
+        assertEquals(CorbaExceptions.MINOR_REQUEST_MEMORY, o[1].minor(), o[1].toString());
+        assertTrue(o[1].message().contains("jacorb.lightwire.server.request_memory_bytes"), o[1].toString());
+    }
+
+    /**
+     * The same request to a server whose request memory budget holds it but whose heap does not:
+     * the lane hands it to JacORB, whose unmarshalling runs out of heap as over IIOP: the same
+     * NO_MEMORY, minor code and completion.
+     */
+    @Test
+    void aRequestTheBudgetHoldsButTheHeapDoesNotFailsAsOverIiop() throws Exception
+    {
+        final Outcome[] o = onBoth(List.of("-Xmx64m", "-XX:MaxDirectMemorySize=512m"), Map.of(),
+            (e, t) -> t.receive_exactly_once(new char[40_000_000]));
+        assertEquals(NO_MEMORY.class, o[0].type(), "over IIOP: " + o[0]);
+        assertEquals(o[0].type(), o[1].type(), "over Lightwire: " + o[1]);
+        assertEquals(o[0].minor(), o[1].minor(), o[1].toString());
+        assertEquals(o[0].completed(), o[1].completed(), o[1].toString());
     }
 
     /**

@@ -19,6 +19,7 @@ final class ErrorReplies
 {
     static final String MARSHAL = "IDL:omg.org/CORBA/MARSHAL:1.0";
     static final String NO_RESOURCES = "IDL:omg.org/CORBA/NO_RESOURCES:1.0";
+    static final String NO_MEMORY = "IDL:omg.org/CORBA/NO_MEMORY:1.0";
     static final String COMM_FAILURE = "IDL:omg.org/CORBA/COMM_FAILURE:1.0";
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
@@ -84,10 +85,10 @@ final class ErrorReplies
         }
     }
 
-    /** No room in the budget of requests queued for the lanes: NO_RESOURCES, COMPLETED_NO. */
+    /** No room in the budget of requests queued for the lanes: NO_MEMORY (as IIOP's server out of memory), COMPLETED_NO. */
     static void noMemory(final ServerCall call, final int giopMinor, final long requestId, final boolean replyExpected, final String why)
     {
-        systemException(call, giopMinor, requestId, replyExpected, NO_RESOURCES, CorbaExceptions.MINOR_REQUEST_MEMORY,
+        systemException(call, giopMinor, requestId, replyExpected, NO_MEMORY, CorbaExceptions.MINOR_REQUEST_MEMORY,
             CompletionStatus._COMPLETED_NO, why);
     }
 

@@ -38,7 +38,7 @@ public final class LaneCounters
     final LongAdder soloLanesShared = new LongAdder();
     /** Requests handed to a lane by another thread (no own socket, AAL5, a move): each was copied once. */
     final LongAdder requestsHandedOff = new LongAdder();
-    /** Requests answered NO_RESOURCES because their copy did not fit the budget of requests queued for the lanes. */
+    /** Requests answered NO_MEMORY because their copy did not fit the budget of requests queued for the lanes. */
     final LongAdder handOffsRefused = new LongAdder();
     /** Client messages not presented to JacORB, by verdict (malformed ones and control messages alike). */
     private final LongAdder[] notPresented = new LongAdder[GiopRequestCheck.Verdict.values().length];

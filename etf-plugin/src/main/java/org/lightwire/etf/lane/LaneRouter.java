@@ -31,7 +31,7 @@ public final class LaneRouter implements RequestHandler
     /**
      * @param ownSockets what {@link #readsConnections()} answers: give connections sockets of their own for the lanes to read.
      * @param handOffMemory the budget of the copies queued for the lanes, all lanes together: a
-     *     request that does not fit is answered {@code NO_RESOURCES} instead of queued.
+     *     request that does not fit is answered {@code NO_MEMORY} instead of queued.
      */
     public LaneRouter(final LanePool pool, final boolean ownSockets, final RequestMemoryBudget handOffMemory)
     {

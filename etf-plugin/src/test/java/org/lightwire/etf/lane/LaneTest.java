@@ -224,7 +224,7 @@ class LaneTest
         final byte[] refused = bytes(d.call(ByteBuffer.wrap(request(4, UTF8)), TIMEOUT_NS));
         assertEquals(4, GiopMessage.requestId(refused, refused.length), "under the client's own id");
         final String text = text(refused);
-        assertTrue(text.contains("IDL:omg.org/CORBA/NO_RESOURCES:1.0") && text.contains("jacorb.lightwire.server.request_memory_bytes"), text);
+        assertTrue(text.contains("IDL:omg.org/CORBA/NO_MEMORY:1.0") && text.contains("jacorb.lightwire.server.request_memory_bytes"), text);
         assertEquals(CorbaExceptions.MINOR_REQUEST_MEMORY, GiopMessage.readULong(refused, refused.length - 8, false));
         assertEquals(org.omg.CORBA.CompletionStatus._COMPLETED_NO, GiopMessage.readULong(refused, refused.length - 4, false));
         assertEquals(1, counters.handOffsRefused());
