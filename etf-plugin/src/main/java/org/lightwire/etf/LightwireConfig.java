@@ -108,6 +108,8 @@ public final class LightwireConfig
      * its IIOP profile does; clients then speak that version to it (GIOP 1.0 has no wchar).
      */
     public static final String GIOP_MINOR_VERSION = "jacorb.giop_minor_version";
+    private static final String ORB_INITIALIZER_PREFIX = "org.omg.PortableInterceptor.ORBInitializerClass.";
+    private static final String BIDIR_INITIALIZER = "org.jacorb.orb.giop.BiDirConnectionInitializer";
 
     private final int port;
     private final String listenAddress;
@@ -210,6 +212,26 @@ public final class LightwireConfig
         serverReaderThreads = (int)range(c, SERVER_READER_THREADS, DEFAULT_SERVER_READER_THREADS, 1, 256);
         prefer = bool(c, PREFER, true);
         giopMinorVersion = (int)range(c, GIOP_MINOR_VERSION, 2, 0, 2);
+        refuseBiDir(c);
+    }
+
+    /**
+     * Bidirectional GIOP (a server calling back over its client's connection) has no place in
+     * Lightwire: a transport connection carries calls from its client to its server only. An ORB
+     * that installs JacORB's BiDir initializer and Lightwire is refused here, at configuration,
+     * rather than with a NO_PERMISSION at its first callback.
+     */
+    private static void refuseBiDir(final Configuration c) throws ConfigurationException
+    {
+        for (final String key : c.getAttributeNamesWithPrefix(ORB_INITIALIZER_PREFIX))
+        {
+            if ((key + "=" + c.getAttribute(key, "")).contains(BIDIR_INITIALIZER))
+            {
+                throw new ConfigurationException(key + " installs " + BIDIR_INITIALIZER + ": bidirectional GIOP is not supported " +
+                    "over Lightwire, whose connections carry calls from client to server only; give this ORB IIOP alone for " +
+                    "callbacks (leave out org.lightwire.etf.LightwireFactories from jacorb.transport.factories), or drop the initializer");
+            }
+        }
     }
 
     /** @return the GIOP version this server's profiles name: 1.{@link #GIOP_MINOR_VERSION}. */

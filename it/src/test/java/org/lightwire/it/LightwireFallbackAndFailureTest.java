@@ -196,6 +196,30 @@ class LightwireFallbackAndFailureTest
         assertTrue(text.contains("jacorb.lightwire.max_packet_bytes = 70000 is outside the allowed range 64..65499"), text);
     }
 
+    /**
+     * JacORB's {@code bugjac563.BugJac563Test} calls back a client over its own connection
+     * (bidirectional GIOP); a Lightwire connection carries calls one way only, so an ORB that asks
+     * for both is refused at init, naming the initializer, instead of failing its first callback
+     * with NO_PERMISSION. Either key form JacORB reads is recognised.
+     */
+    @Test
+    void bidirectionalGiopIsRefusedAtOrbInit()
+    {
+        final Map<String, String> named = new HashMap<>(Orbs.lightwire());
+        named.put("org.omg.PortableInterceptor.ORBInitializerClass.bidir_init", "org.jacorb.orb.giop.BiDirConnectionInitializer");
+        String text = messages(assertThrows(RuntimeException.class, () -> destroy(Orbs.init(named))));
+        assertTrue(text.contains("org.omg.PortableInterceptor.ORBInitializerClass.bidir_init installs org.jacorb.orb.giop.BiDirConnectionInitializer:" +
+            " bidirectional GIOP is not supported over Lightwire"), text);
+
+        final Map<String, String> inKey = new HashMap<>(Orbs.lightwire());
+        inKey.put("org.omg.PortableInterceptor.ORBInitializerClass.org.jacorb.orb.giop.BiDirConnectionInitializer", "");
+        text = messages(assertThrows(RuntimeException.class, () -> destroy(Orbs.init(inKey))));
+        assertTrue(text.contains("bidirectional GIOP is not supported over Lightwire"), text);
+
+        // Without Lightwire the same ORB starts.
+        destroy(Orbs.init(Map.of("org.omg.PortableInterceptor.ORBInitializerClass.bidir_init", "org.jacorb.orb.giop.BiDirConnectionInitializer")));
+    }
+
     @Test
     void aal5LinkSettingsAreCheckedAtOrbInit()
     {
