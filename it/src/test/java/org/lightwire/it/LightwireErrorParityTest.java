@@ -63,6 +63,13 @@ class LightwireErrorParityTest
     /** As {@link #echoOnBoth}, the servers' JVMs started with {@code jvmArgs}, making {@code call}. */
     private static Outcome[] onBoth(final List<String> jvmArgs, final Map<String, String> serverProperties, final Call call) throws Exception
     {
+        return onBoth(jvmArgs, serverProperties, Map.of(), call);
+    }
+
+    /** As above, each client ORB given {@code clientProperties} too. */
+    private static Outcome[] onBoth(final List<String> jvmArgs, final Map<String, String> serverProperties,
+        final Map<String, String> clientProperties, final Call call) throws Exception
+    {
         final Map<String, String> lightwireOnly = Orbs.lightwire(serverProperties);
         lightwireOnly.put(Orbs.SERVER_LISTENERS, Integer.toString(LightwireProfile.TAG));
         final Outcome[] outcomes = new Outcome[2];
@@ -77,7 +84,7 @@ class LightwireErrorParityTest
             });
             try (ProcessHarness server = ProcessHarness.start(TestServer.class, jvmArgs, args, ProcessHarness.DEFAULT_READY_TIMEOUT))
             {
-                final ORB orb = Orbs.init(lightwire ? Orbs.lightwire() : Map.of());
+                final ORB orb = Orbs.init(lightwire ? Orbs.lightwire(clientProperties) : clientProperties);
                 try
                 {
                     final echo e = echoHelper.narrow(orb.string_to_object(server.ior("echo")));
@@ -167,6 +174,21 @@ class LightwireErrorParityTest
         final Outcome[] o = onBoth(List.of("-Xmx64m", "-XX:MaxDirectMemorySize=512m"), Map.of(),
             (e, t) -> t.receive_exactly_once(new char[40_000_000]));
         assertEquals(NO_MEMORY.class, o[0].type(), "over IIOP: " + o[0]);
+        assertEquals(o[0].type(), o[1].type(), "over Lightwire: " + o[1]);
+        assertEquals(o[0].minor(), o[1].minor(), o[1].toString());
+        assertEquals(o[0].completed(), o[1].completed(), o[1].toString());
+    }
+
+    /**
+     * {@code jacorb.connection.client.pending_reply_timeout}, read by JacORB's GIOP layer whatever the
+     * transport: a call the server takes 3 s to answer ends after 300 ms the same way over both.
+     */
+    @Test
+    void jacorbsPendingReplyTimeoutEndsACallAsOverIiop() throws Exception
+    {
+        final Outcome[] o = onBoth(List.of(), Map.of(), Map.of("jacorb.connection.client.pending_reply_timeout", "300"),
+            (e, t) -> e.slowEcho("slow", 3000));
+        assertEquals(org.omg.CORBA.TIMEOUT.class, o[0].type(), "over IIOP: " + o[0]);
         assertEquals(o[0].type(), o[1].type(), "over Lightwire: " + o[1]);
         assertEquals(o[0].minor(), o[1].minor(), o[1].toString());
         assertEquals(o[0].completed(), o[1].completed(), o[1].toString());
