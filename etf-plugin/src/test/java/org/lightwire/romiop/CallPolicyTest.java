@@ -2,6 +2,7 @@ package org.lightwire.romiop;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.lightwire.etf.giop.GiopBytes;
+import org.lightwire.etf.giop.GiopMessage;
 import org.lightwire.etf.giop.ServiceContexts;
 import org.lightwire.romiop.consolidation.ConsolidationPolicy;
 
@@ -47,6 +52,29 @@ class CallPolicyTest
         assertEquals(ConsolidationPolicy.Mode.QUORUM_PERCENT, p.mode());
         assertEquals(51, p.quorum());
         assertEquals(500_000_000L, p.timeoutNs());
+    }
+
+    /**
+     * A group that publishes GIOP 1.0 or 1.1 profiles ({@code jacorb.giop_minor_version}) gets
+     * requests whose service contexts come first in the header: the policy is read there too
+     * (it was ignored in 1.0, and the group's default consolidated the call).
+     */
+    @ParameterizedTest(name = "GIOP 1.{0}")
+    @ValueSource(ints = {0, 1})
+    void thePolicyOfAGiop10Or11RequestIsRead(final int minor)
+    {
+        final GiopBytes b = GiopBytes.message(minor, GiopMessage.REQUEST, false)
+            .ulong(1).context(CallPolicy.SERVICE_CONTEXT_ID, CallPolicy.encode("mode=first_reply"))
+            .ulong(7).octets(1);
+        if (minor == 1)
+        {
+            b.octets(0, 0, 0);
+        }
+        final byte[] m = b.sequence("key".getBytes(StandardCharsets.US_ASCII)).string("append").sequence(new byte[0]).bytes();
+        assertEquals(7, GiopMessage.requestId(m, m.length));
+        final ConsolidationPolicy policy = CallPolicy.fromRequest(m, m.length);
+        assertNotNull(policy, "GIOP 1." + minor + ": the request's policy context was not read");
+        assertEquals(ConsolidationPolicy.Mode.FIRST_REPLY, policy.mode());
     }
 
     @Test

@@ -28,7 +28,7 @@ public final class ServiceContexts
 
     /**
      * @return the context data (its encapsulation) of the code-set service context of a GIOP
-     *     1.1 or 1.2 Request, or null when it has none or cannot be parsed.
+     *     Request, or null when it has none or cannot be parsed.
      */
     public static byte[] find(final byte[] m, final int length)
     {
@@ -36,12 +36,12 @@ public final class ServiceContexts
     }
 
     /**
-     * @return the context data of the first service context {@code contextId} of a GIOP 1.1 or
-     *     1.2 Request, or null when it has none or cannot be parsed.
+     * @return the context data of the first service context {@code contextId} of a GIOP 1.0, 1.1
+     *     or 1.2 Request, or null when it has none or cannot be parsed.
      */
     public static byte[] find(final byte[] m, final int length, final int contextId)
     {
-        final int list = serviceContextList(m, length);
+        final int list = serviceContextList(m, length, 0);
         if (list < 0)
         {
             return null;
@@ -88,7 +88,8 @@ public final class ServiceContexts
      */
     public static byte[] insert(final byte[] m, final int length, final int contextId, final byte[] data)
     {
-        final int list = serviceContextList(m, length);
+        // Into 1.1 and 1.2 only: GIOP 1.0 negotiates no code sets.
+        final int list = serviceContextList(m, length, 1);
         if (list < 0)
         {
             return null;
@@ -108,17 +109,21 @@ public final class ServiceContexts
         return out;
     }
 
-    /** @return the offset of the service context list's count in a GIOP 1.1/1.2 Request, or -1. */
-    private static int serviceContextList(final byte[] m, final int length)
+    /**
+     * @param lowestMinor the oldest GIOP minor version taken.
+     * @return the offset of the service context list's count in a GIOP 1.{@code lowestMinor} to
+     *     1.2 Request, or -1.
+     */
+    private static int serviceContextList(final byte[] m, final int length, final int lowestMinor)
     {
-        if (!GiopMessage.isGiop(m, length) || GiopMessage.type(m) != GiopMessage.REQUEST || GiopMessage.minor(m) < 1 ||
-            GiopMessage.bodySize(m) != length - GiopMessage.HEADER_LENGTH)
+        if (!GiopMessage.isGiop(m, length) || GiopMessage.type(m) != GiopMessage.REQUEST || GiopMessage.minor(m) < lowestMinor ||
+            GiopMessage.minor(m) > 2 || GiopMessage.bodySize(m) != length - GiopMessage.HEADER_LENGTH)
         {
             return -1;
         }
-        if (GiopMessage.minor(m) == 1)
+        if (GiopMessage.minor(m) < 2)
         {
-            // GIOP 1.1: the list comes first.
+            // GIOP 1.0 and 1.1: the list comes first.
             return GiopMessage.HEADER_LENGTH + 4 <= length ? GiopMessage.HEADER_LENGTH : -1;
         }
         // GIOP 1.2: request_id, response_flags, reserved[3], TargetAddress, operation, list.

@@ -19,7 +19,7 @@ public final class LaneCounters
     final LongAdder messageErrorsDropped = new LongAdder();
     /** Calls failed with COMM_FAILURE because JacORB closed their lane before it answered them. */
     final LongAdder orphanedCalls = new LongAdder();
-    /** Requests answered NO_RESOURCES because JacORB refused a new lane ({@code jacorb.connection.max_server_connections}). */
+    /** Requests answered COMM_FAILURE because JacORB refused a new lane ({@code jacorb.connection.max_server_connections}). */
     final LongAdder deliveryFailures = new LongAdder();
     /** Requests answered NO_RESOURCES because their code sets needed a lane beyond the cap (reader_threads + 8). */
     final LongAdder laneCapRefusals = new LongAdder();

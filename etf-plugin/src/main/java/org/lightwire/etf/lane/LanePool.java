@@ -210,8 +210,8 @@ public final class LanePool
                     }
                     else
                     {
-                        refusal = lastRefusal;
-                        refusedByOrb = lastRefusedByOrb;
+                        refusal = lastRefusal.why();
+                        refusedByOrb = lastRefusal.byOrb();
                     }
                 }
                 else
@@ -245,10 +245,17 @@ public final class LanePool
         }
     }
 
+    /**
+     * Why a new lane could not be made, and whether JacORB's own server connection limit refused
+     * it ({@code jacorb.connection.max_server_connections}): read together, so that a refusal's
+     * reply never mixes one failure's reason with another's kind.
+     */
+    record Refusal(String why, boolean byOrb)
+    {
+    }
+
     /** Why the last new lane could not be made. Guarded by this. */
-    private String lastRefusal = "";
-    /** The last new lane was refused by JacORB's own server connection limit. Guarded by this. */
-    private boolean lastRefusedByOrb;
+    private Refusal lastRefusal = new Refusal("", false);
 
     /** @return a lane for {@code wanted}: the least busy one settled on it, else an unsettled one (claimed), else a new one. */
     private Lane laneFor(final CodeSetKey wanted, final Lane from)
@@ -320,6 +327,7 @@ public final class LanePool
     {
         if (shutDown)
         {
+            lastRefusal = new Refusal("the server ORB is shutting down", false);
             return null;
         }
         final Lane lane;
@@ -329,8 +337,7 @@ public final class LanePool
         }
         catch (final IOException e)
         {
-            lastRefusal = "cannot open a selector for a new lane: " + e.getMessage();
-            lastRefusedByOrb = false;
+            lastRefusal = new Refusal("cannot open a selector for a new lane: " + e.getMessage(), false);
             return null;
         }
         try
@@ -340,16 +347,15 @@ public final class LanePool
         catch (final NO_RESOURCES e)
         {
             counters.deliveryFailures.increment();
-            lastRefusal = "the server ORB refused a new connection: " + e.getMessage() + " (jacorb.connection.max_server_connections)";
-            lastRefusedByOrb = true;
+            lastRefusal = new Refusal("the server ORB refused a new connection: " + e.getMessage() + " (jacorb.connection.max_server_connections)",
+                true);
             lane.shutdown("the server ORB refused the lane");
             return null;
         }
         catch (final RuntimeException e)
         {
             counters.deliveryFailures.increment();
-            lastRefusal = "the server ORB refused a new connection: " + e;
-            lastRefusedByOrb = false;
+            lastRefusal = new Refusal("the server ORB refused a new connection: " + e, false);
             lane.shutdown("the server ORB refused the lane");
             return null;
         }
@@ -358,16 +364,10 @@ public final class LanePool
         return lane;
     }
 
-    /** @return why the last lane could not be made, for the refusal's reply. */
-    synchronized String lastRefusal()
+    /** @return why the last lane could not be made, and by whom, for the refusal's reply. */
+    synchronized Refusal lastRefusal()
     {
         return lastRefusal;
-    }
-
-    /** @return true when the last lane was refused by JacORB's {@code jacorb.connection.max_server_connections}. */
-    synchronized boolean lastRefusedByOrb()
-    {
-        return lastRefusedByOrb;
     }
 
     /** A lane was closed: it leaves the pool. */

@@ -61,7 +61,7 @@ public final class LaneRouter implements RequestHandler
         if (lane == null)
         {
             routes.remove(connection, r);
-            throw new IllegalStateException("no lane for " + connection + ": " + pool.lastRefusal());
+            throw new IllegalStateException("no lane for " + connection + ": " + pool.lastRefusal().why());
         }
         lane.register(r);
     }
@@ -115,8 +115,9 @@ public final class LaneRouter implements RequestHandler
             handOffMemory.release(copy.remaining());
             final GiopRequestCheck facts = new GiopRequestCheck();
             facts.check(copy);
+            final LanePool.Refusal refusal = pool.lastRefusal();
             ErrorReplies.noLane(call, facts.minor(), facts.requestId(), facts.responseExpected(),
-                "Lightwire: no lane for " + r.name() + ": " + pool.lastRefusal(), pool.lastRefusedByOrb());
+                "Lightwire: no lane for " + r.name() + ": " + refusal.why(), refusal.byOrb());
             return;
         }
         lane.handOff(new LaneReader.HandOff(r, call, copy, false, handOffMemory));

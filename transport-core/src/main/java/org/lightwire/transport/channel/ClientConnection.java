@@ -31,6 +31,8 @@ public final class ClientConnection implements AutoCloseable
 {
     private volatile Object attachment;
     private static final int BATCH_PACKETS = 8;
+    /** Idle this long, a connection's link is read before its next call ({@link #readWhatCameWhileIdle}). */
+    static final long IDLE_READ_AFTER_NS = 1_000_000L;
 
     private final Link link;
     private final ClientEngine engine;
@@ -559,6 +561,59 @@ public final class ClientConnection implements AutoCloseable
                     return false;
                 }
                 return true;
+            }
+            finally
+            {
+                engineLock.unlock();
+            }
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Before a call on a connection that sat idle for {@value #IDLE_READ_AFTER_NS} ns or more:
+     * reads what reached it meanwhile (without waiting), as the idle servicer would at its next
+     * sweep. A closing server's REJECT or an ICMP error then fails the connection now, before a
+     * call goes on it. Back-to-back calls skip the read.
+     *
+     * @return true when the connection can take the call.
+     */
+    boolean readWhatCameWhileIdle(final long nowNs)
+    {
+        if (nowNs - lastUsedNs < IDLE_READ_AFTER_NS)
+        {
+            return isUsable();
+        }
+        if (!lock.tryLock())
+        {
+            // The idle servicer reads it right now.
+            return isUsable();
+        }
+        try
+        {
+            if (closed)
+            {
+                return false;
+            }
+            engineLock.lock();
+            try
+            {
+                drainInto();
+                batch.dispatch(engine, nowNs);
+                checkSendFailure();
+                if (engine.isZombie())
+                {
+                    fail(zombieFailure(null));
+                    return false;
+                }
+                return isUsable();
             }
             finally
             {

@@ -71,6 +71,38 @@ public final class ConnectionPool implements AutoCloseable
      */
     public ClientConnection acquire() throws IOException
     {
+        while (true)
+        {
+            final ClientConnection c = idleOrReserved();
+            if (c == null)
+            {
+                return connectOutsideLock();
+            }
+            // Outside the lock: what reached it while it was idle (a closing server's REJECT, an
+            // ICMP error) is read before a call goes on it, so that the call goes on another.
+            if (c.readWhatCameWhileIdle(System.nanoTime()))
+            {
+                return c;
+            }
+            lock.lock();
+            try
+            {
+                discard(c);
+                released.signal();
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * @return a usable idle connection (taken out of the pool), or null when a new one is to be
+     *     connected (counted as pending).
+     */
+    private ClientConnection idleOrReserved() throws IOException
+    {
         final long deadlineNs = System.nanoTime() + acquireTimeoutNs;
         lock.lock();
         try
@@ -93,7 +125,7 @@ public final class ConnectionPool implements AutoCloseable
                 if (open + pendingConnects < maxConnections)
                 {
                     pendingConnects++;
-                    break;
+                    return null;
                 }
                 final long waitNs = deadlineNs - System.nanoTime();
                 if (waitNs <= 0)
@@ -113,7 +145,6 @@ public final class ConnectionPool implements AutoCloseable
         {
             lock.unlock();
         }
-        return connectOutsideLock();
     }
 
     private ClientConnection connectOutsideLock() throws IOException

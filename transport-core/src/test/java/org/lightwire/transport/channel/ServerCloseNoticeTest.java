@@ -31,6 +31,22 @@ class ServerCloseNoticeTest
     @Test
     void aClosedServersIdleConnectionsAreDroppedAndTheNextCallFailsAtItsSetUp() throws Exception
     {
+        // The idle servicer reads every idle connection at least once a second.
+        callAfterClose(2500);
+    }
+
+    /**
+     * A call made at once after the close takes a pooled connection before the idle servicer read
+     * it: the pool reads it first (it sat idle), finds the REJECT, and the call goes on a new one.
+     */
+    @Test
+    void aCallRightAfterTheCloseReadsTheNoticeBeforeItGoesOnAPooledConnection() throws Exception
+    {
+        callAfterClose(0);
+    }
+
+    private static void callAfterClose(final long sleepMs) throws Exception
+    {
         final RequestHandler meet = TwoPooledConnections.meetingEcho();
         final ExecutorService workers = Executors.newFixedThreadPool(2);
         final ExecutorService callers = Executors.newFixedThreadPool(2);
@@ -46,8 +62,7 @@ class ServerCloseNoticeTest
                 // a CALL_ACK to a closed port would bring an ICMP error that gives the close away.
                 Thread.sleep(200);
             }
-            // The idle servicer reads every idle connection at least once a second.
-            Thread.sleep(2500);
+            Thread.sleep(sleepMs);
             final IOException e = assertThrows(IOException.class,
                 () -> client.call(address, ByteBuffer.wrap(new byte[] {3}), 10_000 * MS, r -> r.get()));
             assertFalse(e instanceof ConnectionFailedException, "the call went on a pooled connection: " + e);
