@@ -544,28 +544,7 @@ public final class ClientConnection implements AutoCloseable
                 // lock only while it works): the reply is its caller's to read.
                 return true;
             }
-            engineLock.lock();
-            try
-            {
-                drainInto();
-                batch.dispatch(engine, nowNs);
-                final long due = engine.nextDeadlineNs();
-                if (due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
-                {
-                    engine.onTimer(nowNs);
-                }
-                checkSendFailure();
-                if (engine.isZombie())
-                {
-                    fail(zombieFailure(null));
-                    return false;
-                }
-                return true;
-            }
-            finally
-            {
-                engineLock.unlock();
-            }
+            return readArrived(nowNs, true);
         }
         catch (final IOException e)
         {
@@ -574,6 +553,39 @@ public final class ClientConnection implements AutoCloseable
         finally
         {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Reads what reached the idle connection and gives it to the engine; the caller holds the
+     * connection's lock.
+     *
+     * @param fireDueTimer also fire the engine's timer if it is due (the CALL_ACK).
+     * @return false when the connection failed (closed, with the cause recorded).
+     */
+    private boolean readArrived(final long nowNs, final boolean fireDueTimer) throws IOException
+    {
+        engineLock.lock();
+        try
+        {
+            drainInto();
+            batch.dispatch(engine, nowNs);
+            final long due = engine.nextDeadlineNs();
+            if (fireDueTimer && due != ProtocolEngine.NO_DEADLINE && due - nowNs <= 0)
+            {
+                engine.onTimer(nowNs);
+            }
+            checkSendFailure();
+            if (engine.isZombie())
+            {
+                fail(zombieFailure(null));
+                return false;
+            }
+            return true;
+        }
+        finally
+        {
+            engineLock.unlock();
         }
     }
 
@@ -602,23 +614,8 @@ public final class ClientConnection implements AutoCloseable
             {
                 return false;
             }
-            engineLock.lock();
-            try
-            {
-                drainInto();
-                batch.dispatch(engine, nowNs);
-                checkSendFailure();
-                if (engine.isZombie())
-                {
-                    fail(zombieFailure(null));
-                    return false;
-                }
-                return isUsable();
-            }
-            finally
-            {
-                engineLock.unlock();
-            }
+            // Its due timer is left to the call about to start (it acknowledges the last reply).
+            return readArrived(nowNs, false) && isUsable();
         }
         catch (final IOException e)
         {
