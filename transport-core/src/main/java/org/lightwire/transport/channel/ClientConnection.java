@@ -2,6 +2,7 @@ package org.lightwire.transport.channel;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.lightwire.transport.engine.BufferReleaser;
@@ -33,6 +34,8 @@ public final class ClientConnection implements AutoCloseable
     private static final int BATCH_PACKETS = 8;
     /** Idle this long, a connection's link is read before its next call ({@link #readWhatCameWhileIdle}). */
     static final long IDLE_READ_AFTER_NS = 1_000_000L;
+    /** How long the read before a call waits for the idle servicer to finish reading the connection. */
+    private static final long SERVICER_WAIT_NS = 50_000_000L;
 
     private final Link link;
     private final ClientEngine engine;
@@ -603,9 +606,19 @@ public final class ClientConnection implements AutoCloseable
         {
             return isUsable();
         }
-        if (!lock.tryLock())
+        // Waits for the idle servicer if it reads the connection right now (a non-blocking read,
+        // microseconds; it never takes the pool's lock): handed out meanwhile, the connection
+        // could fail under a call of which nothing was sent, by what the servicer's read revealed.
+        try
         {
-            // The idle servicer reads it right now.
+            if (!lock.tryLock(SERVICER_WAIT_NS, TimeUnit.NANOSECONDS))
+            {
+                return isUsable();
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
             return isUsable();
         }
         try

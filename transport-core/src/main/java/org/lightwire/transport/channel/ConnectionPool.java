@@ -71,16 +71,17 @@ public final class ConnectionPool implements AutoCloseable
      */
     public ClientConnection acquire() throws IOException
     {
+        final long deadlineNs = System.nanoTime() + acquireTimeoutNs;
         while (true)
         {
-            final ClientConnection c = idleOrReserved();
+            final ClientConnection c = idleOrReserved(deadlineNs);
             if (c == null)
             {
                 return connectOutsideLock();
             }
             // Outside the lock: what reached it while it was idle (a closing server's REJECT, an
             // ICMP error) is read before a call goes on it, so that the call goes on another.
-            if (c.readWhatCameWhileIdle(System.nanoTime()))
+            if (readBeforeUse(c))
             {
                 return c;
             }
@@ -97,13 +98,26 @@ public final class ConnectionPool implements AutoCloseable
         }
     }
 
+    /** @return true when {@code c} can take a call once what reached it while idle is read; a failure of that read gives it up, as the idle servicer does. */
+    private static boolean readBeforeUse(final ClientConnection c)
+    {
+        try
+        {
+            return c.readWhatCameWhileIdle(System.nanoTime());
+        }
+        catch (final RuntimeException e)
+        {
+            return false;
+        }
+    }
+
     /**
+     * @param deadlineNs when the caller's acquire times out (once for all its rounds).
      * @return a usable idle connection (taken out of the pool), or null when a new one is to be
      *     connected (counted as pending).
      */
-    private ClientConnection idleOrReserved() throws IOException
+    private ClientConnection idleOrReserved(final long deadlineNs) throws IOException
     {
-        final long deadlineNs = System.nanoTime() + acquireTimeoutNs;
         lock.lock();
         try
         {

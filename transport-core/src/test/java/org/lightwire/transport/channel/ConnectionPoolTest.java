@@ -31,8 +31,13 @@ class ConnectionPoolTest
 
     private ClientConnection connect() throws IOException
     {
-        connects.incrementAndGet();
-        final MemoryLink.Pair pair = MemoryLink.pair(connects.get(), Faults.NONE, Faults.NONE, 1500);
+        return new ClientConnection(echoServed(connects.incrementAndGet(), servers).a(), MemoryLinkChannelTest.CONFIG, "pool server", 1 << 20);
+    }
+
+    /** @return a fault-free memory link pair whose side b an echoing server drives (added to {@code servers}, for the caller to close). */
+    static MemoryLink.Pair echoServed(final int seed, final List<AutoCloseable> servers)
+    {
+        final MemoryLink.Pair pair = MemoryLink.pair(seed, Faults.NONE, Faults.NONE, 1500);
         final RequestHandler echo = call ->
         {
             if (call.exactlyOnce())
@@ -41,7 +46,7 @@ class ConnectionPoolTest
             }
         };
         servers.add(new LinkServerDriver(pair.b(), MemoryLinkChannelTest.CONFIG, echo, null, 1 << 20, "pool").start());
-        return new ClientConnection(pair.a(), MemoryLinkChannelTest.CONFIG, "pool server", 1 << 20);
+        return pair;
     }
 
     @AfterEach
