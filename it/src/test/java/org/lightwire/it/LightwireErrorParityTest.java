@@ -199,8 +199,9 @@ class LightwireErrorParityTest
      * server whose ORB shut down (and whose process ended) after an earlier one-way. Over IIOP the
      * server's shutdown closed the TCP connection, and the next call cannot reconnect: TRANSIENT,
      * COMPLETED_NO, except a SYNC_NONE one-way, which raises nothing. Over Lightwire the server
-     * told each of its connections' clients it closed them (REJECT), the client's pool dropped the
-     * idle connection, and the next call's set-up finds nobody: the same.
+     * told each of its connections' clients it closed them (REJECT), the client's pool reads that
+     * before the next call goes on the idle connection and drops it, and the call's set-up finds
+     * nobody: the same.
      */
     @Test
     void callsToAServerWhoseOrbShutDownFailTransientAsOverIiop() throws Exception
@@ -257,8 +258,8 @@ class LightwireErrorParityTest
                     assertTrue(System.nanoTime() - deadline < 0, "the server's process did not end after its ORB shut down");
                     Thread.sleep(20);
                 }
-                // The client's idle servicer reads its idle connections at least once a second.
-                Thread.sleep(1500);
+                // No wait for the idle servicer's sweep: the pool reads an idle connection before
+                // the next call goes on it, and finds the server's notice there.
                 return new Outcome[] {outcomeOf(() -> t.receive_at_most_once(new char[8])), outcomeOf(() -> e.echoString("after"))};
             }
             finally
